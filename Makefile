@@ -1,0 +1,40 @@
+# Developer entry points. Every target bootstraps what it needs, so `make test`
+# works on a fresh machine that has only Python 3.11 (and make).
+PYTHON ?= python3.11
+UV := .tools/bin/uv
+DATA_DIR ?= ../shared/data
+QUESTION ?= SELECT ?employee ?name WHERE { ?employee a ex:Employee ; ex:name ?name } ORDER BY ?name
+
+export LANGSMITH_TRACING := false
+export LANGSMITH_TEST_TRACKING := false
+export LANGGRAPH_CLI_NO_ANALYTICS := 1
+export LANGGRAPH_NO_VERSION_CHECK := true
+unexport LANGCHAIN_TRACING_V2
+
+.PHONY: setup test lint run bench clean
+
+$(UV):
+	$(PYTHON) -m venv .tools
+	.tools/bin/python -m pip install --quiet --disable-pip-version-check "uv>=0.9,<1"
+
+.venv/.synced: $(UV) pyproject.toml uv.lock
+	$(UV) sync --locked --python $(PYTHON) --quiet
+	touch $@
+
+setup: .venv/.synced  ## create .venv with the package and the dev tools
+
+test: setup  ## run the whole test suite
+	.venv/bin/python -m pytest -q
+
+lint: setup  ## ruff and mypy --strict
+	.venv/bin/ruff check src tests bench
+	.venv/bin/mypy
+
+run: setup  ## the main job: ask the shipped example graph
+	.venv/bin/saga sparql "$(QUESTION)"
+
+bench: setup  ## every benchmark under bench/
+	.venv/bin/python bench/store_latency.py --data-dir $(DATA_DIR)
+
+clean:
+	rm -rf .venv .tools

@@ -1,0 +1,103 @@
+"""The error taxonomy shared by every layer.
+
+Errors stay typed until the last moment: only ``tools/render.py`` turns them into text
+for a model. Each class says whether the query is at fault and whether retrying the
+same request can help, so renderers and retry policies never parse messages.
+"""
+
+from __future__ import annotations
+
+
+class SagaError(Exception):
+    """Base class of every error raised by saga-kgqa."""
+
+    #: True when the query text itself is wrong and must be changed before resending.
+    query_at_fault: bool = False
+    #: True when resending the same request later may succeed.
+    retryable: bool = False
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class ConfigurationError(SagaError):
+    """A setting, file or argument given by the operator is unusable."""
+
+
+class BackendError(SagaError):
+    """A query could not be answered by a graph store or endpoint."""
+
+
+class QueryRejected(BackendError):
+    """The read-only guard refused the query; nothing was sent to any store.
+
+    Attributes:
+        reason: A short machine-readable reason code (``update``, ``service``,
+            ``syntax``, ``too_complex``, ``too_large``, ``empty``, ``form``, ...).
+        line: 1-based line of a syntax error, when known.
+        column: 1-based column of a syntax error, when known.
+    """
+
+    query_at_fault = True
+
+    def __init__(self, message: str, *, reason: str, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.line = line
+        self.column = column
+
+
+class QuerySyntaxError(BackendError):
+    """The store or endpoint says the query is malformed."""
+
+    query_at_fault = True
+
+    def __init__(self, message: str, *, server_text: str = "") -> None:
+        super().__init__(message)
+        self.server_text = server_text
+
+
+class QueryTimeout(BackendError):
+    """The query ran past its deadline (ours or the server's)."""
+
+    query_at_fault = True
+
+
+class EndpointThrottled(BackendError):
+    """The endpoint asks us to slow down (HTTP 429 and friends).
+
+    Attributes:
+        retry_after_s: Seconds the endpoint asked us to wait, when it said.
+    """
+
+    retryable = True
+
+    def __init__(self, message: str, *, retry_after_s: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+class EndpointUnavailable(BackendError):
+    """The endpoint cannot be reached or is failing; the query is not at fault."""
+
+    retryable = True
+
+
+class EndpointBanned(EndpointUnavailable):
+    """The endpoint has banned this client for a while; an operator must act."""
+
+    retryable = False
+
+
+class BadResponse(BackendError):
+    """The endpoint answered with something that is not a valid result.
+
+    HTML, cut-off bodies or invalid JSON are never taken for an empty result.
+    """
+
+    retryable = True
+
+
+class CacheMiss(BackendError):
+    """Replay mode found no recording for a request; no live call was made."""

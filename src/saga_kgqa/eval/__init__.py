@@ -1,0 +1,1 @@
+"""Benchmark loaders, gold store, metrics and the resumable evaluation runner."""

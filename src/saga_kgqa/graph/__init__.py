@@ -1,0 +1,1 @@
+"""The LangGraph state machine that drives the SAGA controller."""

@@ -1,0 +1,124 @@
+"""Endpoint profiles: what differs between the stores saga-kgqa talks to.
+
+A profile is data, not a subclass: predeclared prefixes, which SERVICE IRIs are
+allowed, how many requests may run at once, the server's own deadline and how to read
+its error signals (on QLever an HTTP 429 means "your query timed out", on WDQS it
+means "slow down"). The LLM never picks a profile's URL; operators configure it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
+
+from saga_kgqa.errors import ConfigurationError
+
+ProfileName = Literal["generic", "embedded", "wikidata", "qlever", "virtuoso", "fuseki"]
+
+COMMON_PREFIXES: dict[str, str] = {
+    "rdf": "http://www.w3.org/1999/02/22-rdf-syntax-ns#",
+    "rdfs": "http://www.w3.org/2000/01/rdf-schema#",
+    "owl": "http://www.w3.org/2002/07/owl#",
+    "xsd": "http://www.w3.org/2001/XMLSchema#",
+}
+
+WIKIDATA_PREFIXES: dict[str, str] = {
+    **COMMON_PREFIXES,
+    "wd": "http://www.wikidata.org/entity/",
+    "wdt": "http://www.wikidata.org/prop/direct/",
+    "wdtn": "http://www.wikidata.org/prop/direct-normalized/",
+    "p": "http://www.wikidata.org/prop/",
+    "ps": "http://www.wikidata.org/prop/statement/",
+    "psv": "http://www.wikidata.org/prop/statement/value/",
+    "pq": "http://www.wikidata.org/prop/qualifier/",
+    "pqv": "http://www.wikidata.org/prop/qualifier/value/",
+    "pr": "http://www.wikidata.org/prop/reference/",
+    "prov": "http://www.w3.org/ns/prov#",
+    "wikibase": "http://wikiba.se/ontology#",
+    "bd": "http://www.bigdata.com/rdf#",
+    "schema": "http://schema.org/",
+    "skos": "http://www.w3.org/2004/02/skos/core#",
+    "geo": "http://www.opengis.net/ont/geosparql#",
+}
+
+WIKIBASE_LABEL_SERVICE = "http://wikiba.se/ontology#label"
+
+
+@dataclass(frozen=True)
+class EndpointProfile:
+    """How to talk to one kind of store.
+
+    Attributes:
+        name: Profile name.
+        prefixes: Prefixes the store predeclares; the guard parses with them and the
+            embedded store receives them as default prefixes.
+        service_allowlist: SERVICE IRIs a query may use (none by default).
+        max_concurrency: Requests that may run at once against one endpoint.
+        server_timeout_s: The server's own query deadline, if it has one.
+        default_limit: LIMIT injected into a SELECT that has none.
+        max_limit: Largest top-level LIMIT allowed; larger ones are clamped.
+        throttle_means_timeout: HTTP 429 signals a query timeout (QLever), not throttling.
+        default_retry_after_s: Wait after a 429 without ``Retry-After``.
+        max_throttle_retries: Retries after throttling within one call.
+        partial_result_headers: Response headers whose presence marks a partial result.
+    """
+
+    name: ProfileName
+    prefixes: MappingProxyType[str, str] = field(default_factory=lambda: MappingProxyType(dict(COMMON_PREFIXES)))
+    service_allowlist: frozenset[str] = frozenset()
+    max_concurrency: int = 4
+    server_timeout_s: float | None = None
+    default_limit: int = 1000
+    max_limit: int = 10000
+    throttle_means_timeout: bool = False
+    default_retry_after_s: float = 60.0
+    max_throttle_retries: int = 2
+    partial_result_headers: tuple[str, ...] = ()
+
+
+def _profile(name: ProfileName, prefixes: dict[str, str] | None = None, **kwargs: object) -> EndpointProfile:
+    return EndpointProfile(
+        name=name,
+        prefixes=MappingProxyType(dict(prefixes if prefixes is not None else COMMON_PREFIXES)),
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+PROFILES: MappingProxyType[str, EndpointProfile] = MappingProxyType(
+    {
+        "generic": _profile("generic"),
+        "fuseki": _profile("fuseki"),
+        "embedded": _profile("embedded"),
+        # WDQS: one request at a time, 60 s server deadline, label service allowed
+        # (operators' guidance; see docs/faults.md section 1).
+        "wikidata": _profile(
+            "wikidata",
+            WIKIDATA_PREFIXES,
+            service_allowlist=frozenset({WIKIBASE_LABEL_SERVICE}),
+            max_concurrency=1,
+            server_timeout_s=60.0,
+        ),
+        # QLever answers a timed-out query with HTTP 429 and a JSON "exception".
+        "qlever": _profile("qlever", WIKIDATA_PREFIXES, server_timeout_s=30.0, throttle_means_timeout=True),
+        # Virtuoso "anytime" results come back with HTTP 200 and X-SQL-State.
+        "virtuoso": _profile(
+            "virtuoso",
+            server_timeout_s=120.0,
+            partial_result_headers=("X-SQL-State",),
+        ),
+    }
+)
+
+
+def get_profile(name: str) -> EndpointProfile:
+    """Return the profile called ``name``.
+
+    Raises:
+        ConfigurationError: No such profile.
+    """
+    try:
+        return PROFILES[name]
+    except KeyError:
+        known = ", ".join(sorted(PROFILES))
+        raise ConfigurationError(f"unknown endpoint profile {name!r}; known profiles: {known}") from None

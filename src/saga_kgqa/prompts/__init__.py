@@ -1,0 +1,1 @@
+"""Prompt templates kept as text files."""

@@ -1,0 +1,1 @@
+"""The schema index: property domains and ranges, the class hierarchy and type compatibility."""

@@ -1,0 +1,1 @@
+"""Knowledge-graph tools (search, lookup, property examples, execute, stop) as plain functions."""

@@ -1,0 +1,46 @@
+"""Shared test configuration: tracing off, data directory discovery, no egress."""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ["LANGSMITH_TRACING"] = "false"
+os.environ["LANGSMITH_TEST_TRACKING"] = "false"
+os.environ.pop("LANGCHAIN_TRACING_V2", None)
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+TEST_DATA = Path(__file__).resolve().parent / "data"
+
+
+def shared_data_dir() -> Path:
+    """The third-party data directory: $SAGA_DATA_DIR, else ../shared/data beside the repo."""
+    return Path(os.environ.get("SAGA_DATA_DIR", REPO_ROOT.parent / "shared" / "data"))
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    """Skip (saying why) when the third-party data directory is absent."""
+    path = shared_data_dir()
+    if not path.is_dir():
+        pytest.skip(f"third-party data directory {path} is absent (set SAGA_DATA_DIR)")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def no_egress(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Fail any test that opens a connection outside the loopback range."""
+    real_connect = socket.socket.connect
+
+    def guarded_connect(self: socket.socket, address: object) -> None:
+        host = address[0] if isinstance(address, tuple) else None
+        if isinstance(host, str) and not (host.startswith("127.") or host in ("::1", "localhost")):
+            raise AssertionError(f"test tried to connect to non-loopback address {address!r}")
+        real_connect(self, address)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket.socket, "connect", guarded_connect)
+    yield
