@@ -2,35 +2,71 @@
 
 Files (Turtle, N-Triples, RDF/XML, OWL, ...) are bulk-loaded into a store directory,
 which is then opened read-only as a second line of defence behind the guard
-(docs/faults.md C3). Queries built by saga-kgqa from templates run in-process with
-lazy iteration, so row caps cost only the rows kept.
+(docs/faults.md C3). Queries are routed by origin:
+
+* ``template`` queries, built by saga-kgqa from escaped terms, anchored and LIMITed, run
+  in-process with lazy iteration: this is the lookup tools' fast path, with no IPC cost.
+* ``guard`` queries, written by a model or a user, run in a killable worker process
+  (:mod:`saga_kgqa.kg.embedded_worker`), because pyoxigraph cannot cancel a query and
+  only ending the process bounds its wall time (docs/faults.md C2).
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 import shutil
 import tempfile
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from types import TracebackType
 
 import pyoxigraph as ox
 
-from saga_kgqa.errors import ConfigurationError, QuerySyntaxError
+from saga_kgqa.errors import ConfigurationError, EndpointUnavailable, QuerySyntaxError
 from saga_kgqa.kg.backend import ExecutionLimits
+from saga_kgqa.kg.embedded_worker import QueryWorker
 from saga_kgqa.kg.oxigraph_terms import collect_result, rdf_format_for
 from saga_kgqa.kg.profiles import EndpointProfile, get_profile
 from saga_kgqa.kg.query import CheckedQuery
 from saga_kgqa.kg.result import QueryResult
 
+# An RDF/XML document starts with a declaration, a comment/doctype, or a root element
+# whose name is followed by whitespace (it must declare its namespaces), such as
+# ``<rdf:RDF xmlns...``. A Turtle file may also start with ``<``, but with an IRI
+# (``<http://...>``, ``<urn:x>``) that never contains whitespace.
+_XML_START = re.compile(rb"<(\?xml|!|[A-Za-z_][\w.-]*(:[A-Za-z_][\w.-]*)?\s)")
+_HASH_CHUNK_BYTES = 1 << 20
+
 
 def sniff_rdf_format(path: Path) -> ox.RdfFormat:
-    """Return the serialisation of an RDF file, looking inside ``.owl`` files (RDF/XML or Turtle)."""
+    """Return the serialisation of an RDF file, looking inside ``.owl`` files (RDF/XML or Turtle).
+
+    Raises:
+        ValueError: The suffix is not a known RDF serialisation.
+    """
     if path.suffix.lower() == ".owl":
         with path.open("rb") as handle:
-            head = handle.read(512).lstrip()
-        return ox.RdfFormat.RDF_XML if head.startswith(b"<") else ox.RdfFormat.TURTLE
+            head = handle.read(512).removeprefix(b"\xef\xbb\xbf").lstrip()
+        return ox.RdfFormat.RDF_XML if _XML_START.match(head) else ox.RdfFormat.TURTLE
     return rdf_format_for(path.suffix)
+
+
+def content_digest(paths: Iterable[Path]) -> str:
+    """Return a digest of the files' bytes, independent of their order and names.
+
+    A store built from files in a fresh temporary directory needs an identity that is
+    the same on every run, or recorded queries (record/replay cache) would never match.
+    """
+    digests = []
+    for path in paths:
+        file_hash = hashlib.sha256()
+        with path.open("rb") as handle:
+            while chunk := handle.read(_HASH_CHUNK_BYTES):
+                file_hash.update(chunk)
+        digests.append(file_hash.hexdigest())
+    return hashlib.sha256("\n".join(sorted(digests)).encode()).hexdigest()
 
 
 def load_files(store_dir: Path, paths: Iterable[Path]) -> int:
@@ -65,7 +101,12 @@ def load_files(store_dir: Path, paths: Iterable[Path]) -> int:
 
 
 class EmbeddedStore:
-    """A read-only pyoxigraph store implementing :class:`~saga_kgqa.kg.backend.KGBackend`."""
+    """A read-only pyoxigraph store implementing :class:`~saga_kgqa.kg.backend.KGBackend`.
+
+    Template queries run in-process; guard queries (model or user text) run in a
+    killable worker process that enforces the deadline. Use as a context manager or call
+    :meth:`close`, which also stops the worker.
+    """
 
     def __init__(
         self,
@@ -73,6 +114,8 @@ class EmbeddedStore:
         *,
         profile: EndpointProfile | None = None,
         owns_dir: bool = False,
+        endpoint_id: str | None = None,
+        worker_startup_timeout_s: float = 30.0,
     ) -> None:
         """Open an on-disk store read-only.
 
@@ -80,6 +123,8 @@ class EmbeddedStore:
             store_dir: Directory written by :func:`load_files` or ``saga load``.
             profile: Endpoint profile (``embedded`` by default).
             owns_dir: Delete the directory on :meth:`close` (temporary stores).
+            endpoint_id: Stable identity of the store's content; defaults to its path.
+            worker_startup_timeout_s: How long the query worker may take to start.
 
         Raises:
             ConfigurationError: The directory is not a store.
@@ -87,29 +132,40 @@ class EmbeddedStore:
         if not store_dir.is_dir():
             raise ConfigurationError(f"store directory not found: {store_dir}")
         try:
-            self._store = ox.Store.read_only(str(store_dir))
+            self._store: ox.Store | None = ox.Store.read_only(str(store_dir))
         except OSError as exc:
             raise ConfigurationError(f"cannot open store {store_dir}: {exc}") from exc
         self._dir = store_dir
         self._owns_dir = owns_dir
         self._profile = profile or get_profile("embedded")
         self._prefixes = dict(self._profile.prefixes)
+        self._endpoint_id = endpoint_id or f"embedded:{store_dir.resolve()}"
+        self._worker = QueryWorker(store_dir, self._prefixes, startup_timeout_s=worker_startup_timeout_s)
 
     @classmethod
     def from_files(cls, paths: Iterable[Path], *, profile: EndpointProfile | None = None) -> EmbeddedStore:
-        """Load RDF files into a temporary store directory and open it read-only."""
+        """Load RDF files into a temporary store directory and open it read-only.
+
+        The store's ``endpoint_id`` is derived from the files' content, so it is the same
+        on every run over the same data.
+
+        Raises:
+            ConfigurationError: A file is missing, of an unknown type or not valid RDF.
+        """
+        files = list(paths)
         tmp = Path(tempfile.mkdtemp(prefix="saga-store-"))
         try:
-            load_files(tmp, paths)
+            load_files(tmp, files)
+            endpoint_id = f"embedded:files:{content_digest(files)[:32]}"
+            return cls(tmp, profile=profile, owns_dir=True, endpoint_id=endpoint_id)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
-        return cls(tmp, profile=profile, owns_dir=True)
 
     @property
     def endpoint_id(self) -> str:
-        """Identify the store by its directory."""
-        return f"embedded:{self._dir.resolve()}"
+        """Identify the store by its content (stores built from files) or its directory."""
+        return self._endpoint_id
 
     @property
     def profile(self) -> EndpointProfile:
@@ -121,25 +177,59 @@ class EmbeddedStore:
         """The on-disk store directory."""
         return self._dir
 
+    @property
+    def worker_pid(self) -> int | None:
+        """The process id of the query worker, or ``None`` when none is running."""
+        return self._worker.pid
+
     def __len__(self) -> int:
-        return len(self._store)
+        return len(self._open_store())
+
+    def __enter__(self) -> EmbeddedStore:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
 
     def execute(self, query: CheckedQuery, limits: ExecutionLimits | None = None) -> QueryResult:
-        """Run a checked query in-process with lazy iteration up to the row cap.
+        """Run a checked query, reading lazily up to the row cap.
+
+        Template queries run in-process and are not bounded by the deadline (they are
+        anchored and LIMITed by construction); guard queries run in the worker process,
+        which is killed when the deadline passes.
 
         Raises:
-            QuerySyntaxError: pyoxigraph rejected the query.
+            QuerySyntaxError: pyoxigraph rejected the query (every update form lands here).
+            QueryTimeout: A guard query ran past ``limits.deadline_s``.
+            EndpointUnavailable: The store is closed, failed, or its worker could not run.
+            BackendError: The store could not evaluate the query for another reason.
         """
         limits = limits or ExecutionLimits()
+        if query.origin == "template":
+            return self._execute_in_process(query, limits)
+        return self._worker.run(query, limits)
+
+    def _execute_in_process(self, query: CheckedQuery, limits: ExecutionLimits) -> QueryResult:
+        store = self._open_store()
         started = time.perf_counter()
         try:
-            raw = self._store.query(query.text, prefixes=self._prefixes)
+            raw = store.query(query.text, prefixes=self._prefixes)
             return collect_result(raw, query.form, limits.max_rows, started)
         except SyntaxError as exc:
             raise QuerySyntaxError(f"the store rejected the query: {exc}", server_text=str(exc)) from exc
+        except OSError as exc:
+            raise EndpointUnavailable(f"the embedded store failed while answering: {exc}") from exc
+
+    def _open_store(self) -> ox.Store:
+        if self._store is None:
+            raise EndpointUnavailable(f"the embedded store {self._dir} is closed")
+        return self._store
 
     def close(self) -> None:
-        """Release the store and delete it when it was temporary."""
-        del self._store
+        """Stop the query worker, release the store and delete it when it was temporary."""
+        self._worker.close()
+        self._store = None
         if self._owns_dir:
             shutil.rmtree(self._dir, ignore_errors=True)
