@@ -25,6 +25,18 @@ class ConfigurationError(SagaError):
     """A setting, file or argument given by the operator is unusable."""
 
 
+class CacheCorrupted(ConfigurationError):
+    """A record/replay cache file cannot be read back; an operator must repair or delete it.
+
+    Attributes:
+        path: The unreadable cache file.
+    """
+
+    def __init__(self, message: str, *, path: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+
 class BackendError(SagaError):
     """A query could not be answered by a graph store or endpoint."""
 

@@ -51,6 +51,8 @@ class Term:
         Raises:
             ValueError: The mapping is not a valid JSON result term.
         """
+        if not isinstance(data, Mapping):
+            raise ValueError(f"result term is not an object: {data!r}")
         kind = data.get("type")
         value = data.get("value")
         if not isinstance(value, str):
@@ -144,6 +146,32 @@ class QueryResult:
             "notes": list(self.notes),
             "result": self.to_sparql_json(),
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> QueryResult:
+        """Rebuild a result from :meth:`to_dict` output.
+
+        Raises:
+            ValueError: The mapping is not what :meth:`to_dict` writes.
+        """
+        form = data.get("form")
+        if form not in ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE"):
+            raise ValueError(f"unknown query form {form!r}")
+        complete, truncated, elapsed, notes = (data.get(k) for k in ("complete", "truncated", "elapsed_s", "notes"))
+        if not isinstance(complete, bool) or not isinstance(truncated, bool):
+            raise ValueError("'complete' and 'truncated' must be booleans")
+        if not isinstance(elapsed, int | float) or isinstance(elapsed, bool):
+            raise ValueError("'elapsed_s' must be a number")
+        if not isinstance(notes, list) or not all(isinstance(note, str) for note in notes):
+            raise ValueError("'notes' must be a list of strings")
+        payload = data.get("result")
+        if not isinstance(payload, Mapping):
+            raise ValueError("'result' must be a SPARQL JSON results object")
+        result = cls.from_sparql_json(
+            payload, form=form, elapsed_s=float(elapsed), complete=complete, truncated=truncated
+        )
+        result.notes = list(notes)
+        return result
 
     @classmethod
     def from_sparql_json(
