@@ -1,0 +1,112 @@
+"""open_backend: choosing the embedded store (files or a store directory) and wrapping it in the cache.
+
+The remote branch (``endpoint=...``) is tested where kg/remote.py lives.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from saga_kgqa.errors import CacheMiss, ConfigurationError
+from saga_kgqa.kg.embedded import EmbeddedStore, load_files
+from saga_kgqa.kg.opening import open_backend
+from saga_kgqa.kg.query import from_template
+from saga_kgqa.kg.replay_cache import CacheMode, RecordReplayBackend
+from saga_kgqa.kg.result import Term
+
+EX = "http://example.org/"
+NAME_QUERY = from_template(f"SELECT ?n WHERE {{ <{EX}ada> <{EX}name> ?n }}")
+
+
+@pytest.fixture
+def turtle(tmp_path: Path) -> Path:
+    path = tmp_path / "graph.ttl"
+    path.write_text(f'<{EX}ada> <{EX}name> "Ada"@en .\n', encoding="utf-8")
+    return path
+
+
+def names(backend: object) -> list[Term]:
+    assert isinstance(backend, EmbeddedStore | RecordReplayBackend)
+    return backend.execute(NAME_QUERY).column("n")
+
+
+def test_files_open_a_temporary_store_removed_on_close(turtle: Path) -> None:
+    backend = open_backend(data=[turtle])
+    assert isinstance(backend, EmbeddedStore)
+    assert backend.profile.name == "embedded"
+    assert names(backend) == [Term("literal", "Ada", lang="en")]
+    backend.close()
+    assert not backend.store_dir.exists()
+
+
+def test_a_directory_in_data_is_opened_as_a_persisted_store(turtle: Path, tmp_path: Path) -> None:
+    load_files(tmp_path / "store", [turtle])
+    backend = open_backend(data=[tmp_path / "store"])
+    assert isinstance(backend, EmbeddedStore)
+    assert backend.store_dir == tmp_path / "store"
+    assert names(backend) == [Term("literal", "Ada", lang="en")]
+    backend.close()
+    assert (tmp_path / "store").is_dir()
+
+
+def test_files_with_a_store_dir_are_loaded_into_it_and_kept(turtle: Path, tmp_path: Path) -> None:
+    backend = open_backend(data=[turtle], store_dir=tmp_path / "kept")
+    assert names(backend) == [Term("literal", "Ada", lang="en")]
+    backend.close()
+    reopened = open_backend(store_dir=tmp_path / "kept")
+    assert names(reopened) == [Term("literal", "Ada", lang="en")]
+    reopened.close()
+
+
+def test_profile_prefixes_reach_the_store(turtle: Path, tmp_path: Path) -> None:
+    wd = tmp_path / "wd.ttl"
+    wd.write_text('<http://www.wikidata.org/entity/Q42> <http://www.w3.org/2000/01/rdf-schema#label> "Douglas" .\n')
+    backend = open_backend(data=[wd], profile="wikidata")
+    try:
+        assert backend.profile.name == "wikidata"
+        result = backend.execute(from_template("SELECT ?l WHERE { wd:Q42 rdfs:label ?l }"))
+    finally:
+        backend.close()
+    assert result.column("l") == [Term("literal", "Douglas")]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({}, "no knowledge graph configured"),
+        ({"endpoint": "http://127.0.0.1:9/sparql", "data": [Path("x.ttl")]}, "not both"),
+        ({"data": [Path("x.ttl")], "profile": "nonsense"}, "unknown endpoint profile"),
+        ({"data": [Path("absent.ttl")]}, "not found"),
+        ({"store_dir": Path("/nonexistent/store")}, "store directory not found"),
+        ({"data": [Path("x.ttl")], "cache_mode": CacheMode.REPLAY}, "needs a cache directory"),
+        ({"data": [Path("x.ttl")], "cache_mode": "sometimes", "cache_dir": Path("c")}, "unknown cache mode"),
+    ],
+)
+def test_contradictory_or_incomplete_settings_are_configuration_errors(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigurationError, match=message):
+        open_backend(**kwargs)
+
+
+def test_a_store_dir_cannot_be_mixed_with_files(turtle: Path, tmp_path: Path) -> None:
+    load_files(tmp_path / "store", [turtle])
+    with pytest.raises(ConfigurationError, match="give it alone"):
+        open_backend(data=[tmp_path / "store", turtle])
+
+
+def test_recordings_made_over_files_replay_in_a_later_run(turtle: Path, tmp_path: Path) -> None:
+    cache_dir = tmp_path / "cache"
+    recorder = open_backend(data=[turtle], cache_dir=cache_dir, cache_mode=CacheMode.RECORD)
+    assert isinstance(recorder, RecordReplayBackend)
+    recorded = recorder.execute(NAME_QUERY)
+    recorder.close()
+
+    # A new temporary store over the same content has the same identity, so the recording applies.
+    replayer = open_backend(data=[turtle], cache_dir=cache_dir, cache_mode="replay")
+    assert isinstance(replayer, RecordReplayBackend)
+    assert replayer.execute(NAME_QUERY).to_dict() == recorded.to_dict()
+    with pytest.raises(CacheMiss):
+        replayer.execute(from_template(f"ASK {{ <{EX}ada> ?p ?o }}", "ASK"))
+    replayer.close()
