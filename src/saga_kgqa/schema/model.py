@@ -175,6 +175,14 @@ class SchemaIndex(BaseModel):
 
     _hierarchy: ClassHierarchy | None = PrivateAttr(default=None)
 
+    def __eq__(self, other: object) -> bool:
+        # Compare the data only: pydantic would also compare the cached hierarchy.
+        if not isinstance(other, SchemaIndex):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]  # dict fields: an index is not hashable
+
     @property
     def hierarchy(self) -> ClassHierarchy:
         """The class hierarchy with its ancestor closure (computed once)."""
