@@ -165,6 +165,13 @@ def test_stratified_sample_adds_rare_classes_that_use_the_property(no_schema_sto
     assert EX + "Company" not in entry.domain
 
 
+def test_live_survey_records_its_source(no_schema_store: EmbeddedStore) -> None:
+    index = build_schema_index(no_schema_store, induce=True, evidence_source="surveyed")
+    entry = index.properties[EX + "worksFor"]
+    assert (entry.domain_source, entry.range_source) == ("surveyed", "surveyed")
+    assert index.compatibility([EX + "Company"], EX + "worksFor").source == "surveyed"
+
+
 def test_literal_objects_give_a_datatype(no_schema_store: EmbeddedStore) -> None:
     index = build_schema_index(no_schema_store, induce=True)
     entry = index.properties[EX + "name"]

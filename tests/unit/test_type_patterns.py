@@ -38,7 +38,7 @@ def test_rdf_type_pattern_forms(pattern: str) -> None:
     state = _rdf(f"SELECT ?x WHERE {{ {pattern} . ?x ex:name ?n }}")
     assert state.types_of("?x") == {EX + "Person"}
     assert {e.provenance for e in state.evidence("?x")} == {"pattern"}
-    assert state.keys() == ("?x",)
+    assert state.tracked() == ("?x",)
 
 
 @pytest.mark.parametrize(
@@ -173,3 +173,18 @@ def test_deep_nesting_and_wide_groups_do_not_crash() -> None:
 def test_rdf_type_is_the_default() -> None:
     state = extract_type_patterns(f"SELECT ?x WHERE {{ ?x <{RDF_TYPE}> <http://e/C> }}")
     assert state.types_of("?x") == {"http://e/C"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "   ", "SELECT * WHERE { ?x a <http://e/C> }\x00", "SELECT * WHERE { ?x a <http://e/\x00C> }", "\udcff"],
+)
+def test_bad_input_is_rejected_as_syntax(text: str) -> None:
+    with pytest.raises(QueryRejected) as caught:
+        extract_type_patterns(text)
+    assert caught.value.reason == "syntax"
+
+
+def test_construct_template_does_not_count() -> None:
+    state = _rdf("CONSTRUCT { ?x a ex:Made } WHERE { ?x a ex:Person }")
+    assert state.types_of("?x") == {EX + "Person"}

@@ -28,7 +28,7 @@ def test_merge_is_pure_and_returns_a_new_value() -> None:
     assert merged is not left and merged is not right
     assert merged.entries is not left.entries
     assert merged.types_of("?x") == {WD + "Q5", WD + "Q215627"}
-    assert merged.keys() == ("?x", "?y")
+    assert merged.tracked() == ("?x", "?y")
 
 
 def test_merge_deduplicates_identical_evidence_and_keeps_distinct_steps() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from typing import Literal
 
 from saga_kgqa.errors import QueryRejected, QueryTimeout
 from saga_kgqa.kg.backend import KGBackend
@@ -16,7 +17,7 @@ from saga_kgqa.schema.induction import (
     supported_types,
     survey_classes,
 )
-from saga_kgqa.schema.model import BuildSettings, ClassInfo, PropertySchema, SchemaIndex, SideEvidence
+from saga_kgqa.schema.model import BuildSettings, ClassInfo, ClassUsage, PropertySchema, SchemaIndex, SideEvidence
 from saga_kgqa.schema.queries import TemplateRunner, path_alternative
 from saga_kgqa.schema.rdfs import FormalSchema, read_descriptions, read_formal_schema
 from saga_kgqa.schema.vocab import META_NAMESPACES, SchemaVocabulary, is_datatype
@@ -38,6 +39,7 @@ def build_schema_index(
     max_classes: int = 2_000,
     max_schema_rows: int = 100_000,
     deadline_s: float = 60.0,
+    evidence_source: Literal["induced", "surveyed"] = "induced",
 ) -> SchemaIndex:
     """Build the schema index of a graph through its backend.
 
@@ -62,6 +64,9 @@ def build_schema_index(
         max_classes: Most classes sampled by the class-stratified pass.
         max_schema_rows: LIMIT on each formal-schema query.
         deadline_s: Budget of each query.
+        evidence_source: The source recorded for sampled domains and ranges: ``induced``
+            for an offline build (the paper's fallback), ``surveyed`` when the samples are
+            taken live from an endpoint with no curated schema.
 
     Returns:
         The index; ``notes`` says where a limit was reached or a query timed out.
@@ -72,59 +77,32 @@ def build_schema_index(
     vocabulary = vocabulary or SchemaVocabulary()
     runner = TemplateRunner(backend, deadline_s=deadline_s)
     formal = read_formal_schema(runner, vocabulary, max_rows=max_schema_rows)
-    wanted = (
-        set(properties) if properties is not None else formal.properties() | _used_properties(runner, max_properties)
-    )
+    if properties is None:
+        wanted = sorted(formal.properties() | _used_properties(runner, max_properties))
+    else:
+        wanted = sorted(set(properties))
     settings = InductionSettings(sample_size=sample_size, support=support, min_sample=min_sample)
-    skip = vocabulary.meta_predicates()
-    to_induce = {
-        prop: sides
-        for prop in sorted(wanted)
-        if induce and prop not in skip and not prop.startswith(META_NAMESPACES)
-        for sides in [_missing_sides(prop, formal)]
-        if sides
+    evidence: dict[str, dict[Side, SideEvidence]] = {}
+    if induce:
+        to_induce = _to_induce(wanted, formal, vocabulary)
+        evidence = _induce(runner, to_induce, vocabulary, settings, stratify, max_classes, max_properties, formal)
+    entries = {
+        prop: _property_entry(prop, formal, evidence.get(prop, {}), settings, evidence_source) for prop in wanted
     }
-    usage = {}
-    if to_induce and stratify:
-        classes = _survey_classes(runner, formal, vocabulary, max_classes)
-        usage = survey_classes(
-            runner,
-            classes,
-            type_predicates=vocabulary.type_predicates,
-            sample_size=sample_size,
-            max_properties=max_properties,
-        )
-    entries: dict[str, PropertySchema] = {}
-    for prop in sorted(wanted):
-        evidence: dict[Side, SideEvidence] = {}
-        if prop in to_induce:
-            try:
-                evidence = induce_property(
-                    runner, prop, type_predicates=vocabulary.type_predicates, settings=settings, sides=to_induce[prop]
-                )
-            except QueryRejected as exc:
-                runner.notes.append(f"{prop}: cannot be queried ({exc.message}); left unknown")
-            for side in to_induce[prop]:
-                used_by = tuple(usage.get(prop, {}).get(side, ()))
-                if used_by:
-                    base = evidence.get(side, SideEvidence())
-                    evidence[side] = base.model_copy(update={"class_usage": used_by})
-        entries[prop] = _property_entry(prop, formal, evidence, settings)
-    classes_table = _class_table(formal, entries)
-    descriptions = read_descriptions(runner, [*entries, *classes_table], vocabulary)
-    for iri, text in descriptions.items():
+    classes = _class_table(formal, entries)
+    for iri, text in read_descriptions(runner, [*entries, *classes], vocabulary).items():
         update = {"label": text.label, "description": text.description}
         if iri in entries:
             entries[iri] = entries[iri].model_copy(update=update)
-        if iri in classes_table:
-            classes_table[iri] = classes_table[iri].model_copy(update=update)
-    logger.info("schema index: %d properties, %d classes, %d queries", len(entries), len(classes_table), runner.queries)
+        if iri in classes:
+            classes[iri] = classes[iri].model_copy(update=update)
+    logger.info("schema index: %d properties, %d classes, %d queries", len(entries), len(classes), runner.queries)
     return SchemaIndex(
         endpoint_id=backend.endpoint_id,
         type_predicates=vocabulary.type_predicates,
         subclass_predicates=vocabulary.subclass_predicates,
         properties=entries,
-        classes=classes_table,
+        classes=classes,
         settings=BuildSettings(
             induce=induce, stratify=stratify, sample_size=sample_size, support=support, min_sample=min_sample
         ),
@@ -132,13 +110,58 @@ def build_schema_index(
     )
 
 
-def _missing_sides(prop: str, formal: FormalSchema) -> list[Side]:
-    sides: list[Side] = []
-    if not formal.domains.get(prop):
-        sides.append("subject")
-    if not formal.ranges.get(prop):
-        sides.append("object")
-    return sides
+def _to_induce(wanted: list[str], formal: FormalSchema, vocabulary: SchemaVocabulary) -> dict[str, list[Side]]:
+    """The sides each property lacks a formal constraint on; schema vocabulary is never induced."""
+    skip = vocabulary.meta_predicates()
+    sides_of: dict[str, list[Side]] = {}
+    for prop in wanted:
+        if prop in skip or prop.startswith(META_NAMESPACES):
+            continue
+        sides: list[Side] = []
+        if not formal.domains.get(prop):
+            sides.append("subject")
+        if not formal.ranges.get(prop):
+            sides.append("object")
+        if sides:
+            sides_of[prop] = sides
+    return sides_of
+
+
+def _induce(
+    runner: TemplateRunner,
+    to_induce: dict[str, list[Side]],
+    vocabulary: SchemaVocabulary,
+    settings: InductionSettings,
+    stratify: bool,
+    max_classes: int,
+    max_properties: int,
+    formal: FormalSchema,
+) -> dict[str, dict[Side, SideEvidence]]:
+    """Sample every property side in ``to_induce`` and attach the class-stratified usage."""
+    usage: dict[str, dict[Side, list[ClassUsage]]] = {}
+    if to_induce and stratify:
+        usage = survey_classes(
+            runner,
+            _survey_classes(runner, formal, vocabulary, max_classes),
+            type_predicates=vocabulary.type_predicates,
+            sample_size=settings.sample_size,
+            max_properties=max_properties,
+        )
+    evidence: dict[str, dict[Side, SideEvidence]] = {}
+    for prop, sides in to_induce.items():
+        found: dict[Side, SideEvidence] = {}
+        try:
+            found = induce_property(
+                runner, prop, type_predicates=vocabulary.type_predicates, settings=settings, sides=sides
+            )
+        except QueryRejected as exc:
+            runner.notes.append(f"{prop}: cannot be queried ({exc.message}); left unknown")
+        for side in sides:
+            used_by = tuple(usage.get(prop, {}).get(side, ()))
+            if used_by:
+                found[side] = found.get(side, SideEvidence()).model_copy(update={"class_usage": used_by})
+        evidence[prop] = found
+    return evidence
 
 
 def _used_properties(runner: TemplateRunner, limit: int) -> set[str]:
@@ -168,11 +191,15 @@ def _survey_classes(
 
 
 def _property_entry(
-    prop: str, formal: FormalSchema, evidence: dict[Side, SideEvidence], settings: InductionSettings
+    prop: str,
+    formal: FormalSchema,
+    evidence: dict[Side, SideEvidence],
+    settings: InductionSettings,
+    evidence_source: SchemaSource,
 ) -> PropertySchema:
     """Combine formal declarations and sampled evidence for one property (formal wins)."""
-    domain, domain_source = _side(formal.domains.get(prop), evidence.get("subject"), settings)
-    range_, range_source = _side(formal.ranges.get(prop), evidence.get("object"), settings)
+    domain, domain_source = _side(formal.domains.get(prop), evidence.get("subject"), settings, evidence_source)
+    range_, range_source = _side(formal.ranges.get(prop), evidence.get("object"), settings, evidence_source)
     datatype = None
     if range_source == "formal" and len(range_) == 1 and is_datatype(next(iter(range_))):
         datatype = next(iter(range_))
@@ -191,14 +218,17 @@ def _property_entry(
 
 
 def _side(
-    declared: set[str] | None, evidence: SideEvidence | None, settings: InductionSettings
+    declared: set[str] | None,
+    evidence: SideEvidence | None,
+    settings: InductionSettings,
+    evidence_source: SchemaSource,
 ) -> tuple[frozenset[str], SchemaSource]:
     if declared:
         return frozenset(declared), "formal"
     if evidence is not None:
         induced = supported_types(evidence, settings)
         if induced:
-            return induced, "induced"
+            return induced, evidence_source
     return frozenset(), "none"
 
 

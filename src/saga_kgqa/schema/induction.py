@@ -29,8 +29,9 @@ from saga_kgqa.schema.vocab import is_datatype, literal_type
 
 Side = Literal["subject", "object"]
 
-#: Types kept as evidence per side (the most frequent ones).
-MAX_EVIDENCE_TYPES = 10
+#: Types kept as evidence per side (the most frequent ones); rarer types have too little
+#: support to enter a domain with any sensible threshold.
+MAX_EVIDENCE_TYPES = 25
 _SURVEY_PATTERNS: tuple[tuple[Side, str], ...] = (("subject", "?v ?p ?o"), ("object", "?s ?p ?v"))
 # Rows read per sampled value: enough for entities with many types without unbounded reads.
 _TYPE_ROWS_PER_VALUE = 20

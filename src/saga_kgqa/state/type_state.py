@@ -63,8 +63,8 @@ class TypeState(BaseModel):
     def __contains__(self, key: object) -> bool:
         return key in self.entries
 
-    def keys(self) -> tuple[str, ...]:
-        """The keys, in first-seen order."""
+    def tracked(self) -> tuple[str, ...]:
+        """The keys (entity IRIs, ``?variables``, the answer key), in first-seen order."""
         return tuple(self.entries)
 
     def evidence(self, key: str) -> frozenset[TypeEvidence]:
