@@ -82,9 +82,7 @@ class Term:
             return f"_:{self.value}"
         if self.kind == "triple":
             return self.value
-        escaped = (
-            self.value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
-        )
+        escaped = self.value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
         if self.lang:
             return f'"{escaped}"@{self.lang}'
         if self.datatype:

@@ -25,11 +25,7 @@ def iri(value: str) -> str:
 def string_literal(value: str, lang: str | None = None) -> str:
     """Return a quoted SPARQL string literal with every special character escaped."""
     escaped = (
-        value.replace("\\", "\\\\")
-        .replace('"', '\\"')
-        .replace("\n", "\\n")
-        .replace("\r", "\\r")
-        .replace("\t", "\\t")
+        value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
     )
     if lang is not None:
         if not re.fullmatch(r"[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*", lang):

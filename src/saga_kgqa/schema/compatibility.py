@@ -1,0 +1,161 @@
+"""Type compatibility of a property with the types of its subject (domain) or object (range).
+
+The rule is the paper's Eq. 3 made permissive where the schema is silent: an unknown
+domain, or a subject of unknown type, is never grounds to hide a property.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from saga_kgqa.schema.hierarchy import ClassHierarchy
+from saga_kgqa.schema.vocab import NUMERIC_DATATYPES, UNIVERSAL_CLASSES
+
+Decision = Literal["keep", "drop", "unknown"]
+CompatibilityMode = Literal["subclass", "exact"]
+SchemaSource = Literal["formal", "induced", "surveyed", "none"]
+Basis = Literal[
+    "no_schema",
+    "no_types",
+    "universal",
+    "exact",
+    "subclass",
+    "superclass",
+    "numeric",
+    "conflict",
+]
+
+
+class Verdict(BaseModel):
+    """The outcome of one compatibility check.
+
+    Attributes:
+        decision: ``keep`` (compatible), ``drop`` (known conflict) or ``unknown`` (the
+            schema or the types are missing; callers keep the property).
+        reason: One sentence for logs and for the model.
+        basis: Which rule decided.
+        source: Where the constraint came from (``none`` when there was none).
+        matched: The constraint classes that were matched.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    decision: Decision
+    reason: str
+    basis: Basis
+    source: SchemaSource = "none"
+    matched: frozenset[str] = frozenset()
+
+    @property
+    def keeps(self) -> bool:
+        """True unless the verdict is a known conflict (``unknown`` keeps)."""
+        return self.decision != "drop"
+
+
+def check_constraint(
+    types: Iterable[str],
+    constraint: frozenset[str],
+    hierarchy: ClassHierarchy,
+    *,
+    source: SchemaSource,
+    side: Literal["domain", "range"],
+    mode: CompatibilityMode = "subclass",
+) -> Verdict:
+    """Check a set of known types against a domain or range constraint.
+
+    In ``subclass`` mode a type is compatible when it is a constraint class or one of its
+    subclasses, and also when it is a *superclass* of a constraint class: an entity known
+    only as an ``Employee`` may still be a ``Manager``, so a ``Manager``-domain property
+    is not a conflict. Numeric datatypes are compatible with each other (SPARQL compares
+    them by value, and ontologies often say ``xsd:double`` where the data holds
+    ``xsd:decimal``). ``exact`` mode is the paper's set intersection.
+
+    Args:
+        types: The known types of the subject (domain) or object (range).
+        constraint: The declared classes (a union: any one suffices).
+        hierarchy: The class hierarchy used in ``subclass`` mode.
+        source: Where the constraint came from, reported in the verdict.
+        side: ``domain`` or ``range``, used in the reason.
+        mode: ``subclass`` (default) or ``exact``.
+
+    Returns:
+        The verdict; ``unknown`` when the constraint or the types are missing.
+    """
+    known = frozenset(types)
+    if not constraint or source == "none":
+        return Verdict(decision="unknown", reason=f"no {side} is known for this property", basis="no_schema")
+    if not known:
+        return Verdict(
+            decision="unknown", reason="no types are known to check against", basis="no_types", source=source
+        )
+    universal = constraint & UNIVERSAL_CLASSES
+    if universal:
+        return Verdict(
+            decision="keep",
+            reason=f"the {side} admits every resource",
+            basis="universal",
+            source=source,
+            matched=universal,
+        )
+    direct = known & constraint
+    if direct:
+        return Verdict(
+            decision="keep",
+            reason=f"type {_names(direct)} is in the {side}",
+            basis="exact",
+            source=source,
+            matched=direct,
+        )
+    if mode == "subclass":
+        narrower = frozenset(c for c in constraint for t in known if c in hierarchy.ancestors(t))
+        if narrower:
+            return Verdict(
+                decision="keep",
+                reason=f"a known type is a subclass of {side} {_names(narrower)}",
+                basis="subclass",
+                source=source,
+                matched=narrower,
+            )
+        broader = frozenset(c for c in constraint for t in known if t in hierarchy.ancestors(c))
+        if broader:
+            return Verdict(
+                decision="keep",
+                reason=f"a known type is broader than {side} {_names(broader)}; the value may belong to it",
+                basis="superclass",
+                source=source,
+                matched=broader,
+            )
+        numeric = constraint & NUMERIC_DATATYPES
+        if numeric and known & NUMERIC_DATATYPES:
+            return Verdict(
+                decision="keep",
+                reason=f"numeric values are comparable with {side} {_names(numeric)}",
+                basis="numeric",
+                source=source,
+                matched=numeric,
+            )
+    return Verdict(
+        decision="drop",
+        reason=f"types {_names(known)} conflict with the {source} {side} {_names(constraint)}",
+        basis="conflict",
+        source=source,
+    )
+
+
+def _names(iris: Iterable[str], limit: int = 5) -> str:
+    """Render a few IRIs by their local names for a reason sentence."""
+    ordered = sorted(iris)
+    shown = [_local_name(i) for i in ordered[:limit]]
+    more = f" (+{len(ordered) - limit} more)" if len(ordered) > limit else ""
+    return "{" + ", ".join(shown) + "}" + more
+
+
+def _local_name(iri: str) -> str:
+    for sep in ("#", "/", ":"):
+        _, found, tail = iri.rpartition(sep)
+        if found and tail:
+            return tail
+    return iri

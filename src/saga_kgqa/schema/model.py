@@ -1,0 +1,291 @@
+"""The schema index: per-property domain and range with their provenance, and the class hierarchy.
+
+The index crosses process boundaries (built by ``saga index build``, loaded by the tools,
+shown to the model), so it is a pydantic model persisted as versioned JSON. Sets are
+written sorted so that the same graph always gives the same file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PrivateAttr, ValidationError
+
+from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.schema.compatibility import CompatibilityMode, SchemaSource, Verdict, check_constraint
+from saga_kgqa.schema.hierarchy import ClassHierarchy
+from saga_kgqa.schema.vocab import DEFAULT_SUBCLASS_PREDICATES, DEFAULT_TYPE_PREDICATES
+
+#: Version of the JSON layout written by :meth:`SchemaIndex.save`; bump on incompatible change.
+FORMAT_VERSION = 1
+
+IriSet = Annotated[frozenset[str], PlainSerializer(sorted, return_type=list[str])]
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+
+class SchemaIndexVersionError(ConfigurationError):
+    """A schema index file was written in another format version; rebuild it.
+
+    Attributes:
+        found: The version in the file (``None`` when it has none).
+        expected: The version this code reads.
+    """
+
+    def __init__(self, path: Path, found: object, expected: int) -> None:
+        super().__init__(
+            f"schema index {path} has format_version {found!r}, this saga-kgqa reads version {expected}; "
+            "rebuild it with `saga index build`"
+        )
+        self.found = found
+        self.expected = expected
+
+
+class TypeCount(BaseModel):
+    """How many sampled values carried one type."""
+
+    model_config = _FROZEN
+
+    type_iri: str
+    count: int = Field(ge=0)
+
+
+class ClassUsage(BaseModel):
+    """How many sampled instances of one class use a property (on the given side)."""
+
+    model_config = _FROZEN
+
+    type_iri: str
+    instances_sampled: int = Field(ge=0)
+    instances_using: int = Field(ge=0)
+
+
+class SideEvidence(BaseModel):
+    """Observed types of one side (subjects or objects) of a property, from bounded samples.
+
+    Attributes:
+        sampled: Distinct values of the property sampled.
+        untyped: Sampled resources with no type at all.
+        literals: Sampled values that were literals (object side only).
+        counts: The most frequent types among the sampled values (literal datatypes
+            included), most frequent first.
+        class_usage: Classes whose sampled instances use the property, from the
+            class-stratified sample (covers rare classes the property sample missed).
+    """
+
+    model_config = _FROZEN
+
+    sampled: int = Field(default=0, ge=0)
+    untyped: int = Field(default=0, ge=0)
+    literals: int = Field(default=0, ge=0)
+    counts: tuple[TypeCount, ...] = ()
+    class_usage: tuple[ClassUsage, ...] = ()
+
+
+class PropertySchema(BaseModel):
+    """What the index knows about one property.
+
+    Attributes:
+        iri: The property IRI.
+        label: Preferred label, if any.
+        description: Short description, if any.
+        datatype: Datatype of literal values (an XSD IRI), or a dialect's value type
+            (for example a Wikibase datatype IRI); ``None`` when unknown or entity-valued.
+        domain: Classes a subject must belong to (a union: any one suffices).
+        range: Classes or datatypes an object must belong to (a union).
+        domain_source: Where the domain came from.
+        range_source: Where the range came from.
+        domain_evidence: Sampled subject types behind an induced or surveyed domain.
+        range_evidence: Sampled object types behind an induced or surveyed range.
+    """
+
+    model_config = _FROZEN
+
+    iri: str
+    label: str | None = None
+    description: str | None = None
+    datatype: str | None = None
+    domain: IriSet = frozenset()
+    range: IriSet = frozenset()
+    domain_source: SchemaSource = "none"
+    range_source: SchemaSource = "none"
+    domain_evidence: SideEvidence | None = None
+    range_evidence: SideEvidence | None = None
+
+
+class ClassInfo(BaseModel):
+    """One class of the hierarchy."""
+
+    model_config = _FROZEN
+
+    iri: str
+    label: str | None = None
+    description: str | None = None
+    parents: IriSet = frozenset()
+
+
+class BuildSettings(BaseModel):
+    """The settings an index was built with, kept in the file for reproducibility."""
+
+    model_config = _FROZEN
+
+    induce: bool = False
+    stratify: bool = False
+    sample_size: int = 0
+    support: float = 0.0
+    min_sample: int = 0
+
+
+class CoverageMask(BaseModel):
+    """Which part of the formal domains a masked index kept (the paper's Table 6 ablation)."""
+
+    model_config = _FROZEN
+
+    fraction: float = Field(ge=0.0, le=1.0)
+    seed: int
+    kept: int
+    total: int
+
+
+class SchemaIndex(BaseModel):
+    """Per-property domain and range with provenance, plus the class hierarchy.
+
+    The ancestor closure of the hierarchy is computed on first use and cached; the class
+    table is fixed at construction, so derived indexes that only change properties (see
+    :meth:`with_coverage`) reuse it.
+    """
+
+    model_config = _FROZEN
+
+    format_version: int = FORMAT_VERSION
+    endpoint_id: str = ""
+    type_predicates: tuple[str, ...] = DEFAULT_TYPE_PREDICATES
+    subclass_predicates: tuple[str, ...] = DEFAULT_SUBCLASS_PREDICATES
+    properties: dict[str, PropertySchema] = Field(default_factory=dict)
+    classes: dict[str, ClassInfo] = Field(default_factory=dict)
+    settings: BuildSettings = Field(default_factory=BuildSettings)
+    coverage: CoverageMask | None = None
+    notes: tuple[str, ...] = ()
+
+    _hierarchy: ClassHierarchy | None = PrivateAttr(default=None)
+
+    def __eq__(self, other: object) -> bool:
+        # Compare the data only: pydantic would also compare the cached hierarchy.
+        if not isinstance(other, SchemaIndex):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
+    __hash__ = None  # type: ignore[assignment]  # dict fields: an index is not hashable
+
+    @property
+    def hierarchy(self) -> ClassHierarchy:
+        """The class hierarchy with its ancestor closure (computed once)."""
+        if self._hierarchy is None:
+            self._hierarchy = ClassHierarchy({iri: info.parents for iri, info in self.classes.items()})
+        return self._hierarchy
+
+    def property_schema(self, iri: str) -> PropertySchema | None:
+        """Return the entry of a property, or ``None`` when the index has none."""
+        return self.properties.get(iri)
+
+    def compatibility(
+        self, entity_types: Iterable[str], property_iri: str, *, mode: CompatibilityMode = "subclass"
+    ) -> Verdict:
+        """Check whether an entity (or variable) with these types may be the subject of a property.
+
+        Args:
+            entity_types: The known types of the subject.
+            property_iri: The property.
+            mode: ``subclass`` (subclass-aware, default) or ``exact`` (the paper's intersection).
+
+        Returns:
+            ``keep``, ``drop`` or ``unknown`` (missing domain or types: the caller keeps it).
+        """
+        entry = self.properties.get(property_iri)
+        if entry is None:
+            return Verdict(decision="unknown", reason="the property is not in the schema index", basis="no_schema")
+        return check_constraint(
+            entity_types, entry.domain, self.hierarchy, source=entry.domain_source, side="domain", mode=mode
+        )
+
+    def range_compatibility(
+        self, value_types: Iterable[str], property_iri: str, *, mode: CompatibilityMode = "subclass"
+    ) -> Verdict:
+        """Check whether a value with these types may be the object of a property.
+
+        For a literal value pass its datatype (see :func:`saga_kgqa.schema.vocab.literal_type`);
+        the XSD derivation tree is built into the hierarchy, and a literal never satisfies a
+        range made only of classes.
+        """
+        entry = self.properties.get(property_iri)
+        if entry is None:
+            return Verdict(decision="unknown", reason="the property is not in the schema index", basis="no_schema")
+        return check_constraint(
+            value_types, entry.range, self.hierarchy, source=entry.range_source, side="range", mode=mode
+        )
+
+    def with_coverage(self, fraction: float, seed: int) -> SchemaIndex:
+        """Return a copy keeping a seeded fraction of the formal domains; the others become unknown.
+
+        Properties with a formal domain are shuffled once with ``seed`` and the first
+        ``round(fraction * n)`` are kept, so for one seed the kept sets are nested as the
+        fraction grows, and the same seed always keeps the same properties.
+
+        Raises:
+            ConfigurationError: ``fraction`` is outside [0, 1].
+        """
+        if not 0.0 <= fraction <= 1.0:
+            raise ConfigurationError(f"schema coverage must be within [0, 1], got {fraction}")
+        formal = sorted(iri for iri, p in self.properties.items() if p.domain_source == "formal")
+        random.Random(seed).shuffle(formal)  # noqa: S311 - a reproducible ablation mask, not security
+        kept = round(fraction * len(formal))
+        masked = set(formal[kept:])
+        properties = {
+            iri: (p.model_copy(update={"domain": frozenset(), "domain_source": "none"}) if iri in masked else p)
+            for iri, p in self.properties.items()
+        }
+        mask = CoverageMask(fraction=fraction, seed=seed, kept=kept, total=len(formal))
+        return self.model_copy(update={"properties": properties, "coverage": mask})
+
+    def save(self, path: Path) -> None:
+        """Write the index as JSON, atomically (a reader never sees a half-written file)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = self.model_dump_json(indent=1)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    @classmethod
+    def load(cls, path: Path) -> SchemaIndex:
+        """Read an index written by :meth:`save`.
+
+        Raises:
+            SchemaIndexVersionError: The file has another ``format_version``.
+            ConfigurationError: The file is missing or is not a schema index.
+        """
+        try:
+            data: Any = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigurationError(f"schema index not found: {path}") from None
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ConfigurationError(f"cannot read schema index {path}: {exc}") from exc
+        if not isinstance(data, dict):
+            raise ConfigurationError(f"{path} is not a schema index (top level is not an object)")
+        found = data.get("format_version")
+        if type(found) is not int or found != FORMAT_VERSION:
+            raise SchemaIndexVersionError(path, found, FORMAT_VERSION)
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigurationError(f"{path} is not a valid schema index: {exc}") from exc
