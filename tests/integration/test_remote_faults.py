@@ -246,7 +246,7 @@ def test_b8_total_deadline_fires_at_the_configured_time(fake_endpoint: FakeEndpo
         backend.execute(SELECT, ExecutionLimits(deadline_s=1.0))
 
     elapsed = time.monotonic() - started
-    assert 0.9 <= elapsed < 1.8, f"deadline of 1 s fired after {elapsed:.2f} s"
+    assert 0.9 <= elapsed < 2.5, f"deadline of 1 s fired after {elapsed:.2f} s"
 
 
 def _count_connects(monkeypatch: pytest.MonkeyPatch, port: int) -> list[object]:

@@ -159,7 +159,7 @@ def test_b15_an_unusable_contact_is_a_configuration_error(fake_endpoint: FakeEnd
 
 @pytest.mark.parametrize(("profile", "bound"), [("wikidata", 1), ("generic", 4)])
 def test_b16_parallel_calls_are_bounded_by_the_profile(fake_endpoint: FakeEndpoint, profile: str, bound: int) -> None:
-    fake_endpoint.fallback = select_json(["s"], uri_rows(1), delay_s=0.15)
+    fake_endpoint.fallback = select_json(["s"], uri_rows(1), delay_s=0.2)
     backends = [endpoint_for(fake_endpoint, profile) for _ in range(2)]  # two objects, one shared gate
     results: list[int] = []
     errors: list[BaseException] = []

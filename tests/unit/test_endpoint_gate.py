@@ -38,11 +38,12 @@ def test_breaker_opens_for_its_window_then_closes() -> None:
     gate.check_breaker()
 
 
-def test_a_ban_is_not_cleared_by_a_success() -> None:
+def test_a_ban_is_not_cleared_by_a_success_nor_downgraded_by_another_failure() -> None:
     clock = FakeClock()
     gate = EndpointGate("http://e/sparql", max_concurrency=1, clock=clock)
     gate.open_breaker("banned", for_s=600, banned=True)
     gate.close_breaker()
+    gate.open_breaker("connection refused", for_s=6000)
     with pytest.raises(EndpointBanned):
         gate.check_breaker()
 

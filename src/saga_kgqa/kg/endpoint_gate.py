@@ -102,8 +102,10 @@ class EndpointGate:
             banned: The endpoint banned us (later calls raise :class:`EndpointBanned`).
         """
         with self._cond:
-            until = self.clock.monotonic() + for_s
-            if until > self._breaker.open_until or banned:
+            now = self.clock.monotonic()
+            until = now + for_s
+            ban_in_force = self._breaker.banned and self._breaker.open_until > now
+            if banned or (not ban_in_force and until > self._breaker.open_until):
                 self._breaker = _BreakerState(open_until=until, reason=reason, banned=banned)
             self._cond.notify_all()
 

@@ -198,13 +198,14 @@ def _build(found: _Solutions, form: QueryForm, *, max_rows: int, complete: bool,
         raise ValueError("the SELECT result has no 'head'")
     variables = found.variables if found.variables is not None else _variables_in_rows(found.rows)
     notes: list[str] = []
-    if not complete:
+    if found.row_capped:
+        also = "" if complete else f"; the response also passed our byte cap of {bytes_read} bytes"
+        notes.append(f"stopped after {max_rows} rows (row cap){also}")
+    elif not complete:
         notes.append(
             f"the response was cut at our byte cap after {bytes_read} bytes; "
             f"kept the {len(found.rows)} complete rows before the cut"
         )
-    if found.row_capped:
-        notes.append(f"stopped after {max_rows} rows (row cap)")
     return QueryResult(
         form="SELECT",
         variables=variables,
