@@ -1,0 +1,1 @@
+"""Test suite of saga-kgqa (a package so that tests.support is importable)."""

@@ -1,0 +1,1 @@
+"""Test doubles and fixtures shared by test modules: fake endpoint, fake clock, oxigraph server."""
