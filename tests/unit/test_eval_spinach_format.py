@@ -41,6 +41,11 @@ def test_no_edges_is_an_empty_object() -> None:
     assert spinach_entry([]) == "{}"
 
 
+class _Runner:
+    def __init__(self, store: EmbeddedStore) -> None:
+        self.run = store.execute
+
+
 def test_outgoing_edges_carry_value_labels_and_property_labels(tmp_path: Path) -> None:
     store = ox.Store()
     label = ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#label")
@@ -52,6 +57,6 @@ def test_outgoing_edges_carry_value_labels_and_property_labels(tmp_path: Path) -
     path = tmp_path / "g.nt"
     path.write_text("".join(f"{q.subject} {q.predicate} {q.object} .\n" for q in store))
     with EmbeddedStore.from_files([path]) as backend:
-        edges = outgoing_edges(backend, EX + "e", property_labels={EX + "memberOf": "member of"}.get)
+        edges = outgoing_edges(_Runner(backend), EX + "e", property_labels={EX + "memberOf": "member of"}.get)
     rendered = json.loads(spinach_entry(edges, _short))
     assert rendered == {"member of (ex:memberOf)": "Engineering (ex:d)", "ex:phone": "123"}

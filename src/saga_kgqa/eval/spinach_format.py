@@ -17,12 +17,21 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
-from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
-from saga_kgqa.kg.query import from_template
-from saga_kgqa.kg.result import Term
+from saga_kgqa.kg.backend import ExecutionLimits
+from saga_kgqa.kg.query import CheckedQuery, from_template
+from saga_kgqa.kg.result import QueryResult, Term
 from saga_kgqa.kg.sparql_terms import iri
 from saga_kgqa.schema.vocab import DEFAULT_LABEL_PREDICATES
+
+
+class QueryRunner(Protocol):
+    """Runs checked queries (``KnowledgeGraph`` satisfies it)."""
+
+    def run(self, query: CheckedQuery, limits: ExecutionLimits | None = None, /) -> QueryResult:
+        """Run a query that passed the guard or was built from a template."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +81,7 @@ def spinach_entry(edges: Iterable[Edge], short: Callable[[str], str] = str) -> s
 
 
 def outgoing_edges(
-    backend: KGBackend,
+    graph: QueryRunner,
     entity_iri: str,
     *,
     label_predicates: Iterable[str] = DEFAULT_LABEL_PREDICATES,
@@ -83,7 +92,7 @@ def outgoing_edges(
     """Read an entity's outgoing edges with the labels of their values.
 
     Args:
-        backend: The graph.
+        graph: The graph.
         entity_iri: The entity.
         label_predicates: Predicates giving a value its label (the first label found is used).
         property_labels: Label of a property (for example from the schema index).
@@ -99,9 +108,7 @@ def outgoing_edges(
         f"SELECT ?p ?o (SAMPLE(?label) AS ?olabel) WHERE {{ {iri(entity_iri)} ?p ?o . "
         f"OPTIONAL {{ ?o {labels} ?label }} }} GROUP BY ?p ?o LIMIT {max_edges}"
     )
-    result = backend.execute(
-        from_template(text, limit=max_edges), ExecutionLimits(deadline_s=deadline_s, max_rows=max_edges)
-    )
+    result = graph.run(from_template(text, limit=max_edges), ExecutionLimits(deadline_s=deadline_s, max_rows=max_edges))
     edges = []
     for row in result.rows:
         prop = row["p"].value
