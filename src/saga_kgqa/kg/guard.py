@@ -45,7 +45,7 @@ from saga_kgqa.kg.guard_messages import (
     too_complex,
     unknown_prefix_or_invalid,
 )
-from saga_kgqa.kg.limit_rewrite import QUERY_FORMS, first_keyword, join_path_modifiers, plan_limit
+from saga_kgqa.kg.limit_rewrite import first_keyword, join_path_modifiers, plan_limit
 from saga_kgqa.kg.named_subqueries import has_named_subqueries, inline_named_subqueries
 from saga_kgqa.kg.profiles import EndpointProfile
 from saga_kgqa.kg.query import CheckedQuery
@@ -57,6 +57,12 @@ from saga_kgqa.kg.sparql_lexer import Token, blank_comments, line_and_column, to
 UPDATE_KEYWORDS = frozenset({"INSERT", "DELETE", "LOAD", "CLEAR", "DROP", "CREATE", "ADD", "MOVE", "COPY"})
 # C0 controls other than tab, LF and CR; DEL; C1 controls.
 _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_FORM_KEYWORDS: dict[str, QueryForm] = {
+    "SELECT": "SELECT",
+    "CONSTRUCT": "CONSTRUCT",
+    "DESCRIBE": "DESCRIBE",
+    "ASK": "ASK",
+}
 _TREE_FORMS: dict[str, QueryForm] = {
     "SelectQuery": "SELECT",
     "ConstructQuery": "CONSTRUCT",
@@ -91,9 +97,9 @@ class GuardPolicy:
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise ValueError(f"GuardPolicy.{name} must be at least 1, got {value}")
-        unknown = set(self.allowed_forms) - set(QUERY_FORMS)
+        unknown = set(self.allowed_forms) - set(_FORM_KEYWORDS)
         if unknown or not self.allowed_forms:
-            raise ValueError(f"GuardPolicy.allowed_forms must be a non-empty subset of {QUERY_FORMS}")
+            raise ValueError(f"GuardPolicy.allowed_forms must be a non-empty subset of {sorted(_FORM_KEYWORDS)}")
 
 
 class QueryGuard:
@@ -188,14 +194,13 @@ class QueryGuard:
 
     def _query_form(self, tokens: list[Token]) -> QueryForm:
         keyword = first_keyword(tokens)
-        name = keyword.text.upper() if keyword is not None else ""
-        if name in _TREE_FORMS.values():
-            form: QueryForm = _TREE_FORMS[f"{name.capitalize()}Query"]
-            if form not in self.policy.allowed_forms:
-                raise form_not_allowed(form, self.policy.allowed_forms)
-            return form
-        # Not a query form: let the parser report the syntax error with its position.
-        return "SELECT"
+        form = _FORM_KEYWORDS.get(keyword.text.upper()) if keyword is not None else None
+        if form is None:
+            # Not a query form: the parser reports the syntax error with its position.
+            return "SELECT"
+        if form not in self.policy.allowed_forms:
+            raise form_not_allowed(form, self.policy.allowed_forms)
+        return form
 
     def _precheck_services(self, tokens: list[Token]) -> None:
         """Reject SERVICE clauses whose target is visible in the tokens, before parsing."""
@@ -238,11 +243,12 @@ class QueryGuard:
                     return self._parse_with_limit(joined, tokenize(joined), form, self.max_limit)
                 except ParseBaseException:
                     pass
+            # Locate the error in the text as written, without the planned LIMIT.
             try:
                 sparql_grammar.parse_query(clean)
             except ParseBaseException as exc:
                 raise syntax_error(clean, tokens, exc) from None
-            raise syntax_error(clean, tokens, first_error) from None
+            raise _rewrite_failed() from first_error
 
     def _parse_with_limit(
         self, text: str, tokens: list[Token], form: QueryForm, max_limit: int
@@ -251,12 +257,8 @@ class QueryGuard:
             return text, sparql_grammar.parse_query(text), None
         plan = plan_limit(text, tokens, default_limit=min(self.default_limit, max_limit), max_limit=max_limit)
         parsed = sparql_grammar.parse_query(plan.text)
-        actual = _top_level_limit(parsed[1])
-        if actual != plan.limit:
-            raise QueryRejected(
-                "could not apply the LIMIT to this query: add 'LIMIT n' after the WHERE block and resend",
-                reason="rewrite",
-            )
+        if _top_level_limit(parsed[1]) != plan.limit:
+            raise _rewrite_failed()
         return plan.text, parsed, plan.limit
 
     def _check_services(self, algebra: Any, tokens: list[Token]) -> None:
@@ -283,6 +285,14 @@ class QueryGuard:
         except ParseBaseException:
             raise QueryRejected("could not cap this CONSTRUCT query: add a smaller LIMIT", reason="rewrite") from None
         return sent, new_limit
+
+
+def _rewrite_failed() -> QueryRejected:
+    # Only reachable if the token-level LIMIT planning and the grammar disagree.
+    return QueryRejected(
+        "could not apply the LIMIT to this query: add 'LIMIT n' after the WHERE block and resend",
+        reason="rewrite",
+    )
 
 
 def _expand_escapes(text: str) -> str:

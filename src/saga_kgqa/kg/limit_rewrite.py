@@ -14,9 +14,6 @@ from dataclasses import dataclass
 
 from saga_kgqa.kg.sparql_lexer import Token
 
-# Query forms, as they open a query after its prologue.
-QUERY_FORMS = ("SELECT", "CONSTRUCT", "DESCRIBE", "ASK")
-
 
 @dataclass(frozen=True, slots=True)
 class LimitRewrite:
