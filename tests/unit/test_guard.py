@@ -185,6 +185,7 @@ SERVICE_VARIANTS = {
     "empty_prefix": "PREFIX : <http://127.0.0.1:9/> SELECT * WHERE { SERVICE :sparql { ?s ?p ?o } }",
     "comment_between": f"SELECT * WHERE {{ SERVICE # hidden?\n <{LOOPBACK}> {{ ?s ?p ?o }} }}",
     "unicode_escape": "SELECT * WHERE { SERVICE <http://127.0.0.1:9/\\u0073parql> { ?s ?p ?o } }",
+    "escaped_keyword": f"SELECT * WHERE {{ \\u0053ERVICE <{LOOPBACK}> {{ ?s ?p ?o }} }}",
     "variable": "SELECT * WHERE { SERVICE ?s { ?s ?p ?o } }",
     "variable_silent": "SELECT * WHERE { VALUES ?x { <http://127.0.0.1:9/> } SERVICE SILENT ?x { ?s ?p ?o } }",
 }
