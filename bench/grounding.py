@@ -104,9 +104,11 @@ def _print_tokens(console: Console, m: GraphMeasurement) -> None:
 
 
 def _print_details(console: Console, m: GraphMeasurement, limit: int) -> None:
+    console = Console(width=console.width, markup=False, highlight=False)  # IRIs and "[mode]" are plain text
     for mode, tally in m.modes.items():
         for lost in tally.lost[:limit]:
-            console.print(f"[{mode}] lost {lost.qid}: {lost.subject} <{lost.property_iri}> types {sorted(lost.subject_types)}")
+            types = sorted(lost.subject_types)
+            console.print(f"[{mode}] lost {lost.qid}: {lost.subject} <{lost.property_iri}> types {types}")
         for swap in tally.missed[:limit]:
             console.print(
                 f"[{mode}] missed swap {swap.qid}: {swap.subject} <{swap.original}> -> <{swap.replacement}> "

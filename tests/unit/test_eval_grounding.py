@@ -54,7 +54,7 @@ class StandInProbe:
 
     def blocked(self, sparql: str, theta: TypeState, mode: CompatibilityMode) -> tuple[str, ...]:
         self.checks.append((sparql, len(theta), mode))
-        return tuple(p for p in self.blocks if f"<{p}>" in sparql)
+        return tuple(p for p in self.blocks if f"<{p}>" in sparql or p.replace(EX, "ex:") in sparql)
 
     def raw_neighbourhood(self, entity: str) -> tuple[str, int]:
         return "{" + ", ".join(sorted(GRAPH[entity][1])) + "}", len(GRAPH[entity][1])

@@ -271,7 +271,12 @@ def _lookup(
 
 
 def _tally_retention(
-    qid: str, use: PropertyUse, typed: Sequence[LookupView], schema: SchemaIndex, mode: CompatibilityMode, tally: ModeTally
+    qid: str,
+    use: PropertyUse,
+    typed: Sequence[LookupView],
+    schema: SchemaIndex,
+    mode: CompatibilityMode,
+    tally: ModeTally,
 ) -> None:
     tally.typed_uses += 1
     lost = [view for view in typed if not _keeps(view, use.property_iri, schema, mode)]

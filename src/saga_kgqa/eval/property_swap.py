@@ -1,4 +1,4 @@
-"""Type errors made on purpose: a gold query with one property swapped for a domain-incompatible one.
+r"""Type errors made on purpose: a gold query with one property swapped for a domain-incompatible one.
 
 The swap imitates the type-blind mistake SAGA targets: a property that exists in the
 graph, but whose declared domain excludes every known type of the subject it is applied
@@ -7,7 +7,7 @@ type check should block it first.
 
 The rewrite works on tokens (:mod:`saga_kgqa.kg.sparql_lexer`), so an IRI inside a
 string literal or a comment is never touched, and every spelling of the property
-(``<iri>``, ``pv:name``, ``:singer\\#name``) is recognised after prefix resolution.
+(``<iri>``, ``pv:name``, ``:singer\#name``) is recognised after prefix resolution.
 """
 
 from __future__ import annotations
@@ -45,7 +45,9 @@ class PropertySwap:
     sparql: str
 
 
-def conflicting_properties(schema: SchemaIndex, subject_types: Iterable[str], *, exclude: Iterable[str] = ()) -> list[str]:
+def conflicting_properties(
+    schema: SchemaIndex, subject_types: Iterable[str], *, exclude: Iterable[str] = ()
+) -> list[str]:
     """Properties whose declared (formal) domain excludes all these types, subclass-aware; sorted.
 
     A property with no formal domain never qualifies: nothing declares it incompatible.
