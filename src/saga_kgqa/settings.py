@@ -11,7 +11,6 @@ from importlib import resources
 from pathlib import Path
 
 DEFAULT_DATA_DIR = Path("../shared/data")
-DEFAULT_CONTACT = "https://github.com/saga-kgqa/saga-kgqa"
 
 
 def data_dir(explicit: Path | None = None) -> Path:
@@ -20,13 +19,6 @@ def data_dir(explicit: Path | None = None) -> Path:
         return explicit
     env = os.environ.get("SAGA_DATA_DIR")
     return Path(env) if env else DEFAULT_DATA_DIR
-
-
-def contact(explicit: str | None = None) -> str:
-    """Return the contact put in the User-Agent of every remote request (``$SAGA_CONTACT``)."""
-    if explicit:
-        return explicit
-    return os.environ.get("SAGA_CONTACT") or DEFAULT_CONTACT
 
 
 def example_graph_path() -> Path:
