@@ -80,7 +80,9 @@ def _measure(graph: BenchmarkGraph, args: argparse.Namespace) -> GraphMeasuremen
         schema = build_schema_index(store, induce=args.induce)
         probe = ToolkitProbe(KnowledgeGraph(store), schema, prefixes=prefixes)
         settings = MeasureSettings(samples=args.samples, seed=args.seed, prefixes=dict(profile.prefixes))
-        return measure_graph(graph.name, questions, probe, schema, settings)
+        measurement = measure_graph(graph.name, questions, probe, schema, settings)
+        measurement.notes.extend(f"{graph.name}: {note}" for note in probe.notes)
+        return measurement
 
 
 def _print_graph(console: Console, m: GraphMeasurement, elapsed: float) -> None:
@@ -118,6 +120,8 @@ def _print_details(console: Console, m: GraphMeasurement, limit: int) -> None:
             console.print(f"[{mode}] false block {qid}: {'; '.join(patterns)}")
     for error in m.errors[:limit]:
         console.print(f"error {error}")
+    for note in m.notes[:limit]:
+        console.print(f"note {note}")
 
 
 if __name__ == "__main__":

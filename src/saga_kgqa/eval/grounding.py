@@ -85,7 +85,19 @@ class LostUse:
 
 @dataclass(slots=True)
 class ModeTally:
-    """Counts for one compatibility mode."""
+    """Counts for one compatibility mode.
+
+    Attributes:
+        typed_uses: Property uses with at least one typed sampled subject.
+        retained_uses: Those whose property every typed subject's lookup keeps.
+        lost: The others, for the report.
+        hidden_shares: Per looked-up entity, the share of its outgoing properties hidden.
+        false_blocks: Gold queries the check blocked, with the blocked patterns.
+        swaps: Queries with a property swapped.
+        detected: Swapped queries blocked, Θ holding the sampled types of the query's variables.
+        detected_without_trace: Swapped queries blocked with an empty Θ.
+        missed: Swaps not blocked (with Θ), for the report.
+    """
 
     typed_uses: int = 0
     retained_uses: int = 0
@@ -130,7 +142,20 @@ class TokenSample:
 
 @dataclass(slots=True)
 class GraphMeasurement:
-    """Everything measured on one graph."""
+    """Everything measured on one graph.
+
+    Attributes:
+        graph: The graph's name.
+        questions: Gold questions measured.
+        uses: Property uses found in their queries.
+        untyped_uses: Uses whose sampled subjects have no declared type (nothing to filter by).
+        unsampled_uses: Uses whose subject binds no IRI in the graph (empty part, blank nodes).
+        no_swap: Queries with no typed subject that a declared domain excludes.
+        errors: Questions that could not be measured, with the reason.
+        notes: Remarks from the probe (sampling queries that timed out, ...).
+        modes: Counts per compatibility mode.
+        tokens: Token counts of every looked-up entity.
+    """
 
     graph: str
     questions: int = 0
@@ -139,6 +164,7 @@ class GraphMeasurement:
     unsampled_uses: int = 0
     no_swap: int = 0
     errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     modes: dict[CompatibilityMode, ModeTally] = field(default_factory=lambda: {m: ModeTally() for m in MODES})
     tokens: list[TokenSample] = field(default_factory=list)
 

@@ -41,6 +41,7 @@ def merged(measurements: Sequence[GraphMeasurement], name: str = "overall") -> G
         total.unsampled_uses += m.unsampled_uses
         total.no_swap += m.no_swap
         total.errors.extend(m.errors)
+        total.notes.extend(m.notes)
         total.tokens.extend(m.tokens)
         for mode in MODES:
             _add(total.modes[mode], m.modes[mode])
