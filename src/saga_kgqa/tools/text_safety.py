@@ -31,7 +31,7 @@ def _strip_invisible(text: str) -> str:
 
 def _defang_tag(match: re.Match[str]) -> str:
     inner = match.group(0).strip("<>[]").strip()
-    return f"‹{inner}›"
+    return f"\u2039{inner}\u203a"  # single guillemets: look like brackets, parse as none
 
 
 def graph_text(text: str, cap: int = DEFAULT_TEXT_CAP) -> str:
@@ -43,8 +43,8 @@ def graph_text(text: str, cap: int = DEFAULT_TEXT_CAP) -> str:
 
     Returns:
         One line of text with invisible characters removed, tag-like sequences
-        rewritten with ‹ › instead of angle brackets, whitespace collapsed and the
-        length capped.
+        rewritten with single guillemets (U+2039, U+203A) instead of angle
+        brackets, whitespace collapsed and the length capped.
     """
     # Cut early so a 100 KB description costs no more than the cap to clean.
     text = text[: cap * 4 + 64]
