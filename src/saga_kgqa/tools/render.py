@@ -51,16 +51,19 @@ def compact_iri(iri: str, prefixes: Mapping[str, str]) -> str:
 
 
 def iri_text(iri: str, prefixes: Mapping[str, str], cap: int = 120) -> str:
-    """Return the compact form of an IRI made safe to show (capped, invisible characters removed).
+    """Return the compact form of an IRI made safe to show (capped, invisible characters removed)."""
+    return id_text(compact_iri(iri, prefixes), cap)
+
+
+def id_text(ident: str, cap: int = 120) -> str:
+    """Make an id from :func:`compact_iri` safe to show.
 
     A full IRI keeps its angle brackets outside the cleaning, so the tag defanging of
     :func:`graph_text` never rewrites ``<http://…>`` itself; brackets inside are dropped.
     """
-    compact = compact_iri(iri, prefixes)
-    if not compact.startswith("<"):
-        return graph_text(compact, cap)
-    inner = graph_text(iri.replace("<", "").replace(">", ""), cap)
-    return f"<{inner}>"
+    if ident.startswith("<") and ident.endswith(">"):
+        return "<" + graph_text(ident[1:-1].replace("<", "").replace(">", ""), cap) + ">"
+    return graph_text(ident, cap)
 
 
 def labelled(iri: str, label: str | None, prefixes: Mapping[str, str], *, label_cap: int = 80) -> str:
@@ -74,17 +77,27 @@ def labelled(iri: str, label: str | None, prefixes: Mapping[str, str], *, label_
     return f"{quoted(label, label_cap)} ({ident})"
 
 
-def literal_text(term: Term, prefixes: Mapping[str, str], cap: int) -> str:
-    """Render a literal as quoted, capped text with its language tag or compact datatype."""
-    if term.datatype in _BARE_DATATYPES:
-        bare = graph_text(term.value, cap)
+def literal_text(value: str, *, datatype: str | None, lang: str | None, datatype_id: str | None, cap: int) -> str:
+    """Render a literal as quoted, capped text with its language tag or datatype id.
+
+    Numbers and booleans read unambiguously without quotes, so they are shown bare.
+
+    Args:
+        value: The lexical form.
+        datatype: The datatype IRI (``None`` for plain and language strings).
+        lang: The language tag.
+        datatype_id: The datatype as shown (compact id or ``<iri>``), already rendered.
+        cap: Characters kept of the lexical form.
+    """
+    if datatype in _BARE_DATATYPES:
+        bare = graph_text(value, cap)
         if bare and " " not in bare:
             return bare
-    text = quoted(term.value, cap)
-    if term.lang:
-        return f"{text}@{graph_text(term.lang, 20)}"
-    if term.datatype:
-        return f"{text}^^{iri_text(term.datatype, prefixes)}"
+    text = quoted(value, cap)
+    if lang:
+        return f"{text}@{graph_text(lang, 20)}"
+    if datatype:
+        return f"{text}^^{datatype_id or graph_text(datatype, 120)}"
     return text
 
 
@@ -100,7 +113,8 @@ def term_text(
         label = labels.get(term.value) if labels else None
         return labelled(term.value, label, prefixes, label_cap=cap) if label else iri_text(term.value, prefixes, cap)
     if term.kind == "literal":
-        return literal_text(term, prefixes, cap)
+        datatype_id = iri_text(term.datatype, prefixes) if term.datatype else None
+        return literal_text(term.value, datatype=term.datatype, lang=term.lang, datatype_id=datatype_id, cap=cap)
     if term.kind == "bnode":
         return graph_text(f"_:{term.value}", cap)
     return graph_text(term.value, cap)
