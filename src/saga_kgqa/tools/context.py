@@ -30,6 +30,8 @@ class ToolCaps:
         triples_read: Outgoing triples read per lookup (for the values shown).
         names_per_predicate: Names read per name predicate when the search index is built.
         deadline_s: Wall-clock budget of each query.
+        raw_chars: Characters of graph text kept in the machine-readable results (labels,
+            descriptions, literal values), so a 100 KB description never enters agent state.
         text: Character and byte caps of the rendered observations.
     """
 
@@ -43,6 +45,7 @@ class ToolCaps:
     triples_read: int = 2000
     names_per_predicate: int = 500_000
     deadline_s: float = 20.0
+    raw_chars: int = 1000
     text: TextCaps = field(default_factory=TextCaps)
 
 
@@ -109,8 +112,18 @@ class ToolContext:
         return resolve_iri(argument, self.prefixes, role=role)
 
     def texts(self, reads: Reads, resources: Iterable[str]) -> dict[str, Texts]:
-        """Labels and descriptions of resources, from the graph."""
-        return reads.texts(resources, self.vocabulary.label_predicates, self.vocabulary.description_predicates)
+        """Labels and descriptions of resources, from the graph, clipped to ``caps.raw_chars``."""
+        found = reads.texts(resources, self.vocabulary.label_predicates, self.vocabulary.description_predicates)
+        return {
+            resource: Texts(label=self.clip(texts.label), description=self.clip(texts.description))
+            for resource, texts in found.items()
+        }
+
+    def clip(self, text: str | None) -> str | None:
+        """Cut raw graph text to ``caps.raw_chars`` (it is escaped only when rendered)."""
+        if text is None or len(text) <= self.caps.raw_chars:
+            return text
+        return text[: self.caps.raw_chars - 1] + "…"
 
     def ref(self, iri: str, texts: Mapping[str, Texts] | None = None) -> Ref:
         """A resource with its compact id and best label (graph text first, then the schema's)."""
@@ -118,7 +131,7 @@ class ToolContext:
         if label is None:
             info = self.schema.classes.get(iri) or self.schema.properties.get(iri)
             label = info.label if info is not None else None
-        return Ref(iri=iri, id=compact_iri(iri, self.prefixes), label=label)
+        return Ref(iri=iri, id=compact_iri(iri, self.prefixes), label=self.clip(label))
 
     def property_info(self, prop: str, texts: Mapping[str, Texts] | None = None) -> PropertyInfo:
         """A property with its label, description, domain and range from the schema index."""
@@ -128,7 +141,7 @@ class ToolContext:
             return PropertyInfo(property=self.ref(prop, texts), description=description)
         return PropertyInfo(
             property=self.ref(prop, texts),
-            description=entry.description or description,
+            description=self.clip(entry.description) or description,
             domain=tuple(self.ref(c, texts) for c in sorted(entry.domain)),
             range=tuple(self.ref(c, texts) for c in sorted(entry.range)),
             domain_source=entry.domain_source,
@@ -141,7 +154,8 @@ class ToolContext:
             ref = self.ref(term.value, texts)
             return Value(kind="uri", value=term.value, id=ref.id, label=ref.label)
         datatype_id = compact_iri(term.datatype, self.prefixes) if term.datatype else None
-        return Value(kind=term.kind, value=term.value, datatype=term.datatype, datatype_id=datatype_id, lang=term.lang)
+        value = self.clip(term.value) or ""
+        return Value(kind=term.kind, value=value, datatype=term.datatype, datatype_id=datatype_id, lang=term.lang)
 
     def schema_resources(self, props: Iterable[str]) -> set[str]:
         """Properties and the classes of their domains and ranges that lack a schema label."""
