@@ -35,6 +35,7 @@ run: setup  ## the main job: ask the shipped example graph
 
 bench: setup  ## every benchmark under bench/
 	.venv/bin/python bench/store_latency.py --data-dir $(DATA_DIR)
+	.venv/bin/python bench/guard_latency.py --data-dir $(DATA_DIR)
 
 clean:
 	rm -rf .venv .tools
