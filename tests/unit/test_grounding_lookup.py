@@ -8,6 +8,7 @@ import pytest
 
 from saga_kgqa.errors import ToolInputError
 from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex, build_schema_index
 from saga_kgqa.state import answer_type_prior, extract_type_patterns, merge_type_state
 from saga_kgqa.tools.results import LookupResult
@@ -167,6 +168,11 @@ def test_bad_arguments_raise_a_typed_error_before_any_query(
     with pytest.raises(ToolInputError, match=message):
         kit.lookup(argument)
     assert reader.queries == []
+
+
+def test_a_knowledge_graph_is_the_toolkit_graph(store: EmbeddedStore, schema: SchemaIndex) -> None:
+    kit = GroundingToolkit(KnowledgeGraph(store), schema, prefixes=MINI_PREFIXES)
+    assert hidden_ids(kit.lookup("res:alice")) == {"ex:price"}
 
 
 def test_every_lookup_query_is_a_bounded_template(kit: GroundingToolkit, reader: RecordingReader) -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.result import Term
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
-from saga_kgqa.tools.graph_reads import GraphReader, Reads, Texts
+from saga_kgqa.tools.graph_reads import Reads, Texts
 from saga_kgqa.tools.identifiers import resolve_iri
 from saga_kgqa.tools.label_index import LabelIndex, name_predicates
 from saga_kgqa.tools.render import compact_iri
@@ -54,7 +55,7 @@ class ToolContext:
 
     def __init__(
         self,
-        graph: GraphReader,
+        graph: KnowledgeGraph,
         schema: SchemaIndex,
         *,
         vocabulary: SchemaVocabulary | None = None,
@@ -67,7 +68,7 @@ class ToolContext:
         """Hold what the tools need.
 
         Args:
-            graph: The graph (a ``KnowledgeGraph``); only template queries are sent.
+            graph: The graph; only bounded template queries are sent.
             schema: The schema index used for compatibility and annotations.
             vocabulary: Type, label and description predicates; by default RDFS labels
                 with the schema index's type and subclass predicates.

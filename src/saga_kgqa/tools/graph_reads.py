@@ -1,41 +1,24 @@
 """The bounded template queries the grounding tools send: types, neighbourhoods, labels, examples.
 
 Every query here is built from IRIs escaped by :mod:`saga_kgqa.kg.sparql_terms`, carries a
-LIMIT, and goes through :meth:`GraphReader.run` (the ``KnowledgeGraph`` facade), never as
-free text. A query that hits its LIMIT adds a note, so results can say they are partial.
+LIMIT, and goes through :meth:`KnowledgeGraph.run` as a checked template, never as free
+text. A query that hits its LIMIT adds a note, so results can say they are partial.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from saga_kgqa.errors import QueryTimeout
 from saga_kgqa.kg.backend import ExecutionLimits
-from saga_kgqa.kg.profiles import EndpointProfile
-from saga_kgqa.kg.query import CheckedQuery, from_template
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.kg.query import from_template
 from saga_kgqa.kg.result import QueryForm, QueryResult, Row, Term
 from saga_kgqa.kg.sparql_terms import iri
 from saga_kgqa.schema.queries import batched, path_alternative, values_clause
 
 _TEXT_BATCH = 100
-
-
-class GraphReader(Protocol):
-    """What the tools need from a graph: its profile and a way to run template queries.
-
-    ``saga_kgqa.kg.knowledge_graph.KnowledgeGraph`` satisfies it.
-    """
-
-    @property
-    def profile(self) -> EndpointProfile:
-        """The endpoint profile (its prefixes shorten the ids shown to a model)."""
-        ...
-
-    def run(self, query: CheckedQuery, limits: ExecutionLimits | None = None, /) -> QueryResult:
-        """Run a checked query."""
-        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +40,7 @@ class Reads:
         notes: Remarks on limits reached, for the tool result.
     """
 
-    graph: GraphReader
+    graph: KnowledgeGraph
     deadline_s: float = 20.0
     language: str = "en"
     notes: list[str] = field(default_factory=list)

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools.context import ToolCaps, ToolContext
-from saga_kgqa.tools.graph_reads import GraphReader
 from saga_kgqa.tools.label_index import LabelIndex
 from saga_kgqa.tools.lookup import lookup_entity
 from saga_kgqa.tools.results import LookupResult, PropertyExamplesResult, SearchResult
@@ -26,7 +26,7 @@ class GroundingToolkit:
 
     def __init__(
         self,
-        graph: GraphReader,
+        graph: KnowledgeGraph,
         schema: SchemaIndex,
         *,
         vocabulary: SchemaVocabulary | None = None,
@@ -39,8 +39,7 @@ class GroundingToolkit:
         """Hold the graph, the schema index and the caps.
 
         Args:
-            graph: The graph (a ``KnowledgeGraph``); the tools send it only bounded
-                template queries.
+            graph: The graph; the tools send it only bounded template queries.
             schema: The schema index (see :func:`saga_kgqa.schema.build_schema_index`).
             vocabulary: Type, label and description predicates; by default RDFS labels
                 with the schema index's type and subclass predicates.
