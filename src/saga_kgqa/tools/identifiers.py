@@ -20,6 +20,8 @@ MAX_ARGUMENT_CHARS = 2000
 # IRI schemes accepted without "//" (urn:isbn:..., mailto:...); other "x:y" must be a known prefix.
 _OPAQUE_SCHEMES = frozenset({"urn", "mailto", "tag", "tel", "did", "doi", "info"})
 _PREFIXED = re.compile(r"([A-Za-z][A-Za-z0-9_\-.]*)?:(\S*)")
+# One wording for every graph: a declared prefix can have an odd name to show as an example.
+_EXAMPLE = "<http://…> or prefix:name"
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 
 
@@ -39,7 +41,7 @@ def resolve_iri(argument: str, prefixes: Mapping[str, str], *, role: str = "enti
             unknown prefix, or is not a usable IRI.
     """
     raw = argument.strip()
-    example = _example(prefixes)
+    example = _EXAMPLE
     if not raw:
         raise ToolInputError(f"the {role} argument is empty; pass an IRI such as {example}")
     if len(raw) > MAX_ARGUMENT_CHARS:
@@ -78,8 +80,3 @@ def _expand(raw: str, prefixes: Mapping[str, str], *, role: str, shown: str, exa
     raise ToolInputError(f"unknown prefix {graph_text(prefix, 40)!r} in {shown}; known prefixes: {known}")
 
 
-def _example(prefixes: Mapping[str, str]) -> str:
-    for name in sorted(prefixes):
-        if name and name not in ("rdf", "rdfs", "owl", "xsd"):
-            return f"{name}:…"
-    return "<http://…>"
