@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from saga_kgqa.errors import QueryTimeout
 from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.query import CheckedQuery
@@ -24,4 +25,18 @@ class RecordingReader(KnowledgeGraph):
 
     def run(self, query: CheckedQuery, limits: ExecutionLimits | None = None) -> QueryResult:
         self.queries.append(query)
+        return super().run(query, limits)
+
+
+class FailingReader(RecordingReader):
+    """A recording reader whose queries containing ``needle`` time out."""
+
+    def __init__(self, backend: KGBackend, needle: str) -> None:
+        super().__init__(backend)
+        self.needle = needle
+
+    def run(self, query: CheckedQuery, limits: ExecutionLimits | None = None) -> QueryResult:
+        if self.needle in query.text:
+            self.queries.append(query)
+            raise QueryTimeout(f"timed out (scripted for {self.needle})")
         return super().run(query, limits)

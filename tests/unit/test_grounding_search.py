@@ -6,13 +6,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from saga_kgqa.errors import ToolInputError
+from saga_kgqa.errors import ConfigurationError, ToolInputError
 from saga_kgqa.kg.embedded import EmbeddedStore
 from saga_kgqa.schema import SchemaIndex, SchemaVocabulary, build_schema_index
 from saga_kgqa.tools.label_index import LabelIndex, NameEntry, name_predicates
 from saga_kgqa.tools.results import SearchHit, SearchResult
 from saga_kgqa.tools.toolkit import GroundingToolkit
-from tests.support.grounding import EX, MINI_PREFIXES, MINI_TTL, RES, RecordingReader
+from tests.support.grounding import EX, MINI_PREFIXES, MINI_TTL, RES, FailingReader, RecordingReader
 
 RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 ALT = "http://www.w3.org/2004/02/skos/core#altLabel"
@@ -104,6 +104,25 @@ def test_name_index_is_built_once(kit: GroundingToolkit, reader: RecordingReader
     assert built == len(kit.context.name_predicates)
     kit.search("Bob")
     assert sum(1 for q in reader.queries if "?name" in q.text) == built
+
+
+def test_labels_are_read_in_the_preferred_language(reader: RecordingReader, schema: SchemaIndex) -> None:
+    english = GroundingToolkit(reader, schema, prefixes=MINI_PREFIXES)
+    assert all(h.resource.iri != RES + "sales" for h in english.search("Vertrieb").hits)
+    german = GroundingToolkit(reader, schema, prefixes=MINI_PREFIXES, language="de")
+    hit = first(german.search("Vertrieb"))
+    assert (hit.resource.iri, hit.resource.label, hit.match) == (RES + "sales", "Vertrieb", "exact")
+    with pytest.raises(ConfigurationError, match="not a language tag"):
+        GroundingToolkit(reader, schema, language='en") || true || ("')
+
+
+def test_a_timed_out_name_predicate_costs_only_its_names(store: EmbeddedStore, schema: SchemaIndex) -> None:
+    kit = GroundingToolkit(FailingReader(store, ALT), schema, prefixes=MINI_PREFIXES)
+    result = kit.search("Alice Smith")
+    assert first(result).resource.iri == RES + "alice"
+    assert all(h.matched != "Ali" for h in kit.search("Ali").hits)
+    assert any("altLabel: timed out" in note for note in result.notes)
+    assert "Note: names via http://www.w3.org/2004/02/skos/core#altLabel: timed out" in result.text
 
 
 def test_name_predicates_include_literal_name_properties(schema: SchemaIndex) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.result import Term
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
@@ -14,6 +16,8 @@ from saga_kgqa.tools.label_index import LabelIndex, name_predicates
 from saga_kgqa.tools.render import compact_iri
 from saga_kgqa.tools.render_observations import TextCaps
 from saga_kgqa.tools.results import PropertyInfo, Ref, Value
+
+_LANGUAGE_TAG = re.compile(r"[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +81,10 @@ class ToolContext:
             prefixes: Prefixes added to the graph profile's ones for compact ids. Only
                 pass prefixes the query guard also knows, or the ids shown will not parse.
             extra_name_predicates: More predicates whose literals name resources.
-            language: Preferred language of labels and descriptions.
+            language: Preferred language of labels and descriptions (a BCP 47 tag).
+
+        Raises:
+            ConfigurationError: ``language`` is not a language tag.
         """
         self.graph = graph
         self.schema = schema
@@ -88,6 +95,8 @@ class ToolContext:
         self.mode: CompatibilityMode = mode
         self.prefixes: dict[str, str] = {**graph.profile.prefixes, **(prefixes or {})}
         self.name_predicates = name_predicates(schema, self.vocabulary, extra_name_predicates)
+        if not _LANGUAGE_TAG.fullmatch(language):
+            raise ConfigurationError(f"not a language tag: {language[:40]!r}")
         self.language = language
         self._label_index: LabelIndex | None = None
 

@@ -15,7 +15,7 @@ from saga_kgqa.kg.backend import ExecutionLimits
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.query import from_template
 from saga_kgqa.kg.result import QueryForm, QueryResult, Row, Term
-from saga_kgqa.kg.sparql_terms import iri
+from saga_kgqa.kg.sparql_terms import iri, string_literal
 from saga_kgqa.schema.queries import batched, path_alternative, values_clause
 
 _TEXT_BATCH = 100
@@ -58,6 +58,13 @@ class Reads:
         if not result.complete:
             self.notes.append(f"{what or 'a query'}: the endpoint reported a partial result")
         return result
+
+    def text_filter(self, variable: str) -> str:
+        """A FILTER condition keeping literals that are untagged or in the preferred language."""
+        return (
+            f"isLiteral(?{variable}) && "
+            f'(lang(?{variable}) = "" || langMatches(lang(?{variable}), {string_literal(self.language)}))'
+        )
 
     def ask(self, body: str) -> bool:
         """Run an ASK query built from escaped terms."""
@@ -129,9 +136,10 @@ class Reads:
     ) -> dict[str, Texts]:
         """Read the preferred label and description of many resources in batches.
 
-        ``language`` is preferred, then untagged text, then any other language; ties go
-        to the shortest text, then alphabetical, so the choice is deterministic. A batch
-        that times out is skipped with a note: texts only decorate a result.
+        Only ``language`` and untagged text is read (a Wikidata item has labels in
+        hundreds of languages); ``language`` is preferred, ties go to the shortest text,
+        then alphabetical, so the choice is deterministic. A batch that times out is
+        skipped with a note: texts only decorate a result.
         """
         wanted = sorted(set(resources))
         branches = []
@@ -146,7 +154,7 @@ class Reads:
             try:
                 rows = self.select(
                     f"SELECT ?x ?kind ?text WHERE {{ {values_clause('x', batch)} {' UNION '.join(branches)} "
-                    "FILTER(isLiteral(?text)) }",
+                    f"FILTER({self.text_filter('text')}) }}",
                     limit=len(batch) * 20,
                 ).rows
             except QueryTimeout:

@@ -78,5 +78,3 @@ def _expand(raw: str, prefixes: Mapping[str, str], *, role: str, shown: str, exa
         return prefixes[prefix] + unescape_local_name(local)
     known = ", ".join(sorted(f"{name}:" for name in prefixes)[:20]) or "none"
     raise ToolInputError(f"unknown prefix {graph_text(prefix, 40)!r} in {shown}; known prefixes: {known}")
-
-
