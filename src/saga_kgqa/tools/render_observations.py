@@ -141,7 +141,8 @@ def render_lookup(result: LookupResult, caps: TextCaps) -> tuple[str, int]:
         lines.append(f"It has no outgoing properties; it is the object of: {incoming or 'nothing'}.")
         return cap_bytes("\n".join(lines + _notes(result.notes)), caps.observation_bytes), 0
     tail = [_hidden_line(result, caps), *_notes(result.notes)]
-    budget = caps.observation_bytes - _size(lines) - _size(tail) - 200
+    # Room for the "Properties (…)" header and the "(… more not shown …)" line, both bounded.
+    budget = caps.observation_bytes - _size(lines) - _size(tail) - 400
     body: list[str] = []
     for kept in result.kept[: result.shown]:
         line = f"- {_kept_line(kept, caps)}"
@@ -154,7 +155,7 @@ def render_lookup(result: LookupResult, caps: TextCaps) -> tuple[str, int]:
     if result.needs_prune_fallback:
         header = f"Properties ({len(body)} shown of {len(result.kept)}; no type is known, so none was filtered):"
     if left:
-        cut = names_list((id_text(k.info.property.id) for k in result.kept[listed:]), caps.names_listed)
+        cut = names_list((id_text(k.info.property.id, 60) for k in result.kept[listed:]), 3)
         body.append(f"({left} more properties not shown: {cut})")
     text = "\n".join([*lines, header, *body, *tail])
     return cap_bytes(text, caps.observation_bytes), listed
