@@ -122,11 +122,13 @@ class QueryGuard:
         self.default_limit = min(self.policy.default_limit or profile.default_limit, self.max_limit)
         self.max_construct_triples = self.policy.max_construct_triples or self.max_limit
 
-    def check(self, text: str | bytes) -> CheckedQuery:
+    def check(self, text: str | bytes, *, default_limit: int | None = None) -> CheckedQuery:
         r"""Check a query and return the text that may be sent.
 
         Args:
             text: The query as written (``bytes`` must be UTF-8).
+            default_limit: LIMIT to inject when the query has none, for this call only
+                (e.g. one more than the caller's row cap); still clamped to the maximum.
 
         Returns:
             A query with origin ``guard``: its text has comments blanked, ``\\u`` escapes
@@ -159,7 +161,8 @@ class QueryGuard:
         self._precheck_services(tokens)
         clean = blank_comments(expanded, tokens)
         try:
-            sent, parsed, limit = self._parse(clean, tokens, form)
+            inject = min(default_limit or self.default_limit, self.max_limit)
+            sent, parsed, limit = self._parse(clean, tokens, form, inject)
             if _TREE_FORMS.get(parsed[1].name) != form:
                 raise QueryRejected("could not determine the query form: start with SELECT or ASK", reason="rewrite")
             try:
@@ -173,7 +176,12 @@ class QueryGuard:
                 sent, limit = self._cap_construct(sent, prepared.algebra, limit)
         except RecursionError:
             raise too_complex() from None
-        return CheckedQuery(text=sent, form=form, origin="guard", limit=limit, source_text=source)
+        sent = _with_prefix_declarations(sent, prefixes, _declared_prefixes(tokens))
+        written = None if limit is None else plan_limit(clean, tokens, default_limit=1, max_limit=2**62).original
+        capped = limit is not None and (written is None or written > limit)
+        return CheckedQuery(
+            text=sent, form=form, origin="guard", limit=limit, source_text=source, limit_capped=capped
+        )
 
     def _decode(self, text: str | bytes) -> str:
         if isinstance(text, str):
@@ -231,16 +239,18 @@ class QueryGuard:
         if resolved not in self.profile.service_allowlist:
             raise service_not_allowed(resolved, self.profile)
 
-    def _parse(self, clean: str, tokens: list[Token], form: QueryForm) -> tuple[str, Any, int | None]:
+    def _parse(
+        self, clean: str, tokens: list[Token], form: QueryForm, inject: int
+    ) -> tuple[str, Any, int | None]:
         try:
-            return self._parse_with_limit(clean, tokens, form, self.max_limit)
+            return self._parse_with_limit(clean, tokens, form, self.max_limit, inject)
         except ParseBaseException as first_error:
             # rdflib wants path modifiers glued to their element ("wdt:P279*"), the
             # grammar does not; retry once with the gaps closed.
             joined = join_path_modifiers(clean, tokens)
             if joined != clean:
                 try:
-                    return self._parse_with_limit(joined, tokenize(joined), form, self.max_limit)
+                    return self._parse_with_limit(joined, tokenize(joined), form, self.max_limit, inject)
                 except ParseBaseException:
                     pass
             # Locate the error in the text as written, without the planned LIMIT.
@@ -251,11 +261,12 @@ class QueryGuard:
             raise _rewrite_failed() from first_error
 
     def _parse_with_limit(
-        self, text: str, tokens: list[Token], form: QueryForm, max_limit: int
+        self, text: str, tokens: list[Token], form: QueryForm, max_limit: int, inject: int | None = None
     ) -> tuple[str, Any, int | None]:
         if form == "ASK":
             return text, sparql_grammar.parse_query(text), None
-        plan = plan_limit(text, tokens, default_limit=min(self.default_limit, max_limit), max_limit=max_limit)
+        default = self.default_limit if inject is None else inject
+        plan = plan_limit(text, tokens, default_limit=min(default, max_limit), max_limit=max_limit)
         parsed = sparql_grammar.parse_query(plan.text)
         if _top_level_limit(parsed[1]) != plan.limit:
             raise _rewrite_failed()
@@ -345,6 +356,27 @@ def _reject_updates(tokens: list[Token], text: str) -> None:
             )
 
 
+def _declared_prefixes(tokens: list[Token]) -> set[str]:
+    """Return the prefixes the query declares itself with PREFIX."""
+    return {
+        tokens[index + 1].text[:-1]
+        for index, token in enumerate(tokens[:-1])
+        if token.is_word("PREFIX") and tokens[index + 1].kind == "pname"
+    }
+
+
+def _with_prefix_declarations(text: str, prefixes: Mapping[str, str], declared: set[str]) -> str:
+    """Prepend PREFIX lines for the profile prefixes the query uses without declaring.
+
+    The guard parsed the query with the profile's prefixes; stores such as Fuseki or
+    QLever predeclare none of them, so the text sent must carry the same declarations.
+    """
+    missing = sorted((name, iri) for name, iri in prefixes.items() if name not in declared)
+    if not missing:
+        return text
+    return "".join(f"PREFIX {name}: <{iri}>\n" for name, iri in missing) + text
+
+
 def _used_prefixes(tokens: list[Token], text: str, predeclared: Mapping[str, str]) -> dict[str, str]:
     """Return the predeclared prefixes the query uses; reject a prefix declared nowhere.
 
@@ -352,11 +384,7 @@ def _used_prefixes(tokens: list[Token], text: str, predeclared: Mapping[str, str
     own, which no store does, so undeclared prefixes are caught here instead. Passing
     only the prefixes in use also keeps rdflib's per-query namespace binding cheap.
     """
-    declared = {
-        tokens[index + 1].text[:-1]
-        for index, token in enumerate(tokens[:-1])
-        if token.is_word("PREFIX") and tokens[index + 1].kind == "pname"
-    }
+    declared = _declared_prefixes(tokens)
     used: dict[str, str] = {}
     for token in tokens:
         if token.kind != "pname":

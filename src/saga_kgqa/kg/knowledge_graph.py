@@ -33,11 +33,11 @@ class KnowledgeGraph:
         Args:
             backend: The store or endpoint that runs checked queries.
             guard: The guard to use; by default one built from the backend's profile.
-            limits: Default execution limits for every query (backend defaults if omitted).
+            limits: Default execution limits for every query (:class:`ExecutionLimits` defaults if omitted).
         """
         self._backend = backend
         self._guard = guard or QueryGuard(backend.profile)
-        self._limits = limits
+        self._limits = limits or ExecutionLimits()
 
     @property
     def profile(self) -> EndpointProfile:
@@ -76,7 +76,9 @@ class KnowledgeGraph:
             QueryRejected: The guard refused the query; nothing was sent.
             BackendError: The backend failed (see :mod:`saga_kgqa.errors`).
         """
-        return self.run(self._guard.check(text), limits)
+        limits = limits or self._limits
+        # Inject one row more than the row cap, so a cut answer is reported as truncated.
+        return self.run(self._guard.check(text, default_limit=limits.max_rows + 1), limits)
 
     def run(self, query: CheckedQuery, limits: ExecutionLimits | None = None) -> QueryResult:
         """Run a query that is already checked (guard output or a project template).
@@ -84,7 +86,12 @@ class KnowledgeGraph:
         Raises:
             BackendError: The backend failed.
         """
-        return self._backend.execute(query, limits or self._limits)
+        result = self._backend.execute(query, limits or self._limits)
+        if query.limit_capped and query.limit is not None and len(result.rows) >= query.limit:
+            # The guard's LIMIT, not the query's author, cut the answer: say so.
+            result.truncated = True
+            result.notes.append(f"the read-only guard capped the query at LIMIT {query.limit}; more rows may exist")
+        return result
 
     def close(self) -> None:
         """Close the backend."""
