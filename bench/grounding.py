@@ -14,28 +14,19 @@ Usage: python bench/grounding.py --data-dir ../shared/data [--limit-questions N]
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import time
 from pathlib import Path
-from types import MappingProxyType
 
 from rich.console import Console
 from rich.table import Table
 
-from saga_kgqa.eval.datasets import SPIDER_NAMESPACE, BenchmarkGraph, discover_graphs
+from saga_kgqa.eval.datasets import BenchmarkGraph, discover_graphs
 from saga_kgqa.eval.grounding import GraphMeasurement, MeasureSettings, measure_graph
 from saga_kgqa.eval.grounding_probe import ToolkitProbe
 from saga_kgqa.eval.grounding_report import merged, metric_rows, result_line, token_rows
-from saga_kgqa.kg.embedded import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.profiles import get_profile
+from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import build_schema_index
-
-# Prefixes the gold queries declare; given to the guard too, so compact ids shown by lookup parse.
-GRAPH_PREFIXES = {
-    "ck25": {"pv": "http://ld.company.org/prod-vocab/", "prodi": "http://ld.company.org/prod-instances/"},
-    "spider": {"": SPIDER_NAMESPACE},
-}
 
 
 def main() -> None:
@@ -71,15 +62,13 @@ def main() -> None:
 
 
 def _measure(graph: BenchmarkGraph, args: argparse.Namespace) -> GraphMeasurement:
-    family = "ck25" if graph.name == "ck25" else "spider"
-    prefixes = GRAPH_PREFIXES[family]
-    base = get_profile("embedded")
-    profile = dataclasses.replace(base, prefixes=MappingProxyType({**base.prefixes, **prefixes}))
     questions = graph.questions[: args.limit_questions] if args.limit_questions is not None else graph.questions
-    with EmbeddedStore.from_files(graph.files, profile=profile) as store:
-        schema = build_schema_index(store, induce=args.induce)
-        probe = ToolkitProbe(KnowledgeGraph(store), schema, prefixes=prefixes)
-        settings = MeasureSettings(samples=args.samples, seed=args.seed, prefixes=dict(profile.prefixes))
+    # The data files' own prefixes (pv:, prodi:, ...) join the profile: lookup shows ids with them.
+    backend = open_backend(data=list(graph.files))
+    with KnowledgeGraph(backend) as kg:
+        schema = build_schema_index(backend, induce=args.induce)
+        probe = ToolkitProbe(kg, schema)
+        settings = MeasureSettings(samples=args.samples, seed=args.seed, prefixes=dict(kg.profile.prefixes))
         measurement = measure_graph(graph.name, questions, probe, schema, settings)
         measurement.notes.extend(f"{graph.name}: {note}" for note in probe.notes)
         return measurement
