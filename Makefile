@@ -3,7 +3,7 @@
 PYTHON ?= python3.11
 UV := .tools/bin/uv
 DATA_DIR ?= ../shared/data
-QUESTION ?= SELECT ?employee ?name WHERE { ?employee a ex:Employee ; ex:name ?name } ORDER BY ?name
+QUERY ?= PREFIX ex: <http://example.org/space/> SELECT ?mission ?launched WHERE { ?mission ex:crewMember/ex:name "Jim Lovell" ; ex:launchDate ?launched } ORDER BY ?launched
 
 export LANGSMITH_TRACING := false
 export LANGSMITH_TEST_TRACKING := false
@@ -30,11 +30,12 @@ lint: setup  ## ruff and mypy --strict
 	.venv/bin/ruff check src tests bench
 	.venv/bin/mypy
 
-run: setup  ## the main job: ask the shipped example graph
-	.venv/bin/saga sparql "$(QUESTION)"
+run: setup  ## the main job: query the example graph shipped with saga-kgqa
+	.venv/bin/saga sparql '$(QUERY)'
 
 bench: setup  ## every benchmark under bench/
 	.venv/bin/python bench/store_latency.py --data-dir $(DATA_DIR)
+	.venv/bin/python bench/guard_latency.py --data-dir $(DATA_DIR)
 
 clean:
 	rm -rf .venv .tools

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
+from saga_kgqa.kg.guard import GuardPolicy, QueryGuard
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.profiles import PROFILES, EndpointProfile, get_profile
 from saga_kgqa.kg.query import CheckedQuery, from_template
 from saga_kgqa.kg.result import QueryResult, Term
@@ -12,7 +14,10 @@ __all__ = [
     "CheckedQuery",
     "EndpointProfile",
     "ExecutionLimits",
+    "GuardPolicy",
     "KGBackend",
+    "KnowledgeGraph",
+    "QueryGuard",
     "QueryResult",
     "Term",
     "from_template",

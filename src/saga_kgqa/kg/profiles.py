@@ -40,6 +40,21 @@ WIKIDATA_PREFIXES: dict[str, str] = {
     "schema": "http://schema.org/",
     "skos": "http://www.w3.org/2004/02/skos/core#",
     "geo": "http://www.opengis.net/ont/geosparql#",
+    # The rest of WDQS's predeclared prefixes; LLM-written and forum queries use them
+    # without PREFIX lines (hint: and geof: appear in the SPINACH gold queries).
+    "wds": "http://www.wikidata.org/entity/statement/",
+    "wdv": "http://www.wikidata.org/value/",
+    "wdref": "http://www.wikidata.org/reference/",
+    "psn": "http://www.wikidata.org/prop/statement/value-normalized/",
+    "pqn": "http://www.wikidata.org/prop/qualifier/value-normalized/",
+    "prv": "http://www.wikidata.org/prop/reference/value/",
+    "prn": "http://www.wikidata.org/prop/reference/value-normalized/",
+    "wdno": "http://www.wikidata.org/prop/novalue/",
+    "wdata": "http://www.wikidata.org/wiki/Special:EntityData/",
+    "bds": "http://www.bigdata.com/rdf/search#",
+    "gas": "http://www.bigdata.com/rdf/gas#",
+    "hint": "http://www.bigdata.com/queryHints#",
+    "geof": "http://www.opengis.net/def/function/geosparql/",
 }
 
 WIKIBASE_LABEL_SERVICE = "http://wikiba.se/ontology#label"

@@ -27,6 +27,8 @@ class CheckedQuery:
             queries built by saga-kgqa from escaped terms.
         limit: The effective top-level LIMIT, if any.
         source_text: The text as it was written, before the guard rewrote it.
+        limit_capped: ``True`` when the guard injected the top-level LIMIT or lowered
+            the one written, so a result that fills it may be missing rows.
     """
 
     text: str
@@ -34,6 +36,7 @@ class CheckedQuery:
     origin: QueryOrigin
     limit: int | None = None
     source_text: str = ""
+    limit_capped: bool = False
 
 
 def from_template(text: str, form: QueryForm = "SELECT", *, limit: int | None = None) -> CheckedQuery:

@@ -3,8 +3,9 @@
 Every piece of graph text (labels, descriptions, literal values, IRIs, server messages)
 that reaches a model passes through :func:`graph_text` first (docs/faults.md §5, rows
 D1-D2). It removes characters that hide or reorder text (zero-width, bidi overrides,
-controls), neutralises anything shaped like a role or tool tag, collapses whitespace so
-a value cannot fake new lines of the observation, and cuts to a character cap.
+controls), neutralises anything shaped like a role or tool tag (its brackets become
+single guillemets), collapses whitespace so a value cannot fake new lines of the
+observation, and cuts to a character cap.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def _strip_invisible(text: str) -> str:
 
 def _defang_tag(match: re.Match[str]) -> str:
     inner = match.group(0).strip("<>[]").strip()
-    return f"‹{inner}›"
+    return f"\u2039{inner}\u203a"
 
 
 def graph_text(text: str, cap: int = DEFAULT_TEXT_CAP) -> str:
@@ -43,7 +44,7 @@ def graph_text(text: str, cap: int = DEFAULT_TEXT_CAP) -> str:
 
     Returns:
         One line of text with invisible characters removed, tag-like sequences
-        rewritten with ‹ › instead of angle brackets, whitespace collapsed and the
+        rewritten with single guillemets instead of angle brackets, whitespace collapsed and the
         length capped.
     """
     # Cut early so a 100 KB description costs no more than the cap to clean.

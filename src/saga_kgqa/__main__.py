@@ -1,0 +1,5 @@
+"""Allow ``python -m saga_kgqa``."""
+
+from saga_kgqa.cli import main
+
+main()

@@ -1,0 +1,25 @@
+"""The ``saga`` command line."""
+
+from __future__ import annotations
+
+import typer
+
+from saga_kgqa.cli.index_commands import register as register_index_commands
+from saga_kgqa.cli.store_commands import register as register_store_commands
+from saga_kgqa.cli.tool_commands import register as register_tool_commands
+
+app = typer.Typer(
+    name="saga",
+    help="saga-kgqa: answer questions over knowledge graphs with executable SPARQL.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+register_store_commands(app)
+register_index_commands(app)
+register_tool_commands(app)
+
+
+def main() -> None:
+    """Run the ``saga`` command."""
+    app()

@@ -1,0 +1,61 @@
+"""Terminal and JSON output shared by the CLI commands."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from saga_kgqa.errors import ConfigurationError, QueryRejected, SagaError
+from saga_kgqa.kg.result import QueryResult, Term
+
+stdout = Console(soft_wrap=True)
+stderr = Console(stderr=True, soft_wrap=True)
+
+#: Exit status for a query the guard rejected and for unusable configuration.
+EXIT_REJECTED = 2
+#: Exit status for a store or endpoint failure.
+EXIT_BACKEND = 1
+
+
+def fail(error: SagaError) -> NoReturn:
+    """Print a one-line reason for a typed error on stderr and exit with its status."""
+    kind = type(error).__name__
+    stderr.print(f"error: {kind}: {error.message}", markup=False, highlight=False)
+    code = EXIT_REJECTED if isinstance(error, QueryRejected | ConfigurationError) else EXIT_BACKEND
+    raise typer.Exit(code)
+
+
+def print_json(data: Any) -> None:
+    """Write one JSON document to stdout."""
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+
+
+def _cell(term: Term | None) -> str:
+    if term is None:
+        return ""
+    if term.kind == "literal":
+        if term.lang:
+            return f"{term.value} @{term.lang}"
+        return term.value
+    return term.n3() if term.kind != "uri" else term.value
+
+
+def print_result(result: QueryResult) -> None:
+    """Render a query result as a table (or a boolean) with its metadata."""
+    if result.form == "ASK":
+        stdout.print("true" if result.boolean else "false", markup=False, highlight=False)
+    else:
+        table = Table(*result.variables, show_lines=False, highlight=False)
+        for row in result.rows:
+            table.add_row(*(_cell(row.get(v)) for v in result.variables))
+        stdout.print(table)
+        stdout.print(f"{len(result.rows)} row(s) in {result.elapsed_s * 1000:.1f} ms", markup=False, style="dim")
+    for note in result.notes:
+        stderr.print(f"note: {note}", markup=False, style="yellow")
+    if not result.complete:
+        stderr.print("note: the endpoint says this result may be incomplete; counts may be wrong", style="yellow")

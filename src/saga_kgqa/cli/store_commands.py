@@ -1,0 +1,122 @@
+"""``saga load`` and ``saga sparql``: build a store, run one query."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from saga_kgqa import settings
+from saga_kgqa.cli.output import fail, print_json, print_result, stderr, stdout
+from saga_kgqa.errors import ConfigurationError, SagaError
+from saga_kgqa.kg.backend import ExecutionLimits
+from saga_kgqa.kg.embedded import load_files
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.kg.opening import open_backend
+from saga_kgqa.kg.replay_cache import CacheMode
+
+DataOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--data",
+        "-d",
+        help="RDF files to load (repeatable), or one store directory written by `saga load`. "
+        "Default: the example graph shipped with saga-kgqa.",
+    ),
+]
+EndpointOption = Annotated[
+    str | None, typer.Option("--endpoint", "-e", help="URL of a remote SPARQL endpoint (instead of --data).")
+]
+ProfileOption = Annotated[
+    str | None,
+    typer.Option(help="Endpoint profile: generic, fuseki, embedded, wikidata, qlever, virtuoso."),
+]
+CacheDirOption = Annotated[Path | None, typer.Option(help="Directory of the record/replay cache.")]
+CacheModeOption = Annotated[CacheMode, typer.Option(help="Record/replay cache mode.")]
+
+
+def open_graph(
+    data: list[Path] | None,
+    endpoint: str | None,
+    profile: str | None,
+    cache_dir: Path | None = None,
+    cache_mode: CacheMode = CacheMode.OFF,
+) -> KnowledgeGraph:
+    """Open the graph the CLI options name: files, a store directory, an endpoint or the example graph.
+
+    Raises:
+        ConfigurationError: The options contradict each other or name nothing usable.
+    """
+    if data and endpoint:
+        raise ConfigurationError("give either --data or --endpoint, not both")
+    if not data and not endpoint:
+        data = [settings.example_graph_path()]
+    store_dir: Path | None = None
+    files: list[Path] | None = None
+    if data:
+        if len(data) == 1 and data[0].is_dir():
+            store_dir = data[0]
+        else:
+            files = list(data)
+    backend = open_backend(
+        data=files,
+        store_dir=store_dir,
+        endpoint=endpoint,
+        profile=profile,
+        cache_dir=cache_dir,
+        cache_mode=cache_mode,
+    )
+    return KnowledgeGraph(backend)
+
+
+def load(
+    files: Annotated[list[Path], typer.Argument(help="RDF files: Turtle, N-Triples, N-Quads, TriG, RDF/XML, OWL.")],
+    store: Annotated[Path, typer.Option("--store", "-s", help="Store directory to create or extend.")],
+) -> None:
+    """Load RDF files into a persisted store directory for later runs."""
+    started = time.perf_counter()
+    try:
+        count = load_files(store, files)
+    except SagaError as exc:
+        fail(exc)
+    stdout.print(
+        f"{count} triples in {store} (loaded {len(files)} file(s) in {time.perf_counter() - started:.1f} s)",
+        markup=False,
+        highlight=False,
+    )
+
+
+def sparql(
+    query: Annotated[str, typer.Argument(help="The SPARQL query, or '-' to read it from standard input.")],
+    data: DataOption = None,
+    endpoint: EndpointOption = None,
+    profile: ProfileOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    max_rows: Annotated[int, typer.Option(min=1, help="Rows kept before the result is truncated.")] = 1000,
+    timeout: Annotated[float, typer.Option(min=0.1, help="Total deadline of the query, in seconds.")] = 30.0,
+    cache_dir: CacheDirOption = None,
+    cache_mode: CacheModeOption = CacheMode.OFF,
+) -> None:
+    """Run one read-only SPARQL query; a rejected query exits with status 2 and a one-line reason."""
+    text = sys.stdin.read() if query == "-" else query
+    limits = ExecutionLimits(deadline_s=timeout, max_rows=max_rows)
+    try:
+        with open_graph(data, endpoint, profile, cache_dir, cache_mode) as graph:
+            result = graph.query(text, limits=limits)
+    except SagaError as exc:
+        fail(exc)
+    if as_json:
+        print_json(result.to_dict())
+    else:
+        print_result(result)
+    if result.truncated:
+        stderr.print("note: the result was truncated by a cap", style="yellow")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the store commands to the ``saga`` application."""
+    app.command("load")(load)
+    app.command("sparql")(sparql)

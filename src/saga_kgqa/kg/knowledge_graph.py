@@ -1,0 +1,109 @@
+"""The one entry point every layer uses to query a graph: guard first, then the backend.
+
+Tools, schema builders and the evaluation harness hold a :class:`KnowledgeGraph`, never a
+bare backend, so no query text reaches a store without passing
+:class:`~saga_kgqa.kg.guard.QueryGuard` (docs/faults.md section 3: the embedded store
+follows SERVICE IRIs too). Queries the project builds from escaped templates are already
+:class:`~saga_kgqa.kg.query.CheckedQuery` objects and go through :meth:`KnowledgeGraph.run`.
+"""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
+from saga_kgqa.kg.guard import QueryGuard
+from saga_kgqa.kg.profiles import EndpointProfile
+from saga_kgqa.kg.query import CheckedQuery
+from saga_kgqa.kg.result import QueryResult
+
+
+class KnowledgeGraph:
+    """A backend behind the read-only guard."""
+
+    def __init__(
+        self,
+        backend: KGBackend,
+        *,
+        guard: QueryGuard | None = None,
+        limits: ExecutionLimits | None = None,
+    ) -> None:
+        """Wrap a backend.
+
+        Args:
+            backend: The store or endpoint that runs checked queries.
+            guard: The guard to use; by default one built from the backend's profile.
+            limits: Default execution limits for every query (:class:`ExecutionLimits` defaults if omitted).
+        """
+        self._backend = backend
+        self._guard = guard or QueryGuard(backend.profile)
+        self._limits = limits or ExecutionLimits()
+
+    @property
+    def profile(self) -> EndpointProfile:
+        """The backend's endpoint profile."""
+        return self._backend.profile
+
+    @property
+    def guard(self) -> QueryGuard:
+        """The guard every text query passes."""
+        return self._guard
+
+    @property
+    def endpoint_id(self) -> str:
+        """The backend's stable identifier."""
+        return self._backend.endpoint_id
+
+    def check(self, text: str | bytes) -> CheckedQuery:
+        """Run the guard alone (no store call), e.g. to validate a query before showing it.
+
+        Raises:
+            QueryRejected: The guard refused the query.
+        """
+        return self._guard.check(text)
+
+    def query(self, text: str | bytes, limits: ExecutionLimits | None = None) -> QueryResult:
+        """Check query text with the guard, then run it.
+
+        Args:
+            text: SPARQL written by a model or a user.
+            limits: Caps for this call; the facade's defaults when omitted.
+
+        Returns:
+            The typed result.
+
+        Raises:
+            QueryRejected: The guard refused the query; nothing was sent.
+            BackendError: The backend failed (see :mod:`saga_kgqa.errors`).
+        """
+        limits = limits or self._limits
+        # Inject one row more than the row cap, so a cut answer is reported as truncated.
+        return self.run(self._guard.check(text, default_limit=limits.max_rows + 1), limits)
+
+    def run(self, query: CheckedQuery, limits: ExecutionLimits | None = None) -> QueryResult:
+        """Run a query that is already checked (guard output or a project template).
+
+        Raises:
+            BackendError: The backend failed.
+        """
+        result = self._backend.execute(query, limits or self._limits)
+        if query.limit_capped and query.limit is not None and len(result.rows) >= query.limit:
+            # The guard's LIMIT, not the query's author, cut the answer: say so.
+            result.truncated = True
+            result.notes.append(f"the read-only guard capped the query at LIMIT {query.limit}; more rows may exist")
+        return result
+
+    def close(self) -> None:
+        """Close the backend."""
+        self._backend.close()
+
+    def __enter__(self) -> KnowledgeGraph:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()

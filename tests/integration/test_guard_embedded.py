@@ -1,0 +1,169 @@
+"""SERVICE clauses never leave the process: the guard in front of the embedded store (faults.md A3, A4).
+
+pyoxigraph follows SERVICE IRIs over HTTP (faults.md section 3), so the embedded store
+is an SSRF vector too. A loopback TCP listener counts every connection it accepts; each
+SERVICE variant sent through :class:`KnowledgeGraph` must be rejected with the listener
+seeing none, while the controls show that the store itself would connect.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+
+from saga_kgqa.errors import QueryRejected
+from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.kg.profiles import get_profile
+from saga_kgqa.kg.query import CheckedQuery
+
+PEOPLE = Path(__file__).resolve().parent.parent / "data" / "guard_people.ttl"
+HTTP_500 = b"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+
+
+class ConnectionCounter:
+    """A loopback listener on a free port that counts accepted connections and answers 500."""
+
+    def __init__(self) -> None:
+        self._server = socket.create_server(("127.0.0.1", 0))
+        self._server.settimeout(0.05)
+        self.port: int = self._server.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/sparql"
+        self._accepted = 0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    @property
+    def accepted(self) -> int:
+        with self._lock:
+            return self._accepted
+
+    def wait_for(self, count: int, within_s: float = 5.0) -> int:
+        deadline = time.monotonic() + within_s
+        while self.accepted < count and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return self.accepted
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                connection, _ = self._server.accept()
+            except TimeoutError:
+                continue
+            with self._lock:
+                self._accepted += 1
+            with connection:
+                connection.settimeout(1.0)
+                try:
+                    connection.recv(65536)
+                    connection.sendall(HTTP_500)
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2.0)
+        self._server.close()
+
+
+@pytest.fixture
+def listener() -> Iterator[ConnectionCounter]:
+    counter = ConnectionCounter()
+    yield counter
+    counter.close()
+
+
+@pytest.fixture(scope="module")
+def graph() -> Iterator[KnowledgeGraph]:
+    with KnowledgeGraph(EmbeddedStore.from_files([PEOPLE])) as knowledge_graph:
+        yield knowledge_graph
+
+
+def service_variants(url: str) -> dict[str, str]:
+    base, _, path = url.rpartition("/")
+    return {
+        "plain_iri": f"SELECT * WHERE {{ SERVICE <{url}> {{ ?s ?p ?o }} }}",
+        "silent": f"SELECT * WHERE {{ SERVICE SILENT <{url}> {{ ?s ?p ?o }} }}",
+        "optional": f"SELECT * WHERE {{ ?s a ?t OPTIONAL {{ SERVICE SILENT <{url}> {{ ?s ?p ?o }} }} }}",
+        "union": f"SELECT * WHERE {{ {{ ?s a ?t }} UNION {{ SERVICE SILENT <{url}> {{ ?s ?p ?o }} }} }}",
+        "filter_exists": f"SELECT * WHERE {{ ?s a ?t FILTER EXISTS {{ SERVICE SILENT <{url}> {{ ?s ?p ?o }} }} }}",
+        "filter_not_exists": (
+            f"SELECT * WHERE {{ ?s a ?t FILTER NOT EXISTS {{ SERVICE SILENT <{url}> {{ ?s ?p ?o }} }} }}"
+        ),
+        "subquery": f"SELECT * WHERE {{ {{ SELECT ?s WHERE {{ SERVICE SILENT <{url}> {{ ?s ?p ?o }} }} }} }}",
+        "base_relative": f"BASE <{base}/> SELECT * WHERE {{ SERVICE SILENT <{path}> {{ ?s ?p ?o }} }}",
+        "prefix": f"PREFIX e: <{base}/> SELECT * WHERE {{ SERVICE SILENT e:{path} {{ ?s ?p ?o }} }}",
+        "variable": f"SELECT * WHERE {{ VALUES ?endpoint {{ <{url}> }} SERVICE SILENT ?endpoint {{ ?s ?p ?o }} }}",
+        "ask": f"ASK {{ SERVICE SILENT <{url}> {{ ?s ?p ?o }} }}",
+        "construct": f"CONSTRUCT {{ ?s ?p ?o }} WHERE {{ SERVICE SILENT <{url}> {{ ?s ?p ?o }} }}",
+    }
+
+
+VARIANT_NAMES = sorted(service_variants("http://127.0.0.1:1/sparql"))
+
+
+def test_control_raw_pyoxigraph_follows_service_silent(listener: ConnectionCounter) -> None:
+    store = ox.Store()
+    store.add(ox.Quad(ox.NamedNode("http://example.org/a"), ox.NamedNode("http://example.org/b"), ox.Literal("c")))
+    rows = list(store.query(f"SELECT * WHERE {{ SERVICE SILENT <{listener.url}> {{ ?s ?p ?o }} }}"))
+    assert listener.wait_for(1) >= 1
+    assert len(rows) == 1  # SILENT swallowed the failure and answered anyway
+
+
+def test_control_embedded_store_follows_service_when_the_guard_is_bypassed(
+    graph: KnowledgeGraph, listener: ConnectionCounter
+) -> None:
+    text = f"SELECT * WHERE {{ SERVICE SILENT <{listener.url}> {{ ?s ?p ?o }} }}"
+    # Built by hand: exactly what must never happen outside this control.
+    graph.run(CheckedQuery(text=text, form="SELECT", origin="guard", source_text=text))
+    assert listener.wait_for(1) >= 1
+
+
+def test_guarded_graph_answers_ordinary_queries(graph: KnowledgeGraph) -> None:
+    result = graph.query("PREFIX ex: <http://example.org/> SELECT ?who WHERE { ?who a ex:Person } ORDER BY ?who")
+    assert [term.value for term in result.column("who")] == ["http://example.org/ada", "http://example.org/charles"]
+
+
+@pytest.mark.parametrize("name", VARIANT_NAMES)
+def test_a3_service_through_the_graph_is_rejected_without_a_connection(
+    graph: KnowledgeGraph, listener: ConnectionCounter, name: str
+) -> None:
+    text = service_variants(listener.url)[name]
+    with pytest.raises(QueryRejected) as info:
+        graph.query(text)
+    assert info.value.reason == "service"
+    assert listener.wait_for(1, within_s=0.1) == 0
+
+
+def test_a4_label_service_is_rejected_under_the_embedded_profile(
+    graph: KnowledgeGraph, listener: ConnectionCounter
+) -> None:
+    assert graph.profile.name == "embedded"
+    text = (
+        "PREFIX wikibase: <http://wikiba.se/ontology#> PREFIX bd: <http://www.bigdata.com/rdf#>\n"
+        "SELECT ?s WHERE { ?s ?p ?o SERVICE wikibase:label { bd:serviceParam wikibase:language 'en' } }"
+    )
+    with pytest.raises(QueryRejected) as info:
+        graph.query(text)
+    assert info.value.reason == "service"
+
+
+def test_wikidata_profile_guard_in_front_of_a_local_store_allows_only_the_label_service(
+    listener: ConnectionCounter,
+) -> None:
+    with KnowledgeGraph(EmbeddedStore.from_files([PEOPLE], profile=get_profile("wikidata"))) as graph:
+        checked = graph.check(
+            "SELECT ?s WHERE { ?s ?p ?o SERVICE wikibase:label { bd:serviceParam wikibase:language 'en' } }"
+        )
+        assert checked.form == "SELECT"
+        with pytest.raises(QueryRejected):
+            graph.query(service_variants(listener.url)["silent"])
+    assert listener.wait_for(1, within_s=0.1) == 0
