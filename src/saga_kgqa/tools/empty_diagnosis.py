@@ -29,8 +29,8 @@ from rdflib.term import BNode, Variable
 from saga_kgqa.errors import BackendError, QueryRejected
 from saga_kgqa.kg.algebra_text import AlgebraTextError, AlgebraWriter, Triple, term_variables
 from saga_kgqa.kg.backend import ExecutionLimits
-from saga_kgqa.tools.graph_access import GuardedGraph
-from saga_kgqa.tools.result_table import display_writer
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.tools.execute_text import display_writer
 from saga_kgqa.tools.text_safety import graph_text
 
 DiagnosisKind = Literal["dead_pattern", "join", "filter", "filters_combined", "values", "elsewhere", "unknown"]
@@ -127,7 +127,7 @@ class _OutOfBudget(Exception):
 def diagnose_empty(
     root: CompValue,
     *,
-    graph: GuardedGraph,
+    graph: KnowledgeGraph,
     display_prefixes: Mapping[str, str],
     settings: DiagnosisSettings | None = None,
 ) -> EmptyDiagnosis:
@@ -212,7 +212,7 @@ class _Prober:
     """Sends probe ASKs through the guard within the budgets, and names parts for display."""
 
     def __init__(
-        self, graph: GuardedGraph, settings: DiagnosisSettings, writer: AlgebraWriter, display: AlgebraWriter
+        self, graph: KnowledgeGraph, settings: DiagnosisSettings, writer: AlgebraWriter, display: AlgebraWriter
     ) -> None:
         self._graph = graph
         self._settings = settings

@@ -18,17 +18,17 @@ from collections.abc import Mapping
 
 from saga_kgqa.errors import BackendError
 from saga_kgqa.kg.backend import ExecutionLimits
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.query import CheckedQuery
 from saga_kgqa.kg.result import QueryResult
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex
 from saga_kgqa.state import TypeState, merge_type_state, trace_types
 from saga_kgqa.tools.empty_diagnosis import diagnose_empty
 from saga_kgqa.tools.execute_models import ExecuteError, ExecuteOutcome, ExecuteSettings, ExecuteStatus, failure_outcome
-from saga_kgqa.tools.execute_text import outcome_header, types_seen_text
-from saga_kgqa.tools.graph_access import GuardedGraph, fetch_types
+from saga_kgqa.tools.execute_text import types_seen_text
+from saga_kgqa.tools.graph_access import fetch_types
 from saga_kgqa.tools.preflight import Preflight, preflight
-from saga_kgqa.tools.result_table import render_result_table
-from saga_kgqa.tools.text_safety import cap_block
+from saga_kgqa.tools.render import cap_bytes, render_result_table
 
 __all__ = [
     "ExecuteError",
@@ -44,7 +44,7 @@ __all__ = [
 def execute(
     sparql: str,
     *,
-    graph: GuardedGraph,
+    graph: KnowledgeGraph,
     schema: SchemaIndex | None = None,
     theta: TypeState | None = None,
     mode: CompatibilityMode = "subclass",
@@ -77,7 +77,7 @@ def execute(
         result = graph.run(checked, ExecutionLimits(deadline_s=settings.deadline_s, max_rows=settings.max_result_rows))
     except BackendError as exc:
         return failure_outcome(
-            "error", exc, query=checked.text, max_chars=settings.max_chars, theta_delta=checks.constants
+            "error", exc, query=checked.text, max_bytes=settings.max_bytes, theta_delta=checks.constants
         )
     return _finish(checks, checked, result, time.perf_counter() - started, graph, schema, settings, step)
 
@@ -87,7 +87,7 @@ def _finish(
     checked: CheckedQuery,
     result: QueryResult,
     elapsed: float,
-    graph: GuardedGraph,
+    graph: KnowledgeGraph,
     schema: SchemaIndex,
     settings: ExecuteSettings,
     step: int | None,
@@ -96,7 +96,8 @@ def _finish(
     display = checks.display_prefixes
     notes = list(checks.notes)
     row_count = len(result.rows)
-    exact = result.complete and not result.truncated and not (checked.limit is not None and row_count >= checked.limit)
+    # The knowledge graph marks a result the guard's LIMIT or our row cap cut as truncated.
+    exact = result.complete and not result.truncated
     empty = row_count == 0 if result.form != "ASK" else not result.boolean
     diagnosis = None
     if empty and settings.diagnose_empty and checks.root is not None and result.complete:
@@ -109,19 +110,17 @@ def _finish(
             trace, types_line = _trace(result, graph, schema, settings, display, step, notes)
             delta = merge_type_state(delta, trace)
     shown = 0 if result.form == "ASK" else min(row_count, settings.max_rows_shown)
-    parts = [outcome_header(result, row_count=row_count, exact=exact, shown=shown, limit=checked.limit)]
     table = render_result_table(
         result, max_rows=settings.max_rows_shown, max_cell_chars=settings.max_cell_chars, prefixes=display
     )
-    if table and result.form != "ASK":
-        parts.append(table)
+    parts = [f"{'[EMPTY]' if empty and result.form != 'ASK' else '[OK]'} {table}"]
     if types_line:
         parts.append(types_line)
     if diagnosis is not None:
         parts.append(f"Diagnosis: {diagnosis.message}")
     return ExecuteOutcome(
         status="empty" if empty and result.form != "ASK" else "ok",
-        text=cap_block("\n".join(parts), settings.max_chars),
+        text=cap_bytes("\n".join(parts), settings.max_bytes),
         query=checked.text,
         form=result.form,
         variables=tuple(result.variables),
@@ -140,7 +139,7 @@ def _finish(
 
 def _trace(
     result: QueryResult,
-    graph: GuardedGraph,
+    graph: KnowledgeGraph,
     schema: SchemaIndex,
     settings: ExecuteSettings,
     display: Mapping[str, str],

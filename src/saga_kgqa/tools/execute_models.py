@@ -12,7 +12,7 @@ from saga_kgqa.kg.result import QueryForm, QueryResult
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools.empty_diagnosis import DiagnosisSettings, EmptyDiagnosis
 from saga_kgqa.tools.execute_text import error_text
-from saga_kgqa.tools.text_safety import cap_block
+from saga_kgqa.tools.render import cap_bytes
 from saga_kgqa.tools.type_check import BlockedPattern
 
 ExecuteStatus = Literal["ok", "empty", "blocked", "rejected", "error"]
@@ -100,7 +100,7 @@ class ExecuteSettings:
         max_result_rows: Rows read from the store (our row cap).
         max_rows_shown: Rows in the table shown to the model.
         max_cell_chars: Cap of each shown cell.
-        max_chars: Cap of the whole observation.
+        max_bytes: Cap of the whole observation, in UTF-8 bytes.
         trace_sample: Entities per variable whose types are read after a non-empty result.
         diagnosis: Budgets of the empty-result diagnosis.
     """
@@ -112,10 +112,10 @@ class ExecuteSettings:
     diagnose_empty: bool = True
     deadline_s: float = 30.0
     helper_deadline_s: float = 5.0
-    max_result_rows: int = 10_000
+    max_result_rows: int = 1000
     max_rows_shown: int = 20
     max_cell_chars: int = 80
-    max_chars: int = 6000
+    max_bytes: int = 8000
     trace_sample: int = 10
     diagnosis: DiagnosisSettings = field(default_factory=DiagnosisSettings)
 
@@ -125,7 +125,7 @@ def failure_outcome(
     exc: BackendError,
     *,
     query: str,
-    max_chars: int,
+    max_bytes: int,
     theta_delta: TypeState | None = None,
 ) -> ExecuteOutcome:
     """The outcome of a query the guard rejected or the store failed on, with a typed error."""
@@ -140,7 +140,7 @@ def failure_outcome(
     text = error_text(error, timed_out=isinstance(exc, QueryTimeout))
     return ExecuteOutcome(
         status=status,
-        text=cap_block(text, max_chars),
+        text=cap_bytes(text, max_bytes),
         query=query,
         error=error,
         theta_delta=theta_delta or TypeState(),

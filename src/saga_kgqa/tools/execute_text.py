@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from saga_kgqa.kg.result import QueryResult
-from saga_kgqa.tools.result_table import show_iri
+from saga_kgqa.kg.algebra_text import AlgebraWriter
+from saga_kgqa.tools.render import iri_text
 from saga_kgqa.tools.text_safety import graph_text
 
 if TYPE_CHECKING:
@@ -31,10 +31,15 @@ _ORIGIN_WORDS = {
 }
 
 
+def display_writer(prefixes: Mapping[str, str]) -> AlgebraWriter:
+    """A writer for showing parts of a model's query: prefixed names, every term cleaned."""
+    return AlgebraWriter(prefixes, clean=graph_text)
+
+
 def names(iris: Iterable[str], prefixes: Mapping[str, str], limit: int = _MAX_TYPES_SHOWN) -> str:
     """A few IRIs, shortened and cleaned, joined with commas (``+N more`` past the limit)."""
     ordered = sorted(iris)
-    shown = ", ".join(show_iri(i, prefixes) for i in ordered[:limit])
+    shown = ", ".join(iri_text(i, prefixes) for i in ordered[:limit])
     return shown + (f" (+{len(ordered) - limit} more)" if len(ordered) > limit else "")
 
 
@@ -51,7 +56,7 @@ def blocked_text(blocked: Sequence[BlockedPattern], prefixes: Mapping[str, str])
         f"contradict{'' if count > 1 else 's'} the known types."
     ]
     for item in blocked:
-        prop = show_iri(item.property_iri, prefixes)
+        prop = iri_text(item.property_iri, prefixes)
         role = "a subject" if item.side == "subject" else "an object"
         side_name = "domain" if item.side == "subject" else "range"
         source = _SOURCE_WORDS.get(item.constraint_source, item.constraint_source)
@@ -68,29 +73,6 @@ def blocked_text(blocked: Sequence[BlockedPattern], prefixes: Mapping[str, str])
         fix += " (and whose range fits the object)"
     lines.append(f"Use {fix}, or a subject of the right type.")
     return "\n".join(lines)
-
-
-def outcome_header(result: QueryResult, *, row_count: int, exact: bool, shown: int, limit: int | None) -> str:
-    """The first line of a result observation: status and the true row count."""
-    if result.form == "ASK":
-        header = f"[OK] ASK answered {'true' if result.boolean else 'false'}."
-    elif row_count == 0:
-        header = "[EMPTY] The query returned no rows."
-    else:
-        plural = "s" if row_count != 1 else ""
-        if exact:
-            count = f"{row_count} row{plural}"
-        elif result.truncated:
-            count = f"at least {row_count} rows (reading stopped at {row_count} rows)"
-        elif limit is not None and row_count >= limit:
-            count = f"{row_count} rows (the LIMIT {limit} was reached; there may be more)"
-        else:
-            count = f"{row_count} row{plural}"
-        shown_text = "all shown" if shown >= row_count else f"showing the first {shown}"
-        header = f"[OK] {count}, {shown_text}."
-    if not result.complete:
-        header += " The endpoint says this result may be partial: counts may be wrong."
-    return header
 
 
 def types_seen_text(per_variable: Mapping[str, frozenset[str]], prefixes: Mapping[str, str]) -> str:

@@ -1,48 +1,19 @@
-"""What the tools need from a knowledge graph, and the bounded helper queries they send.
+"""The bounded helper queries of the execute tool: entity types and existence checks.
 
-The tools hold a graph behind the read-only guard (``kg.knowledge_graph.KnowledgeGraph``
-satisfies :class:`GuardedGraph`): text from a model only reaches a store through
-:meth:`GuardedGraph.check`, and the small queries the tools build themselves from
-escaped terms go through :meth:`GuardedGraph.run` as templates.
+Each is built from IRIs escaped by :mod:`saga_kgqa.kg.sparql_terms` and sent through
+:meth:`KnowledgeGraph.run` as a template; model text never reaches these functions.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Protocol
 
 from saga_kgqa.errors import QueryRejected
 from saga_kgqa.kg.backend import ExecutionLimits
-from saga_kgqa.kg.profiles import EndpointProfile
-from saga_kgqa.kg.query import CheckedQuery, from_template
-from saga_kgqa.kg.result import QueryResult
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.kg.query import from_template
 from saga_kgqa.kg.sparql_terms import iri
 from saga_kgqa.schema.queries import path_alternative
-
-
-class GuardedGraph(Protocol):
-    """A knowledge graph whose text queries must pass the read-only guard."""
-
-    @property
-    def profile(self) -> EndpointProfile:
-        """The endpoint profile (predeclared prefixes among others)."""
-        ...
-
-    def check(self, text: str | bytes) -> CheckedQuery:
-        """Run the guard on query text without sending it.
-
-        Raises:
-            QueryRejected: The guard refused the query.
-        """
-        ...
-
-    def run(self, query: CheckedQuery, limits: ExecutionLimits | None = None) -> QueryResult:
-        """Run a query that passed the guard or was built from a template.
-
-        Raises:
-            BackendError: The store or endpoint failed.
-        """
-        ...
 
 
 def usable_iris(values: Iterable[str]) -> list[str]:
@@ -58,7 +29,7 @@ def usable_iris(values: Iterable[str]) -> list[str]:
 
 
 def fetch_types(
-    graph: GuardedGraph,
+    graph: KnowledgeGraph,
     entities: Sequence[str],
     *,
     type_predicates: Sequence[str],
@@ -99,7 +70,7 @@ def fetch_types(
     return {entity: frozenset(types) for entity, types in found.items()}
 
 
-def ask(graph: GuardedGraph, body: str, *, deadline_s: float) -> bool:
+def ask(graph: KnowledgeGraph, body: str, *, deadline_s: float) -> bool:
     """Run ``ASK { body }`` built by the caller from escaped terms and return its answer.
 
     Raises:

@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 from rdflib.plugins.sparql.parserutils import CompValue
 
 from saga_kgqa.errors import QueryRejected
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.query import CheckedQuery
 from saga_kgqa.kg.sparql_algebra import parse_algebra
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex
 from saga_kgqa.state import TypeState, declared_types, extract_type_patterns, merge_type_state
 from saga_kgqa.tools.execute_models import ExecuteOutcome, ExecuteSettings, failure_outcome
 from saga_kgqa.tools.execute_text import blocked_text
-from saga_kgqa.tools.graph_access import GuardedGraph
-from saga_kgqa.tools.text_safety import cap_block
+from saga_kgqa.tools.render import cap_bytes
 from saga_kgqa.tools.type_check import TypeCheckReport, TypeCheckSettings, check_query_types
 
 _PREFIX_DECLARATION = re.compile(r"PREFIX\s+([A-Za-z][\w.-]*)?:\s*<([^<>\s]*)>", re.IGNORECASE)
@@ -54,7 +54,7 @@ class Preflight:
 def preflight(
     sparql: str,
     *,
-    graph: GuardedGraph,
+    graph: KnowledgeGraph,
     schema: SchemaIndex,
     theta: TypeState | None = None,
     mode: CompatibilityMode = "subclass",
@@ -77,9 +77,10 @@ def preflight(
     """
     settings = settings or ExecuteSettings()
     try:
-        checked = graph.check(sparql)
+        # One row more than the row cap, so the knowledge graph can tell a cut result from a full one.
+        checked = graph.guard.check(sparql, default_limit=settings.max_result_rows + 1)
     except QueryRejected as exc:
-        return Preflight(checked=None, stop=failure_outcome("rejected", exc, query="", max_chars=settings.max_chars))
+        return Preflight(checked=None, stop=failure_outcome("rejected", exc, query="", max_bytes=settings.max_bytes))
     prefixes = dict(graph.profile.prefixes)
     display = {**prefixes, **dict(_declared_prefixes(checked.text))}
     root, pattern_types, notes = _analyse(checked, prefixes, schema, step)
@@ -108,7 +109,7 @@ def preflight(
     if report.blocked:
         stop = ExecuteOutcome(
             status="blocked",
-            text=cap_block(blocked_text(report.blocked, display), settings.max_chars),
+            text=cap_bytes(blocked_text(report.blocked, display), settings.max_bytes),
             query=checked.text,
             form=checked.form,
             theta_delta=constants,

@@ -39,13 +39,14 @@ from rdflib.term import URIRef, Variable
 
 from saga_kgqa.errors import BackendError
 from saga_kgqa.kg.algebra_text import AlgebraTextError, AlgebraWriter, Triple
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.sparql_algebra import iter_triple_patterns, unescape_local_name
 from saga_kgqa.kg.sparql_terms import iri
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaSource, Verdict
 from saga_kgqa.schema.vocab import literal_type
 from saga_kgqa.state import TypeProvenance, TypeState
-from saga_kgqa.tools.graph_access import GuardedGraph, ask, fetch_types, instance_of, usable_iris
-from saga_kgqa.tools.result_table import display_writer
+from saga_kgqa.tools.execute_text import display_writer
+from saga_kgqa.tools.graph_access import ask, fetch_types, instance_of, usable_iris
 from saga_kgqa.tools.text_safety import graph_text
 
 Side = Literal["subject", "object"]
@@ -134,7 +135,7 @@ class TypeCheckSettings:
 
 @dataclass(slots=True)
 class _Context:
-    graph: GuardedGraph
+    graph: KnowledgeGraph
     schema: SchemaIndex
     settings: TypeCheckSettings
     pattern_types: TypeState
@@ -149,7 +150,7 @@ class _Context:
 def check_query_types(
     root: CompValue,
     *,
-    graph: GuardedGraph,
+    graph: KnowledgeGraph,
     schema: SchemaIndex,
     theta: TypeState,
     pattern_types: TypeState,
