@@ -1,6 +1,6 @@
 """Typed agent state: the type state Θ, the knowledge log and the action history."""
 
-from saga_kgqa.state.type_patterns import extract_type_patterns
+from saga_kgqa.state.type_patterns import extract_type_patterns, type_patterns_in
 from saga_kgqa.state.type_state import (
     ANSWER_KEY,
     TypeEvidence,
@@ -24,6 +24,7 @@ __all__ = [
     "extract_type_patterns",
     "merge_type_state",
     "trace_types",
+    "type_patterns_in",
     "type_state_of",
     "variable_key",
 ]
