@@ -244,3 +244,10 @@ def test_type_check_can_be_switched_off(graph: KnowledgeGraph, schema: SchemaInd
         PREFIX + "SELECT ?m WHERE { ex:laptop ex:hasManager ?m }", graph=graph, schema=schema, settings=settings
     )
     assert outcome.status == "empty"
+
+
+def test_only_trusted_schema_sources_block(graph: KnowledgeGraph, schema: SchemaIndex) -> None:
+    body = "SELECT ?m WHERE { ex:laptop ex:hasManager ?m }"
+    settings = ExecuteSettings(block_sources=frozenset({"induced"}))
+    assert execute(PREFIX + body, graph=graph, schema=schema, settings=settings).status == "empty"
+    assert run(graph, schema, body).status == "blocked"

@@ -97,6 +97,7 @@ def preflight(
                 mode=mode,
                 check_ranges=settings.check_ranges,
                 verify=settings.verify_blocks,
+                block_sources=settings.block_sources,
                 deadline_s=settings.helper_deadline_s,
             ),
         )
