@@ -49,7 +49,7 @@ def build_wikidata_offline_index(
     codex_splits: Sequence[str] = DEFAULT_CODEX_SPLITS,
     settings: InductionSettings | None = None,
     curated: bool = True,
-    widen_curated: bool = False,
+    widen_curated: bool = True,
 ) -> SchemaIndex:
     """Build the offline Wikidata index from the data directory.
 
@@ -62,7 +62,10 @@ def build_wikidata_offline_index(
         widen_curated: Also add the induced types to a curated side. Without the P279
             hierarchy a curated class cannot admit its subclasses (``3D film`` under
             ``film``), and the types real subjects carry stand in for them; the side then
-            names both origins. Off by default: the paper lets formal constraints win.
+            names both origins. On by default: on CoDEx-M's held-out test triples the
+            curated-only index drops 6.5% of the true subjects and 60% of the true objects
+            (curated ``country`` does not admit ``sovereign state``), the widened one 1.1%
+            and 11%. Pass ``False`` for the paper's rule (curated wins outright).
 
     Returns:
         The index, keyed by direct-property IRIs (``wdt:P57``).
@@ -115,7 +118,7 @@ def build_wikidata_offline_index(
         properties=properties,
         classes=_class_table(properties, sources, codex),
         settings=BuildSettings(induce=True, support=settings.support, min_sample=settings.min_sample),
-        notes=_notes(metadata, sources),
+        notes=_notes(metadata, sources, induced_origin if widen_curated and sources else None),
     )
 
 
@@ -172,7 +175,9 @@ def _class_table(
     return table
 
 
-def _notes(metadata: dict[str, PropertyMetadata], sources: list[CuratedSchema]) -> tuple[str, ...]:
+def _notes(
+    metadata: dict[str, PropertyMetadata], sources: list[CuratedSchema], widened_by: str | None
+) -> tuple[str, ...]:
     subject = sum(1 for m in metadata.values() if SUBJECT_TYPE_CONSTRAINT.removeprefix(WD) in m.constraint_types)
     value = sum(1 for m in metadata.values() if VALUE_TYPE_CONSTRAINT.removeprefix(WD) in m.constraint_types)
     notes = [
@@ -180,6 +185,8 @@ def _notes(metadata: dict[str, PropertyMetadata], sources: list[CuratedSchema]) 
         "Wikidata, whose classes (P2308) are not in the offline data; read them from an endpoint",
         "no P279 hierarchy offline: the class table holds only the subclass links YAGO's shapes imply",
     ]
+    if widened_by:
+        notes.append(f"curated domains and ranges are widened with the types induced from {widened_by}")
     for source in sources:
         notes.extend(f"{source.name}: {note}" for note in source.notes)
     return tuple(notes)

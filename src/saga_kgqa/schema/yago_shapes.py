@@ -79,7 +79,8 @@ def read_yago_schema(path: Path, *, name: str = "yago45_schema") -> CuratedSchem
         graph = rdflib.Graph().parse(data=fix_prefixes(path.read_text(encoding="utf-8")), format="turtle")
     except FileNotFoundError:
         raise ConfigurationError(f"YAGO schema not found: {path}") from None
-    except (OSError, UnicodeDecodeError, SyntaxError, ValueError) as exc:
+    # rdflib raises IndexError (not BadSyntax) on input that ends mid-statement.
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError, IndexError) as exc:
         raise ConfigurationError(f"cannot parse YAGO schema {path}: {exc}") from exc
     shapes = set(graph.subjects(rdflib.RDF.type, _SH.NodeShape))
     own = {shape: {str(c) for c in graph.objects(shape, _YS.fromClass) if str(c).startswith(WD)} for shape in shapes}
@@ -92,8 +93,10 @@ def read_yago_schema(path: Path, *, name: str = "yago45_schema") -> CuratedSchem
     mapped = {shape: _descendant_classes(shape, own, children) for shape in shapes}
     schema = CuratedSchema(name=name)
     for shape in sorted(shapes, key=str):
+        # A root shape with no Wikidata class of its own (schema:Thing) admits everything.
+        universal = not shape_parents.get(shape) and not own[shape]
         for node in graph.objects(shape, _SH.property):
-            _read_property_shape(graph, shape, node, mapped, shape_parents, schema)
+            _read_property_shape(graph, shape, node, mapped, universal, schema)
     for shape in shapes:
         above = _nearest_classes(shape, own, shape_parents)
         for cls in own[shape] if above else ():
@@ -139,17 +142,16 @@ def _read_property_shape(
     shape: Node,
     node: Node,
     mapped: dict[Node, set[str]],
-    shape_parents: dict[Node, set[Node]],
+    universal: bool,
     schema: CuratedSchema,
 ) -> None:
     properties = [str(p) for p in graph.objects(node, _YS.fromProperty) if str(p).startswith(WDT)]
     if not properties:
         return
-    # A root shape with no Wikidata class admits everything: no domain. Any other shape
-    # that maps to nothing would give an empty (everything-excluding) domain: unknown.
-    is_root = not shape_parents.get(shape) and not mapped[shape]
-    domain = mapped[shape]
-    if not domain and not is_root:
+    # A universal shape gives no domain; any other shape that maps to no class would give
+    # an empty (everything-excluding) domain, so its side is left unknown.
+    domain = set() if universal else mapped[shape]
+    if not domain and not universal:
         schema.notes.append(f"{_local(shape)}: no Wikidata class; domain of {_names(properties)} left unknown")
     range_ = _range_classes(graph, node, mapped)
     for prop in properties:
