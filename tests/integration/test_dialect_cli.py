@@ -91,6 +91,21 @@ def test_wikidata_build_from_an_endpoint_reads_p2302(wikidata_server: OxigraphSe
     assert "domain by origin: wikidata:P2302 4" in stdout
 
 
+def test_wikidata_endpoint_constraints_filled_from_offline_sources(
+    wikidata_server: OxigraphServer, data_root: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "combined.json"
+    args = ("--dialect", "wikidata", "--endpoint", wikidata_server.url, "--data-dir", str(data_root))
+    code, _stdout, stderr = saga("index", "build", *args, "--out", str(out))
+    assert code == 0, stderr
+    index = SchemaIndex.load(out)
+    director = index.properties[WDT + "P57"]
+    assert (director.domain, director.domain_origins) == ({WD + "Q11424", WD + "Q21191270"}, ("wikidata:P2302",))
+    author = index.properties[WDT + "P50"]  # its P2302 subject type is deprecated: YAGO fills it
+    assert author.domain_source == "curated" and author.range_origins == ("wikidata:P2302",)
+    assert index.properties[WDT + "P27"].domain_origins == ("codex:codex-m/train",)
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [

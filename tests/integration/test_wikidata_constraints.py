@@ -108,3 +108,11 @@ def test_max_properties_bound_is_noted(wikidata_server: OxigraphServer) -> None:
     bounded = build_wikidata_constraint_index(backend, page_size=2, max_properties=4)
     assert len(bounded.properties) == 4
     assert any("stopped after 4 properties" in note for note in bounded.notes)
+
+
+def test_constraint_classes_carry_labels_and_direct_superclasses(index: SchemaIndex) -> None:
+    film = index.classes[WD + "Q11424"]
+    assert film.label == "film" and film.parents == {WD + "Q4502142"}
+    # A value known only as a visual artwork may be a film: broader, so not a conflict.
+    assert index.compatibility([WD + "Q4502142"], WDT + "P57").decision == "keep"
+    assert index.classes[WD + "Q21191270"].label is None

@@ -143,8 +143,9 @@ def build(
     dialect: Annotated[
         str | None,
         typer.Option(
-            help="Build a dialect's index instead: wikidata (P2302 constraints from --endpoint, or the "
-            "offline sources under --data-dir) or freebase (GrailQA's fb_roles under --data-dir)."
+            help="Build a dialect's index instead: wikidata (P2302 constraints from --endpoint, the "
+            "offline sources under --data-dir, or both: the offline index fills what the constraints "
+            "leave open) or freebase (GrailQA's fb_roles under --data-dir)."
         ),
     ] = None,
     data_dir: Annotated[
@@ -177,15 +178,13 @@ def build(
 def _build_dialect(
     dialect: str, data_dir: Path | None, data: list[Path] | None, endpoint: str | None, profile: str | None
 ) -> SchemaIndex:
-    """The ``--dialect`` path: offline sources, or (Wikidata) the constraints of an endpoint."""
+    """The ``--dialect`` path: offline sources, (Wikidata) an endpoint's constraints, or both."""
     if data:
         raise ConfigurationError("--dialect reads --data-dir (or --endpoint for wikidata), not --data")
     if endpoint is None:
         return build_dialect_index(dialect, data_dir=settings.data_dir(data_dir))
-    if data_dir is not None:
-        raise ConfigurationError("give either --endpoint or --data-dir with --dialect, not both")
     with open_graph(None, endpoint, profile or "wikidata") as graph:
-        return build_dialect_index(dialect, backend=_TemplateBackend(graph))
+        return build_dialect_index(dialect, data_dir=data_dir, backend=_TemplateBackend(graph))
 
 
 def coverage_lines(coverage: SchemaCoverage) -> list[str]:

@@ -8,6 +8,7 @@ from typing import Literal, get_args
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.backend import KGBackend
 from saga_kgqa.schema.freebase import ONTOLOGY_DIR, build_freebase_index
+from saga_kgqa.schema.merge import fill_missing
 from saga_kgqa.schema.model import SchemaIndex
 from saga_kgqa.schema.wikidata_constraints import build_wikidata_constraint_index
 from saga_kgqa.schema.wikidata_offline import build_wikidata_offline_index
@@ -22,8 +23,10 @@ def build_dialect_index(dialect: str, *, data_dir: Path | None = None, backend: 
     Wikidata from an endpoint reads the P2302 type constraints
     (:func:`~saga_kgqa.schema.wikidata_constraints.build_wikidata_constraint_index`); Wikidata
     offline combines property metadata, curated schemas and CoDEx induction
-    (:func:`~saga_kgqa.schema.wikidata_offline.build_wikidata_offline_index`); Freebase reads
-    GrailQA's ontology files (:func:`~saga_kgqa.schema.freebase.build_freebase_index`).
+    (:func:`~saga_kgqa.schema.wikidata_offline.build_wikidata_offline_index`); with both, the
+    offline index fills the sides the constraints leave open (the paper's formal-then-induced
+    rule, :func:`~saga_kgqa.schema.merge.fill_missing`). Freebase reads GrailQA's ontology
+    files (:func:`~saga_kgqa.schema.freebase.build_freebase_index`).
 
     Args:
         dialect: ``wikidata`` or ``freebase``.
@@ -36,14 +39,17 @@ def build_dialect_index(dialect: str, *, data_dir: Path | None = None, backend: 
     """
     if dialect not in DIALECTS:
         raise ConfigurationError(f"unknown dialect {dialect!r}; known dialects: {', '.join(DIALECTS)}")
-    if backend is not None:
-        if dialect != "wikidata":
-            raise ConfigurationError("only the wikidata dialect reads its schema from an endpoint")
-        return build_wikidata_constraint_index(backend)
+    if backend is not None and dialect != "wikidata":
+        raise ConfigurationError("only the wikidata dialect reads its schema from an endpoint")
     if data_dir is None:
-        raise ConfigurationError(f"the {dialect} schema index needs --data-dir (or an endpoint for wikidata)")
+        if backend is None:
+            raise ConfigurationError(f"the {dialect} schema index needs --data-dir (or an endpoint for wikidata)")
+        return build_wikidata_constraint_index(backend)
     if not data_dir.is_dir():
         raise ConfigurationError(f"data directory {data_dir} does not exist")
     if dialect == "freebase":
         return build_freebase_index(data_dir / ONTOLOGY_DIR)
-    return build_wikidata_offline_index(data_dir)
+    offline = build_wikidata_offline_index(data_dir)
+    if backend is None:
+        return offline
+    return fill_missing(build_wikidata_constraint_index(backend), offline)

@@ -18,8 +18,11 @@ their relations differ the side becomes "instance or subclass of", the permissiv
 Deprecated constraint statements are skipped, and a statement whose class is not an IRI
 (``somevalue``) makes that side unknown rather than wrongly narrow.
 
-One query template reads everything (labels, descriptions, datatypes and both
-constraints), a page of properties at a time, so that no property is split across pages.
+One query template reads everything about the properties (labels, descriptions,
+datatypes and both constraints), a page of properties at a time, so that no property is
+split across pages. A second, batched template reads the labels and direct superclasses
+(P279) of the constraint classes, so that a value typed with a broader class is
+recognised; the ancestors of an entity's own types are the caller's to supply.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from saga_kgqa.kg.result import Row
 from saga_kgqa.kg.sparql_terms import string_literal
 from saga_kgqa.schema.compatibility import ConstraintRelation
 from saga_kgqa.schema.model import ClassInfo, PropertySchema, SchemaIndex
-from saga_kgqa.schema.queries import TemplateRunner
+from saga_kgqa.schema.queries import TemplateRunner, batched, values_clause
 from saga_kgqa.schema.vocab import SchemaVocabulary
 
 logger = logging.getLogger(__name__)
@@ -79,6 +82,19 @@ SELECT ?property ?propertyType ?label ?description ?statement ?constraint ?class
     OPTIONAL {{ ?statement pq:P2309 ?relation }}
   }}
 }}"""
+
+
+_CLASS_QUERY = """PREFIX wdt: <http://www.wikidata.org/prop/direct/>
+PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
+SELECT ?class ?label ?parent WHERE {{
+  {values}
+  OPTIONAL {{ ?class rdfs:label ?label FILTER(LANG(?label) = {language}) }}
+  OPTIONAL {{ ?class wdt:P279 ?parent FILTER(isIRI(?parent)) }}
+}}"""
+# Classes per class query; their IRIs must fit in a GET URL or a modest POST body.
+_CLASS_BATCH = 200
+# Rows per class a batch may return: label x direct superclasses.
+_ROWS_PER_CLASS = 50
 
 
 def constraint_query(*, page_size: int, offset: int, language: str = "en") -> str:
@@ -163,7 +179,9 @@ def build_wikidata_constraint_index(
     else:
         runner.notes.append(f"stopped after {max_properties} properties; the index may be incomplete")
     properties = {prop: _entry(prop, rows) for prop, rows in sorted(found.items())}
-    classes = sorted({c for entry in properties.values() for c in entry.domain | entry.range})
+    classes = _read_classes(
+        runner, sorted({c for entry in properties.values() for c in entry.domain | entry.range}), language
+    )
     logger.info("P2302 index: %d properties in %d queries", len(properties), runner.queries)
     vocabulary = SchemaVocabulary.wikidata()
     return SchemaIndex(
@@ -171,9 +189,29 @@ def build_wikidata_constraint_index(
         type_predicates=vocabulary.type_predicates,
         subclass_predicates=vocabulary.subclass_predicates,
         properties=properties,
-        classes={c: ClassInfo(iri=c) for c in classes},
+        classes=classes,
         notes=tuple(runner.notes),
     )
+
+
+def _read_classes(runner: TemplateRunner, classes: list[str], language: str) -> dict[str, ClassInfo]:
+    """Labels and direct P279 superclasses of the constraint classes, a batch at a time."""
+    labels: dict[str, str] = {}
+    parents: dict[str, set[str]] = defaultdict(set)
+    literal = string_literal(language.lower())
+    for batch in batched(classes, _CLASS_BATCH):
+        rows = runner.select(
+            _CLASS_QUERY.format(values=values_clause("class", batch), language=literal),
+            limit=len(batch) * _ROWS_PER_CLASS,
+            what="labels and superclasses of constraint classes",
+        )
+        for row in rows:
+            cls = row["class"].value
+            if "label" in row:
+                labels[cls] = row["label"].value
+            if "parent" in row:
+                parents[cls].add(row["parent"].value)
+    return {c: ClassInfo(iri=c, label=labels.get(c), parents=frozenset(parents.get(c, ()))) for c in classes}
 
 
 def _direct_property(entity_iri: str) -> str:
