@@ -62,3 +62,19 @@ def test_a_short_page_ends_the_paging(fake_endpoint: FakeEndpoint, fake_clock: F
     # Two property pages; no constraint classes, so no class query.
     assert len(fake_endpoint.requests) == 2
     assert "OFFSET 2" in fake_endpoint.queries[1]
+
+
+def test_a_page_cut_by_the_row_limit_does_not_end_the_paging(
+    fake_endpoint: FakeEndpoint, fake_clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("saga_kgqa.schema.wikidata_constraints._ROWS_PER_PROPERTY", 1)
+    # Page of 2 properties, row limit 2: both rows belong to P1 (label rows), so P2 is cut off.
+    label_rows = [
+        dict(row, label={"type": "literal", "value": name, "xml:lang": "en"})
+        for row, name in zip(_property_rows("P1", "P1"), ["a", "b"], strict=True)
+    ]
+    fake_endpoint.script(select_json(VARIABLES, label_rows), select_json(VARIABLES, _property_rows("P3")))
+    index = build_wikidata_constraint_index(_backend(fake_endpoint, fake_clock), page_size=2)
+    assert len(fake_endpoint.requests) == 2
+    assert "http://www.wikidata.org/prop/direct/P3" in index.properties
+    assert any("stopped at 2 rows" in note for note in index.notes)

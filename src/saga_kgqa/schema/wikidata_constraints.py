@@ -163,9 +163,10 @@ def build_wikidata_constraint_index(
     offset = 0
     while offset < max_properties:
         size = min(page_size, max_properties - offset)
+        limit = size * _ROWS_PER_PROPERTY
         rows = runner.select(
             constraint_query(page_size=size, offset=offset, language=language),
-            limit=size * _ROWS_PER_PROPERTY,
+            limit=limit,
             what=f"property constraints (page at {offset})",
         )
         page: set[str] = set()
@@ -173,7 +174,8 @@ def build_wikidata_constraint_index(
             entity = row["property"].value
             page.add(entity)
             _absorb(found.setdefault(_direct_property(entity), _PropertyRows()), row)
-        if len(page) < size:
+        # A short page is the last one, unless the row limit cut it short (noted by the runner).
+        if len(page) < size and len(rows) < limit:
             break
         offset += size
     else:
