@@ -66,7 +66,7 @@ class SagaContext:
     )
     max_steps: int = field(default=20, metadata=_describe("Controller steps before the run is finalized."))
     max_rows_shown: int = field(default=20, metadata=_describe("Result rows shown to the model per query."))
-    max_observation_chars: int = field(default=6000, metadata=_describe("Characters of one observation."))
+    max_observation_bytes: int = field(default=8000, metadata=_describe("UTF-8 bytes of one execute observation."))
     answer_rows: int = field(default=1000, metadata=_describe("Rows kept in the final answer."))
     history_window: int = field(default=5, metadata=_describe("Recent steps shown to the controller."))
     type_context_entries: int = field(default=5, metadata=_describe("Θ entries shown to the controller."))
@@ -86,7 +86,7 @@ class SagaContext:
             _check_value(item.name, hints[item.name], getattr(self, item.name))
         if not 0.0 <= self.schema_coverage <= 1.0:
             raise ConfigurationError(f"schema_coverage must be within [0, 1], got {self.schema_coverage}")
-        for name in ("max_steps", "max_rows_shown", "max_observation_chars", "answer_rows"):
+        for name in ("max_steps", "max_rows_shown", "max_observation_bytes", "answer_rows"):
             if getattr(self, name) < 1:
                 raise ConfigurationError(f"{name} must be at least 1, got {getattr(self, name)}")
         for name in ("history_window", "type_context_entries", "knowledge_log_entries"):
