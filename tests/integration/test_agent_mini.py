@@ -154,3 +154,13 @@ def test_the_compiled_graph_is_servable_and_embeddable(mini: SagaToolbox) -> Non
         "summary",
         "attempts",
     }
+
+
+def test_the_default_toolbox_opens_the_shipped_example_graph() -> None:
+    from saga_kgqa.graph.defaults import toolbox_from_context
+
+    context = SagaContext()
+    toolbox = toolbox_from_context(context)
+    assert toolbox_from_context(SagaContext(max_steps=3)) is toolbox  # cached per graph source
+    result = toolbox.view(context).search("Jim Lovell")
+    assert result.hits and "Lovell" in result.text
