@@ -164,3 +164,16 @@ def test_the_default_toolbox_opens_the_shipped_example_graph() -> None:
     assert toolbox_from_context(SagaContext(max_steps=3)) is toolbox  # cached per graph source
     result = toolbox.view(context).search("Jim Lovell")
     assert result.hits and "Lovell" in result.text
+
+
+def test_node_updates_stream_in_trajectory_order(mini: SagaToolbox) -> None:
+    model = ScriptedChatModel(
+        [answer_type("city"), tool_call("lookup", entity="res:ghost"), '{"keep": ["ex:livesIn"]}', tool_call("stop")]
+    )
+    graph = build_graph(model_factory=model_factory(model), toolbox_factory=lambda _c: mini)
+    context = SagaContext()
+    order = [
+        next(iter(update))
+        for update in graph.stream({"question": "Where?"}, run_config(context), context=context, stream_mode="updates")
+    ]
+    assert order == ["predict_answer_type", "controller", "lookup", "prune_fallback", "controller", "finalize"]
