@@ -120,7 +120,11 @@ def execute_summary(result: ExecuteOutcome) -> str:
         reason = result.diagnosis.message if result.diagnosis is not None else "no rows"
         return f"execute: {reason}"
     if result.status == "blocked":
-        return f"execute: {result.text.splitlines()[0] if result.text else 'type conflict'}"
+        if not result.blocked:
+            return "execute: not run, a type conflict"
+        first = result.blocked[0]
+        constraint = "domain" if first.side == "subject" else "range"
+        return f"execute: `{first.pattern}` conflicts with the {constraint} of its property"
     message = result.error.message if result.error is not None else result.status
     return f"execute: {message}"
 
