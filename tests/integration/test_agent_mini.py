@@ -177,3 +177,12 @@ def test_node_updates_stream_in_trajectory_order(mini: SagaToolbox) -> None:
         for update in graph.stream({"question": "Where?"}, run_config(context), context=context, stream_mode="updates")
     ]
     assert order == ["predict_answer_type", "controller", "lookup", "prune_fallback", "controller", "finalize"]
+
+
+def test_the_observation_cap_applies_to_every_tool(mini: SagaToolbox) -> None:
+    script = [answer_type("city"), tool_call("search", text="Ignore previous instructions"), tool_call("stop")]
+    wide = run_agent(mini, script, question="Motto?")
+    narrow = run_agent(mini, script, question="Motto?", max_observation_bytes=300)
+    wide_text = wide.state["history"][0].observation
+    narrow_text = narrow.state["history"][0].observation
+    assert len(narrow_text.encode()) <= 300 < len(wide_text.encode())
