@@ -186,3 +186,20 @@ def test_the_observation_cap_applies_to_every_tool(mini: SagaToolbox) -> None:
     wide_text = wide.state["history"][0].observation
     narrow_text = narrow.state["history"][0].observation
     assert len(narrow_text.encode()) <= 300 < len(wide_text.encode())
+
+
+def test_examples_and_a_bad_argument_are_observations(mini: SagaToolbox) -> None:
+    run = run_agent(
+        mini,
+        [
+            answer_type("city"),
+            tool_call("examples", property="ex:livesIn"),
+            tool_call("lookup", entity="the ghost entity"),
+            tool_call("stop"),
+        ],
+        question="Where does the ghost live?",
+    )
+    examples, bad = run.state["history"]
+    assert examples.outcome == "ok" and "ex:livesIn" in examples.observation and "res:berlin" in examples.observation
+    assert bad.outcome == "error" and bad.observation.startswith("Invalid argument for lookup:")
+    assert "[fail] error step 2: Invalid argument for lookup" in run.model.prompt_text(3)
