@@ -212,7 +212,7 @@ def measure_graph(
         result.questions += 1
         try:
             _measure_question(question, probe, schema, settings, result, looked_up)
-        except SagaError as exc:
+        except (SagaError, ValueError) as exc:  # ValueError: a swap that found no property to rewrite
             result.errors.append(f"{question.qid}: {type(exc).__name__}: {exc}")
     for (entity, mode), view in looked_up.items():
         total = len(view.kept) + len(view.hidden)
