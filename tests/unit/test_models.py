@@ -1,0 +1,156 @@
+"""Model configuration: precedence, the missing-model error, Appendix F decoding, what goes over the wire."""
+
+from __future__ import annotations
+
+import openai
+import pytest
+from langchain_core.messages import HumanMessage
+from langchain_core.tools import tool
+from pydantic import BaseModel
+
+from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.models import (
+    ROLE_DECODING,
+    TRANSIENT_PROVIDER_ERRORS,
+    ModelNotConfigured,
+    ModelSettings,
+    PromptRole,
+    chat_model_for,
+    load_factory,
+    provider_retry_policy,
+    with_structured_output,
+)
+from tests.support.openai_mock import MockReply, MockToolCall, serve_openai_mock
+
+
+def test_explicit_beats_saga_env_beats_openai_env() -> None:
+    env = {"SAGA_MODEL": "saga-model", "OPENAI_MODEL": "openai-model", "OPENAI_BASE_URL": "http://o/v1"}
+    assert ModelSettings.resolve(model="explicit", environ=env).model == "explicit"
+    from_env = ModelSettings.resolve(environ=env)
+    assert from_env.model == "saga-model"
+    assert from_env.base_url == "http://o/v1"
+    assert ModelSettings.resolve(environ={"OPENAI_MODEL": "m"}).model == "m"
+    assert ModelSettings.resolve(environ={}).model is None
+
+
+def test_blank_environment_values_count_as_unset() -> None:
+    assert ModelSettings.resolve(environ={"SAGA_MODEL": "  ", "OPENAI_MODEL": "m"}).model == "m"
+
+
+def test_nothing_configured_says_exactly_what_to_set() -> None:
+    with pytest.raises(ModelNotConfigured) as caught:
+        chat_model_for(PromptRole.CONTROLLER, ModelSettings.resolve(environ={}))
+    message = caught.value.message
+    for setting in ("SAGA_BASE_URL", "SAGA_MODEL", "OPENAI_API_KEY", "--base-url", "--model"):
+        assert setting in message
+    assert isinstance(caught.value, ConfigurationError)
+
+
+def test_base_url_without_model_names_the_missing_model() -> None:
+    with pytest.raises(ModelNotConfigured, match="SAGA_MODEL"):
+        ModelSettings(base_url="http://localhost:8000/v1").require_complete()
+
+
+def test_openai_without_key_is_refused_but_a_local_server_needs_none() -> None:
+    with pytest.raises(ModelNotConfigured, match="OPENAI_API_KEY"):
+        ModelSettings(model="gpt-4o-mini").require_complete()
+    ModelSettings(model="llama3.1", base_url="http://localhost:11434/v1").require_complete()
+
+
+def test_description_never_shows_the_key() -> None:
+    settings = ModelSettings(model="m", base_url="http://h/v1", api_key="sk-secret")
+    assert "sk-secret" not in settings.describe()
+    assert settings.describe() == "m at http://h/v1"
+
+
+def test_appendix_f_decoding_per_role() -> None:
+    assert ROLE_DECODING[PromptRole.ANSWER_TYPE].temperature == 0.0
+    assert ROLE_DECODING[PromptRole.ANSWER_TYPE].max_tokens == 100
+    controller = ROLE_DECODING[PromptRole.CONTROLLER_TEXT]
+    assert (controller.temperature, controller.top_p, controller.max_tokens) == (1.0, 0.9, 700)
+    assert controller.stop == ("\nObservation",)
+    assert ROLE_DECODING[PromptRole.CONTROLLER].stop == ()
+    assert ROLE_DECODING[PromptRole.ACTION_PARSER].temperature == 0.0
+
+
+def test_request_to_a_compatible_server_carries_role_decoding_and_both_token_caps() -> None:
+    with serve_openai_mock([MockReply(content="Thought: look\nAction: stop()")]) as mock:
+        settings = ModelSettings(model="openai/gpt-oss-120b", base_url=mock.base_url)
+        reply = chat_model_for(PromptRole.CONTROLLER_TEXT, settings).invoke([HumanMessage("q")])
+    assert reply.content == "Thought: look\nAction: stop()"
+    (body,) = mock.requests
+    assert body["model"] == "openai/gpt-oss-120b"
+    assert body["temperature"] == 1.0
+    assert body["top_p"] == 0.9
+    assert body["stop"] == ["\nObservation"]
+    assert body["max_completion_tokens"] == 700
+    assert body["max_tokens"] == 700
+
+
+def test_openai_itself_gets_only_max_completion_tokens() -> None:
+    settings = ModelSettings(model="gpt-4o-mini", api_key="sk-x")
+    model = chat_model_for(PromptRole.ANSWER_TYPE, settings)
+    assert getattr(model, "extra_body", None) is None
+    assert getattr(model, "max_tokens", None) == 100
+
+
+def test_reasoning_content_is_kept() -> None:
+    with serve_openai_mock([MockReply(content="ok", reasoning="because")]) as mock:
+        settings = ModelSettings(model="gpt-oss", base_url=mock.base_url)
+        reply = chat_model_for(PromptRole.ANSWER_TYPE, settings).invoke([HumanMessage("q")])
+    assert reply.additional_kwargs["reasoning_content"] == "because"
+
+
+class AnswerType(BaseModel):
+    answer_type_label: str
+    answer_type_qid: str
+
+
+def test_structured_output_uses_function_calling() -> None:
+    call = MockToolCall("AnswerType", {"answer_type_label": "person", "answer_type_qid": "Q5"})
+    with serve_openai_mock([MockReply(tool_calls=(call,))]) as mock:
+        model = chat_model_for(PromptRole.ANSWER_TYPE, ModelSettings(model="m", base_url=mock.base_url))
+        parsed = with_structured_output(model, AnswerType).invoke([HumanMessage("Who?")])
+    assert parsed == AnswerType(answer_type_label="person", answer_type_qid="Q5")
+    (body,) = mock.requests
+    assert "response_format" not in body
+    assert body["tool_choice"]["function"]["name"] == "AnswerType"
+
+
+@tool
+def search(text: str) -> str:
+    """Search the graph."""
+    return text
+
+
+def test_tool_calls_round_trip_through_the_mock() -> None:
+    with serve_openai_mock([MockReply(tool_calls=(MockToolCall("search", {"text": "Apollo"}),))]) as mock:
+        model = chat_model_for(PromptRole.CONTROLLER, ModelSettings(model="m", base_url=mock.base_url))
+        reply = model.bind_tools([search]).invoke([HumanMessage("q")])
+    assert [(c["name"], c["args"]) for c in reply.tool_calls] == [("search", {"text": "Apollo"})]
+    assert mock.requests[0]["tools"][0]["function"]["name"] == "search"
+
+
+def test_client_does_not_retry_by_itself() -> None:
+    with serve_openai_mock([MockReply(status=503), MockReply(content="late")]) as mock:
+        model = chat_model_for(PromptRole.ANSWER_TYPE, ModelSettings(model="m", base_url=mock.base_url))
+        with pytest.raises(openai.InternalServerError):
+            model.invoke([HumanMessage("q")])
+    assert len(mock.requests) == 1
+
+
+def test_retry_policy_retries_transient_errors_only() -> None:
+    policy = provider_retry_policy()
+    assert policy.retry_on == TRANSIENT_PROVIDER_ERRORS
+    assert openai.RateLimitError in TRANSIENT_PROVIDER_ERRORS
+    assert openai.BadRequestError not in TRANSIENT_PROVIDER_ERRORS
+    assert openai.AuthenticationError not in TRANSIENT_PROVIDER_ERRORS
+
+
+def test_factory_spec_is_validated() -> None:
+    with pytest.raises(ConfigurationError, match=r"package\.module:callable"):
+        load_factory("no_colon")
+    with pytest.raises(ConfigurationError, match="cannot be imported"):
+        load_factory("no_such_module_xyz:f")
+    with pytest.raises(ConfigurationError, match="nothing callable"):
+        load_factory("saga_kgqa.models:NOT_THERE")
