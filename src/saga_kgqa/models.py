@@ -17,8 +17,10 @@ The client retries nothing by itself; LLM nodes retry only transient provider er
 through :func:`provider_retry_policy`. A run with no model configured fails with
 :class:`ModelNotConfigured`, which says exactly what to set.
 
-``SAGA_MODEL_FACTORY=module:callable`` replaces ChatOpenAI by any chat model factory
-(``callable(role, settings) -> BaseChatModel``); tests use it to serve a scripted model
+:class:`ConfiguredModelFactory` is the graph's model factory (``(context, role) -> chat
+model``): it reads the model and server from the explicit settings, then the run's
+context, then the environment. ``SAGA_MODEL_FACTORY=package.module:callable`` replaces
+ChatOpenAI by any factory of the same signature; tests use it to serve a scripted model
 from ``langgraph dev``, and users can plug in another provider the same way.
 """
 
@@ -26,10 +28,11 @@ from __future__ import annotations
 
 import importlib
 import os
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 from urllib.parse import urlsplit
 
 import openai
@@ -77,7 +80,7 @@ class PromptRole(StrEnum):
     #: F.2 in text-action mode: free text ``Thought``/``Action``, cut at the observation.
     CONTROLLER_TEXT = "controller_text"
     #: F.2's second, lightweight call that parses free text into an action.
-    ACTION_PARSER = "action_parser"
+    ACTION_PARSER = "parse"
     #: F.3: prune an untyped entity's neighbourhood.
     PRUNE = "prune"
 
@@ -132,7 +135,7 @@ class ModelSettings:
         api_key: API key; local servers that need none get a placeholder.
         timeout_s: Per-request timeout in seconds.
         reasoning_effort: ``low``/``medium``/``high`` for reasoning models (gpt-oss), else ``None``.
-        factory: ``module:callable`` building the chat model instead of ChatOpenAI, or ``None``.
+        factory: ``package.module:callable`` model factory used instead of ChatOpenAI, or ``None``.
     """
 
     model: str | None = None
@@ -237,11 +240,28 @@ class ReasoningChatOpenAI(ChatOpenAI):
         return result
 
 
-ModelFactory = Callable[[PromptRole, ModelSettings], BaseChatModel]
+class ModelContext(Protocol):
+    """What a model factory reads from a run's context (see :class:`saga_kgqa.context.SagaContext`)."""
+
+    @property
+    def model(self) -> str:
+        """Model name, or ``""`` when the context names none."""
+
+    @property
+    def base_url(self) -> str | None:
+        """API root of an OpenAI-compatible server."""
+
+    @property
+    def tool_calling(self) -> str:
+        """``native`` tool calls, or ``text`` actions."""
+
+
+#: The graph's model factory signature: the chat model for a run's context and a role name.
+ModelFactory = Callable[[Any, str], BaseChatModel]
 
 
 def load_factory(spec: str) -> ModelFactory:
-    """Import a ``module:callable`` model factory.
+    """Import a ``package.module:callable`` model factory (called as ``factory(context, role)``).
 
     Raises:
         ConfigurationError: The spec is malformed, or names nothing callable.
@@ -270,11 +290,8 @@ def chat_model_for(role: PromptRole, settings: ModelSettings) -> BaseChatModel:
 
     Raises:
         ModelNotConfigured: The settings name no usable model.
-        ConfigurationError: The model factory cannot be loaded.
     """
     settings.require_complete()
-    if settings.factory:
-        return load_factory(settings.factory)(role, settings)
     decoding = ROLE_DECODING[role]
     extra_body: dict[str, Any] | None = None
     if not settings.is_openai:
@@ -325,3 +342,69 @@ def provider_retry_policy(max_attempts: int = 3, initial_interval_s: float = 1.0
         retry_on=TRANSIENT_PROVIDER_ERRORS,
     )
 
+
+
+def prompt_role(role: str, tool_calling: str = "native") -> PromptRole:
+    """The prompt role of a graph role name; the controller in text-action mode has its own.
+
+    Raises:
+        ConfigurationError: The role name is unknown.
+    """
+    try:
+        resolved = PromptRole(role)
+    except ValueError:
+        known = ", ".join(r.value for r in PromptRole if r is not PromptRole.CONTROLLER_TEXT)
+        raise ConfigurationError(f"unknown model role {role!r} (known: {known})") from None
+    if resolved is PromptRole.CONTROLLER and tool_calling == "text":
+        return PromptRole.CONTROLLER_TEXT
+    return resolved
+
+
+class ConfiguredModelFactory:
+    """The graph's model factory: explicit settings > the run's context > the environment.
+
+    Models are built once per settings and role, then reused across calls and runs.
+    """
+
+    def __init__(self, explicit: ModelSettings | None = None, *, environ: Mapping[str, str] | None = None) -> None:
+        """Remember the explicit settings (command-line options, library arguments).
+
+        Args:
+            explicit: Values that beat the context and the environment; ``None`` fields fall through.
+            environ: The environment to read (default: ``os.environ`` at call time).
+        """
+        self.explicit = explicit or ModelSettings()
+        self._environ = environ
+        self._models: dict[tuple[ModelSettings, PromptRole], BaseChatModel] = {}
+        self._lock = threading.Lock()
+
+    def settings_for(self, context: ModelContext | None) -> ModelSettings:
+        """The settings a run uses: explicit, else the context's ``model``/``base_url``, else the environment."""
+        explicit = self.explicit
+        return ModelSettings.resolve(
+            model=explicit.model or (context.model if context is not None else None) or None,
+            base_url=explicit.base_url or (context.base_url if context is not None else None),
+            api_key=explicit.api_key,
+            factory=explicit.factory,
+            environ=self._environ,
+            timeout_s=explicit.timeout_s,
+            reasoning_effort=explicit.reasoning_effort,
+        )
+
+    def __call__(self, context: ModelContext | None, role: str) -> BaseChatModel:
+        """Return the chat model for ``role`` in a run with ``context``.
+
+        Raises:
+            ModelNotConfigured: No model is configured anywhere; the message says what to set.
+            ConfigurationError: The role is unknown, or the custom factory cannot be loaded.
+        """
+        settings = self.settings_for(context)
+        if settings.factory:
+            return load_factory(settings.factory)(context, role)
+        resolved = prompt_role(role, context.tool_calling if context is not None else "native")
+        with self._lock:
+            model = self._models.get((settings, resolved))
+            if model is None:
+                model = chat_model_for(resolved, settings)
+                self._models[(settings, resolved)] = model
+        return model

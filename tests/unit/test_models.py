@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import openai
 import pytest
+from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
 from langchain_core.messages import HumanMessage
 from langchain_core.tools import tool
 from pydantic import BaseModel
@@ -12,11 +16,13 @@ from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.models import (
     ROLE_DECODING,
     TRANSIENT_PROVIDER_ERRORS,
+    ConfiguredModelFactory,
     ModelNotConfigured,
     ModelSettings,
     PromptRole,
     chat_model_for,
     load_factory,
+    prompt_role,
     provider_retry_policy,
     with_structured_output,
 )
@@ -154,3 +160,52 @@ def test_factory_spec_is_validated() -> None:
         load_factory("no_such_module_xyz:f")
     with pytest.raises(ConfigurationError, match="nothing callable"):
         load_factory("saga_kgqa.models:NOT_THERE")
+
+
+@dataclass(frozen=True)
+class FakeContext:
+    model: str = ""
+    base_url: str | None = None
+    tool_calling: str = "native"
+
+
+def test_factory_precedence_is_explicit_then_context_then_environment() -> None:
+    env = {"SAGA_MODEL": "env-model", "SAGA_BASE_URL": "http://env/v1"}
+    from_env = ConfiguredModelFactory(environ=env)
+    assert from_env.settings_for(FakeContext()).model == "env-model"
+    assert from_env.settings_for(FakeContext(model="ctx-model")).model == "ctx-model"
+    assert from_env.settings_for(None).base_url == "http://env/v1"
+    explicit = ConfiguredModelFactory(ModelSettings(model="cli-model", base_url="http://cli/v1"), environ=env)
+    settings = explicit.settings_for(FakeContext(model="ctx-model", base_url="http://ctx/v1"))
+    assert (settings.model, settings.base_url) == ("cli-model", "http://cli/v1")
+
+
+def test_factory_builds_role_models_once_and_text_controllers_stop_at_the_observation() -> None:
+    factory = ConfiguredModelFactory(environ={"SAGA_BASE_URL": "http://localhost:9/v1", "SAGA_MODEL": "m"})
+    native = factory(FakeContext(), "controller")
+    assert factory(FakeContext(), "controller") is native
+    text = factory(FakeContext(tool_calling="text"), "controller")
+    assert getattr(native, "stop", None) is None
+    assert getattr(text, "stop", None) == ["\nObservation"]
+    assert getattr(factory(FakeContext(), "answer_type"), "max_tokens", None) == 100
+
+
+def test_factory_without_any_model_raises_the_typed_error() -> None:
+    with pytest.raises(ModelNotConfigured, match="SAGA_BASE_URL"):
+        ConfiguredModelFactory(environ={})(FakeContext(), "controller")
+
+
+def test_unknown_role_is_a_configuration_error() -> None:
+    with pytest.raises(ConfigurationError, match="unknown model role"):
+        prompt_role("planner")
+    assert prompt_role("parse") is PromptRole.ACTION_PARSER
+
+
+def canned_factory(context: object, role: str) -> BaseChatModel:
+    return FakeListChatModel(responses=[f"canned {role}"])
+
+
+def test_custom_factory_from_the_environment_replaces_chat_openai() -> None:
+    factory = ConfiguredModelFactory(environ={"SAGA_MODEL_FACTORY": f"{__name__}:canned_factory"})
+    model = factory(FakeContext(), "prune")
+    assert model.invoke("x").content == "canned prune"
