@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, TypedDict
 from uuid import UUID
 
@@ -24,7 +25,9 @@ from saga_kgqa.graph.tracing import (
     traced_tool_call,
     tracing_enabled,
 )
-from tests.conftest import REPO_ROOT
+
+# Not imported from tests.conftest: the traced subprocess imports this module, and conftest turns tracing off.
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 class Recorder(BaseCallbackHandler):
