@@ -13,8 +13,9 @@ need (``docs/ecosystem-notes.md`` §4):
 * reasoning text (``reasoning_content`` or ``reasoning``) that ChatOpenAI drops is kept
   in ``additional_kwargs["reasoning_content"]`` (:class:`ReasoningChatOpenAI`).
 
-The client retries nothing by itself; LLM nodes retry only transient provider errors
-through :func:`provider_retry_policy`. A run with no model configured fails with
+The client retries nothing by itself: the graph's LLM nodes retry transient provider
+errors only (connection, timeout, 429, 5xx) through their node ``RetryPolicy``, so a
+retry is visible to LangGraph and a run that still fails stays resumable. A run with no model configured fails with
 :class:`ModelNotConfigured`, which says exactly what to set.
 
 :class:`ConfiguredModelFactory` is the graph's model factory (``(context, role) -> chat
@@ -40,7 +41,6 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.outputs import ChatResult
 from langchain_core.runnables import Runnable
 from langchain_openai import ChatOpenAI
-from langgraph.types import RetryPolicy
 from pydantic import BaseModel, SecretStr
 
 from saga_kgqa.errors import ConfigurationError
@@ -53,15 +53,6 @@ FACTORY_ENV = "SAGA_MODEL_FACTORY"
 
 #: Sent as the key when a local server (vLLM, Ollama, llama.cpp) needs none; the OpenAI client requires one.
 PLACEHOLDER_API_KEY = "EMPTY"
-
-#: Provider errors worth retrying: the network, a timeout, throttling, a 5xx. A 400/401/404
-#: or a malformed response fails the same way every time, so it is never retried.
-TRANSIENT_PROVIDER_ERRORS: tuple[type[Exception], ...] = (
-    openai.APIConnectionError,
-    openai.APITimeoutError,
-    openai.RateLimitError,
-    openai.InternalServerError,
-)
 
 StructuredT = TypeVar("StructuredT", bound=BaseModel)
 
@@ -312,7 +303,7 @@ def chat_model_for(role: PromptRole, settings: ModelSettings) -> BaseChatModel:
         max_completion_tokens=decoding.max_tokens,
         extra_body=extra_body,
         timeout=settings.timeout_s,
-        # Retries belong to the graph's node policy, which retries only transient errors.
+        # Retries belong to the graph's node policy (graph/builder.py), which retries only transient errors.
         max_retries=0,
         **options,
     )
@@ -325,23 +316,6 @@ def with_structured_output(model: BaseChatModel, schema: type[StructuredT]) -> R
     response format is not universally supported; keep ``schema`` flat and all-required.
     """
     return model.with_structured_output(schema, method="function_calling")
-
-
-def provider_retry_policy(max_attempts: int = 3, initial_interval_s: float = 1.0) -> RetryPolicy:
-    """The node retry policy for LLM calls: transient provider errors only, with backoff.
-
-    Args:
-        max_attempts: Attempts in all, including the first.
-        initial_interval_s: Wait before the first retry; doubles each time.
-    """
-    return RetryPolicy(
-        max_attempts=max_attempts,
-        initial_interval=initial_interval_s,
-        backoff_factor=2.0,
-        max_interval=30.0,
-        retry_on=TRANSIENT_PROVIDER_ERRORS,
-    )
-
 
 
 def prompt_role(role: str, tool_calling: str = "native") -> PromptRole:

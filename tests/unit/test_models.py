@@ -15,7 +15,6 @@ from pydantic import BaseModel
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.models import (
     ROLE_DECODING,
-    TRANSIENT_PROVIDER_ERRORS,
     ConfiguredModelFactory,
     ModelNotConfigured,
     ModelSettings,
@@ -23,7 +22,6 @@ from saga_kgqa.models import (
     chat_model_for,
     load_factory,
     prompt_role,
-    provider_retry_policy,
     with_structured_output,
 )
 from tests.support.openai_mock import MockReply, MockToolCall, serve_openai_mock
@@ -143,14 +141,6 @@ def test_client_does_not_retry_by_itself() -> None:
         with pytest.raises(openai.InternalServerError):
             model.invoke([HumanMessage("q")])
     assert len(mock.requests) == 1
-
-
-def test_retry_policy_retries_transient_errors_only() -> None:
-    policy = provider_retry_policy()
-    assert policy.retry_on == TRANSIENT_PROVIDER_ERRORS
-    assert openai.RateLimitError in TRANSIENT_PROVIDER_ERRORS
-    assert openai.BadRequestError not in TRANSIENT_PROVIDER_ERRORS
-    assert openai.AuthenticationError not in TRANSIENT_PROVIDER_ERRORS
 
 
 def test_factory_spec_is_validated() -> None:
