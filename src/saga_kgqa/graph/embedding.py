@@ -31,7 +31,7 @@ Example, a chat agent whose state is a list of messages::
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from langchain_core.runnables import RunnableConfig
 
@@ -67,7 +67,8 @@ def saga_node(
     def node(state: ParentStateT, config: RunnableConfig) -> dict[str, Any]:
         # The parent's recursion limit counts the parent's steps; SAGA needs its own.
         child_config: RunnableConfig = {**config, "recursion_limit": limit}
-        output = saga.invoke(to_input(state), child_config, context=run_context)
+        # invoke() returns the output schema's keys as a plain dict.
+        output = cast(OutputState, saga.invoke(to_input(state), child_config, context=run_context))
         return dict(to_parent(output))
 
     return node
