@@ -13,9 +13,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TypedDict
-from uuid import UUID
 
-from langchain_core.callbacks import BaseCallbackHandler
 from langgraph.graph import END, START, StateGraph
 
 from saga_kgqa.graph.tracing import (
@@ -25,29 +23,10 @@ from saga_kgqa.graph.tracing import (
     traced_tool_call,
     tracing_enabled,
 )
+from tests.support.run_recorder import Recorder
 
 # Not imported from tests.conftest: the traced subprocess imports this module, and conftest turns tracing off.
 REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-class Recorder(BaseCallbackHandler):
-    """Records the name, tags and metadata of every run, as LangSmith's tracer receives them."""
-
-    def __init__(self) -> None:
-        self.runs: list[tuple[str, list[str], dict[str, Any]]] = []
-
-    def on_chain_start(
-        self,
-        serialized: dict[str, Any] | None,
-        inputs: Any,
-        *,
-        run_id: UUID,
-        tags: list[str] | None = None,
-        metadata: dict[str, Any] | None = None,
-        name: str | None = None,
-        **kwargs: Any,
-    ) -> None:
-        self.runs.append((name or "", list(tags or []), dict(metadata or {})))
 
 
 class Q(TypedDict, total=False):

@@ -14,10 +14,14 @@ Beware ``LANGCHAIN_TRACING_V2``: LangSmith reads it before ``LANGSMITH_TRACING``
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langgraph.runtime import Runtime
 from langsmith import utils as langsmith_utils
+
+from saga_kgqa.context import SagaContext
+from saga_kgqa.state.schema import SagaState
 
 #: Tag on every run of the agent, to filter a LangSmith project.
 AGENT_TAG = "saga-kgqa"
@@ -104,3 +108,25 @@ def traced_tool_call(
     """
     runnable: RunnableLambda[None, ResultT] = RunnableLambda(lambda _: call(), name=f"tool:{tool}")
     return runnable.invoke(None, tool_call_config(tool, arguments, step=step))
+
+
+class ToolNodeFunction(Protocol):
+    """A tool node of the SAGA graph."""
+
+    def __call__(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
+        """Run the node."""
+
+
+def traced_tool_node(tool: str, node: ToolNodeFunction) -> ToolNodeFunction:
+    """Wrap a tool node so each call is its own ``tool:<name>`` run with the action's argument.
+
+    Args:
+        tool: The tool's name.
+        node: The node; it reads the pending action from the state.
+    """
+
+    def traced(state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
+        arguments = {"argument": getattr(state.get("pending_action"), "argument", "")}
+        return traced_tool_call(tool, arguments, lambda: node(state, runtime), step=state.get("steps"))
+
+    return traced
