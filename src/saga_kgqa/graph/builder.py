@@ -50,6 +50,7 @@ def build_graph(
     model_factory: ModelFactory | None = None,
     toolbox_factory: ToolboxFactory | None = None,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
+    model_retry: RetryPolicy | None = None,
     name: str = "saga",
 ) -> SagaGraph:
     """Compile the SAGA controller graph.
@@ -63,6 +64,8 @@ def build_graph(
             (the shipped example graph when neither is set).
         checkpointer: Attach one only in applications (CLI, tests); ``langgraph dev``
             refuses graphs compiled with a checkpointer.
+        model_retry: Retry policy of the model-calling nodes; by default three attempts,
+            and only for transient provider errors (connection, timeout, rate limit, 5xx).
         name: The graph's name (run name in traces, node name when embedded).
 
     Returns:
@@ -78,7 +81,7 @@ def build_graph(
     models = ModelNodes(dependencies)
     tools = ToolNodes(dependencies)
     # Only provider hiccups are retried; a bad request or our own bug fails at once.
-    model_retry = RetryPolicy(max_attempts=3, initial_interval=1.0, retry_on=transient_provider_error)
+    model_retry = model_retry or RetryPolicy(max_attempts=3, initial_interval=1.0, retry_on=transient_provider_error)
 
     builder = StateGraph(SagaState, input_schema=InputState, output_schema=OutputState, context_schema=SagaContext)
     # One model call predicts the expected answer type (skipped when the prior is off).

@@ -1,7 +1,8 @@
 """The ``finalize`` node: pick the final query, run it without its exploratory LIMIT, and report.
 
 The final query is the last one that returned rows (or an ASK answer); failing that, the
-last one that ran. It is run once more without a top-level LIMIT the model added while
+last one that ran. (A run whose queries all failed to run ends ``failed``; one with no
+query at all ``gave_up``.) It is run once more without a top-level LIMIT the model added while
 exploring (a LIMIT under ORDER BY is part of the question, "the oldest", and stays),
 under the answer row cap, and its rows become the answer. Every attempt stays in the
 output, whatever the outcome.
@@ -63,6 +64,9 @@ class FinalizeNode:
         final_sparql: str | None = None
         answer: Answer | None = None
         status: RunStatus = "budget_exhausted" if stop_reason == "max_steps" else "gave_up"
+        if chosen is None and attempts and stop_reason == "stop":
+            # Queries were tried but none ran (rejected, blocked, failed): say so, never fabricate.
+            status = "failed"
         if chosen is not None:
             final_sparql = without_exploratory_limit(chosen.sparql)
             settings = ExecuteSettings(

@@ -109,11 +109,19 @@ def answer_type_text(answer_type: AnswerType | None, prefixes: Mapping[str, str]
 
 
 def theta_lines(theta: TypeState | None, limit: int, prefixes: Mapping[str, str]) -> list[str]:
-    """The ``limit`` most recently updated Θ entries, one per line (answer prior excluded)."""
+    """Up to ``limit`` recent Θ entries, one per line (answer prior excluded).
+
+    Variables come first: a result types every entity it returns, and those entries
+    would otherwise crowd out the variable types that later queries reuse.
+    """
     if theta is None or limit == 0:
         return []
+    recent = theta.recent(len(theta))
+    chosen = [item for item in recent if item[0].startswith("?")] + [
+        item for item in recent if not item[0].startswith("?")
+    ]
     lines = []
-    for key, types in theta.recent(limit):
+    for key, types in chosen[:limit]:
         names = ", ".join(sorted(compact_iri(t, prefixes) for t in types)) or "no type"
         subject = key if key.startswith("?") else compact_iri(key, prefixes)
         lines.append(f"- {subject}: {names}")

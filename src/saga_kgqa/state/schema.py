@@ -3,16 +3,19 @@
 Every field says which node writes it. Nodes return deltas; list fields are appended by
 ``operator.add``, Θ is merged by :func:`~saga_kgqa.state.type_state.merge_type_state`,
 counters are summed, and everything else is overwritten by the last writer. Read fields
-with ``state.get(...)``: a field nobody has written yet is absent.
+with ``state.get(...)``: a field nobody has written yet is absent. The TypedDicts come from
+``typing_extensions`` because pydantic (which LangGraph uses for the schemas Studio shows)
+rejects ``typing.TypedDict`` before Python 3.12.
 """
 
 from __future__ import annotations
 
 import operator
-from typing import Annotated, NotRequired, TypedDict
+from typing import Annotated, NotRequired
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
+from typing_extensions import TypedDict
 
 from saga_kgqa.state.records import (
     Action,
