@@ -89,17 +89,6 @@ def test_saga_ask_answers_through_a_chat_completions_server(tmp_path: Path) -> N
     assert events[-1]["status"] == "answered"
 
 
-def test_saga_ask_without_a_model_says_what_to_set(tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "saga_kgqa", "ask", QUESTION, "--checkpoint-db", str(tmp_path / "c.sqlite")]
-    done = subprocess.run(
-        command, env=clean_env(), cwd=REPO_ROOT, capture_output=True, text=True, timeout=60, check=False
-    )
-    assert done.returncode == 2
-    assert "ModelNotConfigured" in done.stderr
-    assert "SAGA_BASE_URL" in done.stderr and "SAGA_MODEL" in done.stderr
-    assert done.stdout == ""
-
-
 @pytest.fixture
 def runner(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
     for name in list(os.environ):
@@ -137,3 +126,17 @@ def test_failed_run_resumes_without_repeating_completed_model_calls(runner: CliR
     events = read_trajectory(trace)
     assert [e.get("resumed") for e in events if e["event"] == "start"] == [False, True]
     assert [e.get("status") for e in events if e["event"] == "end"] == [None, "answered"]
+
+
+def test_saga_ask_without_a_model_says_what_to_set(runner: CliRunner, tmp_path: Path) -> None:
+    done = runner.invoke(app, ["ask", QUESTION, "--checkpoint-db", str(tmp_path / "c.sqlite")])
+    assert done.exit_code == 2
+    assert "ModelNotConfigured" in done.stderr
+    assert "SAGA_BASE_URL" in done.stderr and "SAGA_MODEL" in done.stderr
+    assert done.stdout == ""
+
+
+def test_question_and_resume_are_exclusive(runner: CliRunner, tmp_path: Path) -> None:
+    done = runner.invoke(app, ["ask", "--checkpoint-db", str(tmp_path / "c.sqlite")])
+    assert done.exit_code == 2
+    assert "--resume" in done.stderr

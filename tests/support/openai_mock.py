@@ -134,4 +134,3 @@ def serve_openai_mock(replies: Sequence[MockReply]) -> Iterator[OpenAIMock]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
-

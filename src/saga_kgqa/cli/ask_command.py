@@ -71,7 +71,7 @@ def ask(
         str | None, typer.Option(help="Thread id of a new run (default: a fresh one).", rich_help_panel=_RUN)
     ] = None,
     force: Annotated[
-        bool, typer.Option(help="Resume even against another graph or model.", rich_help_panel=_RUN)
+        bool, typer.Option("--force", help="Resume even against another graph or model.", rich_help_panel=_RUN)
     ] = False,
     checkpoint_db: Annotated[
         Path | None, typer.Option(help="Checkpoint database [SAGA_CHECKPOINT_DB].", rich_help_panel=_RUN)
