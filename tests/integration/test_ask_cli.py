@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -140,3 +141,31 @@ def test_question_and_resume_are_exclusive(runner: CliRunner, tmp_path: Path) ->
     done = runner.invoke(app, ["ask", "--checkpoint-db", str(tmp_path / "c.sqlite")])
     assert done.exit_code == 2
     assert "--resume" in done.stderr
+
+
+def test_killed_run_resumes_without_repeating_completed_steps(runner: CliRunner, tmp_path: Path) -> None:
+    """faults.md E3: SIGKILL mid-run (a model call in flight), then --resume finishes the run."""
+    db = str(tmp_path / "checkpoints.sqlite")
+    stuck = MockReply(content="never delivered", delay_s=60)
+    with serve_openai_mock([ANSWER_TYPE, SEARCH, stuck]) as mock:
+        model = ["--base-url", mock.base_url, "--model", "m1", "--checkpoint-db", db]
+        command = [sys.executable, "-m", "saga_kgqa", "ask", QUESTION, "--thread", "killed", *model]
+        log = tmp_path / "killed.stderr"
+        with log.open("wb") as sink:
+            process = subprocess.Popen(command, env=clean_env(), cwd=REPO_ROOT, stderr=sink)
+        deadline = time.monotonic() + 90
+        while len(mock.requests) < 3 and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.05)
+        process.kill()
+        process.wait(timeout=10)
+        assert len(mock.requests) == 3, log.read_text()
+
+        mock.replies.extend([EXECUTE, STOP])
+        resumed = runner.invoke(app, ["ask", "--resume", "killed", "--json", *model])
+    assert resumed.exit_code == 0, resumed.output
+    result = json.loads(resumed.stdout)
+    assert {row["mission"] for row in result["answer"]["rows"]} == expected_missions()
+    # Only the call in flight was repeated; the answer type and the search step were not.
+    assert len(mock.requests) == 5
+    assert len([r for r in mock.requests if "tools" not in r]) == 1
+    assert [a["sparql"] for a in result["attempts"]] == [SPARQL]

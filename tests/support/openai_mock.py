@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -35,12 +36,14 @@ class MockReply:
         tool_calls: Tool calls in the reply.
         status: HTTP status; anything but 200 sends an OpenAI-style error body.
         reasoning: A ``reasoning_content`` field, as vLLM sends for reasoning models.
+        delay_s: Seconds to wait before replying (a slow model, or a request to kill a client during).
     """
 
     content: str = ""
     tool_calls: tuple[MockToolCall, ...] = ()
     status: int = 200
     reasoning: str | None = None
+    delay_s: float = 0.0
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> MockReply:
@@ -72,6 +75,8 @@ class OpenAIMock:
                 return 500, {"error": {"message": "the mock's script is exhausted", "type": "server_error"}}
             reply = self.replies.pop(0)
             number = next(self._ids)
+        if reply.delay_s:
+            time.sleep(reply.delay_s)
         if reply.status != 200:
             return reply.status, {"error": {"message": f"scripted status {reply.status}", "type": "mock_error"}}
         message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}
