@@ -50,6 +50,7 @@ MODEL_ENV = ("SAGA_MODEL", "OPENAI_MODEL")
 BASE_URL_ENV = ("SAGA_BASE_URL", "OPENAI_BASE_URL")
 API_KEY_ENV = ("SAGA_API_KEY", "OPENAI_API_KEY")
 FACTORY_ENV = "SAGA_MODEL_FACTORY"
+REASONING_EFFORT_ENV = "SAGA_REASONING_EFFORT"
 
 #: Sent as the key when a local server (vLLM, Ollama, llama.cpp) needs none; the OpenAI client requires one.
 PLACEHOLDER_API_KEY = "EMPTY"
@@ -144,6 +145,7 @@ class ModelSettings:
         base_url: str | None = None,
         api_key: str | None = None,
         factory: str | None = None,
+        reasoning_effort: str | None = None,
         environ: Mapping[str, str] | None = None,
         **options: Any,
     ) -> ModelSettings:
@@ -154,6 +156,7 @@ class ModelSettings:
             base_url: Explicit API root.
             api_key: Explicit API key.
             factory: Explicit ``module:callable`` model factory.
+            reasoning_effort: Explicit reasoning effort (``SAGA_REASONING_EFFORT`` otherwise).
             environ: The environment to read (default: ``os.environ``).
             **options: Other :class:`ModelSettings` fields, taken as given.
         """
@@ -163,6 +166,7 @@ class ModelSettings:
             base_url=base_url or _first_env(BASE_URL_ENV, env),
             api_key=api_key or _first_env(API_KEY_ENV, env),
             factory=factory or _first_env((FACTORY_ENV,), env),
+            reasoning_effort=reasoning_effort or _first_env((REASONING_EFFORT_ENV,), env),
             **options,
         )
 

@@ -199,3 +199,12 @@ def test_custom_factory_from_the_environment_replaces_chat_openai() -> None:
     factory = ConfiguredModelFactory(environ={"SAGA_MODEL_FACTORY": f"{__name__}:canned_factory"})
     model = factory(FakeContext(), "prune")
     assert model.invoke("x").content == "canned prune"
+
+
+def test_reasoning_effort_from_the_environment_goes_over_the_wire() -> None:
+    with serve_openai_mock([MockReply(content="ok")]) as mock:
+        factory = ConfiguredModelFactory(
+            environ={"SAGA_BASE_URL": mock.base_url, "SAGA_MODEL": "gpt-oss", "SAGA_REASONING_EFFORT": "low"}
+        )
+        factory(FakeContext(), "answer_type").invoke([HumanMessage("q")])
+    assert mock.requests[0]["reasoning_effort"] == "low"

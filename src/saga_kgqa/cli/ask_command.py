@@ -50,6 +50,10 @@ def ask(
     api_key: Annotated[
         str | None, typer.Option(help="API key [SAGA_API_KEY, OPENAI_API_KEY].", rich_help_panel=_MODEL)
     ] = None,
+    reasoning_effort: Annotated[
+        str | None,
+        typer.Option(help="low, medium or high, for reasoning models [SAGA_REASONING_EFFORT].", rich_help_panel=_MODEL),
+    ] = None,
     type_filter: Annotated[bool | None, _switch("Hide properties whose domain conflicts (default on).")] = None,
     persistent_type_state: Annotated[bool | None, _switch("Keep Θ across steps (default on).")] = None,
     answer_type_prior: Annotated[bool | None, _switch("Predict the answer type first (default on).")] = None,
@@ -99,7 +103,7 @@ def ask(
         endpoint=endpoint,
         profile=profile,
         schema_file=schema_file,
-        model=ModelSettings(model=model, base_url=base_url, api_key=api_key),
+        model=ModelSettings(model=model, base_url=base_url, api_key=api_key, reasoning_effort=reasoning_effort),
         switches={
             "type_filter": type_filter,
             "persistent_type_state": persistent_type_state,

@@ -81,11 +81,10 @@ class AskResult:
     values: dict[str, Any]
 
 
-def graph_identity(data: list[Path] | None, endpoint: str | None) -> str:
-    """How a thread records its graph: the endpoint URL, or the absolute data paths."""
-    if endpoint:
-        return endpoint
-    return ",".join(str(path.resolve()) for path in (data or [settings.example_graph_path()]))
+def graph_identity(data: list[Path] | None, endpoint: str | None, profile: str | None = None) -> str:
+    """How a thread records its graph: the endpoint URL or the absolute data paths, and the profile if given."""
+    source = endpoint or ",".join(str(path.resolve()) for path in (data or [settings.example_graph_path()]))
+    return f"{source} (profile {profile})" if profile else source
 
 
 def run_ask(request: AskRequest) -> AskResult:
@@ -103,7 +102,9 @@ def run_ask(request: AskRequest) -> AskResult:
     factory = ConfiguredModelFactory(request.model)
     model_settings = factory.settings_for(context)
     model_settings.require_complete()
-    identity = RunIdentity(graph=graph_identity(request.data, request.endpoint), model=model_settings.describe())
+    identity = RunIdentity(
+        graph=graph_identity(request.data, request.endpoint, request.profile), model=model_settings.describe()
+    )
     with CheckpointStore(request.checkpoint_db or default_checkpoint_path(), serde=checkpoint_serde()) as store:
         inputs: InputState | None
         if request.resume is not None:
