@@ -66,7 +66,7 @@ class SagaContext:
     )
     max_steps: int = field(default=20, metadata=_describe("Controller steps before the run is finalized."))
     max_rows_shown: int = field(default=20, metadata=_describe("Result rows shown to the model per query."))
-    max_observation_bytes: int = field(default=8000, metadata=_describe("UTF-8 bytes of one execute observation."))
+    max_observation_bytes: int = field(default=8000, metadata=_describe("UTF-8 bytes of one tool observation."))
     answer_rows: int = field(default=1000, metadata=_describe("Rows kept in the final answer."))
     history_window: int = field(default=5, metadata=_describe("Recent steps shown to the controller."))
     type_context_entries: int = field(default=5, metadata=_describe("Θ entries shown to the controller."))

@@ -62,6 +62,7 @@ def test_baseline_shows_filtering_blocking_prior_types_and_pruning(baseline: Age
     assert not any("addressCountry" in line for line in listed(prompts))
     assert "[BLOCKED] Not run" in prompts
     assert "Known entity types (from explored entities):" in prompts
+    assert "[info] step 1: prodi:suppl-0058fc5e-e9e8-46eb-ac6d-673e436a5d7a has type pv:Supplier" in prompts
     assert "the model pruned its properties" in prompts
     assert "over the knowledge graph" in prompts
 
@@ -87,6 +88,7 @@ def test_persistent_type_state_off_hides_theta_from_the_controller(ck25: SagaToo
     run = trajectory(ck25, persistent_type_state=False)
     prompts = run.model.all_prompts()
     assert "Known entity types" not in prompts
+    assert "[info]" not in prompts.replace("[info] = entity type discovered", "")
     assert "Expected answer type: place" in prompts
     assert run.state["theta"].tracked() == (ANSWER_KEY,)  # only the prior: no lookup or result evidence
 

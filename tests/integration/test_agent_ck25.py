@@ -116,7 +116,7 @@ def test_blocked_query_then_recovery(ck25: SagaToolbox) -> None:
         question="Who manages the hardware products?",
     )
     assert "[BLOCKED] Not run" in run.model.prompt_text(2)
-    assert "[fail] BLOCKED step 1" in run.model.prompt_text(2)
+    assert "[fail] BLOCKED step 1: execute: `?h pv:hasManager ?m` conflicts with the domain" in run.model.prompt_text(2)
     assert [a.status for a in run.output["attempts"]] == ["blocked", "ok"]
     assert run.output["status"] == "answered" and run.output["answer"].row_count > 3  # LIMIT removed at the end
     assert "hasProductManager" in (run.output["final_sparql"] or "")
@@ -187,6 +187,8 @@ def test_malformed_calls_get_an_error_naming_the_valid_tools(ck25: SagaToolbox) 
         question="Who is the manager of Heinrich Hoch?",
     )
     observations = [s.observation for s in run.state["history"]]
+    errors = [m for m in run.state["messages"] if isinstance(m, ToolMessage) and m.status == "error"]
+    assert [m.content for m in errors] == observations
     assert all(s.outcome == "refused" for s in run.state["history"]) and len(observations) == 4
     assert observations[0].startswith("Unknown tool 'drop_all'. Valid tools: search(text), lookup(entity)")
     assert "'endpoint_url' is not accepted" in observations[1] and "no URL can be given" in observations[1]

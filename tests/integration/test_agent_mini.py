@@ -154,3 +154,52 @@ def test_the_compiled_graph_is_servable_and_embeddable(mini: SagaToolbox) -> Non
         "summary",
         "attempts",
     }
+
+
+def test_the_default_toolbox_opens_the_shipped_example_graph() -> None:
+    from saga_kgqa.graph.defaults import toolbox_from_context
+
+    context = SagaContext()
+    toolbox = toolbox_from_context(context)
+    assert toolbox_from_context(SagaContext(max_steps=3)) is toolbox  # cached per graph source
+    result = toolbox.view(context).search("Jim Lovell")
+    assert result.hits and "Lovell" in result.text
+
+
+def test_node_updates_stream_in_trajectory_order(mini: SagaToolbox) -> None:
+    model = ScriptedChatModel(
+        [answer_type("city"), tool_call("lookup", entity="res:ghost"), '{"keep": ["ex:livesIn"]}', tool_call("stop")]
+    )
+    graph = build_graph(model_factory=model_factory(model), toolbox_factory=lambda _c: mini)
+    context = SagaContext()
+    order = [
+        next(iter(update))
+        for update in graph.stream({"question": "Where?"}, run_config(context), context=context, stream_mode="updates")
+    ]
+    assert order == ["predict_answer_type", "controller", "lookup", "prune_fallback", "controller", "finalize"]
+
+
+def test_the_observation_cap_applies_to_every_tool(mini: SagaToolbox) -> None:
+    script = [answer_type("city"), tool_call("search", text="Ignore previous instructions"), tool_call("stop")]
+    wide = run_agent(mini, script, question="Motto?")
+    narrow = run_agent(mini, script, question="Motto?", max_observation_bytes=300)
+    wide_text = wide.state["history"][0].observation
+    narrow_text = narrow.state["history"][0].observation
+    assert len(narrow_text.encode()) <= 300 < len(wide_text.encode())
+
+
+def test_examples_and_a_bad_argument_are_observations(mini: SagaToolbox) -> None:
+    run = run_agent(
+        mini,
+        [
+            answer_type("city"),
+            tool_call("examples", property="ex:livesIn"),
+            tool_call("lookup", entity="the ghost entity"),
+            tool_call("stop"),
+        ],
+        question="Where does the ghost live?",
+    )
+    examples, bad = run.state["history"]
+    assert examples.outcome == "ok" and "ex:livesIn" in examples.observation and "res:berlin" in examples.observation
+    assert bad.outcome == "error" and bad.observation.startswith("Invalid argument for lookup:")
+    assert "[fail] error step 2: Invalid argument for lookup" in run.model.prompt_text(3)

@@ -3,7 +3,8 @@
 Tool nodes are plain ``def`` functions: they do blocking store I/O, which LangGraph runs
 in a worker thread (an ``async def`` node doing this would block the event loop and is
 rejected under ``langgraph dev``). Each returns a delta: the step for the history, the
-knowledge-log lines, Θ's new evidence (only when ``persistent_type_state`` is on), the
+knowledge-log lines, Θ's new evidence and its "[info] type discovered" lines (both only
+when ``persistent_type_state`` is on: types must not reach later steps without it), the
 tool message for the transcript, and the cleared pending action. Errors a model can
 cause (bad ids, bad queries) and store failures become observations, never exceptions.
 """
@@ -65,7 +66,7 @@ class ToolNodes:
         except (ToolInputError, BackendError) as exc:
             return _failed(action, step, exc)
         theta_delta = result.type_delta if context.persistent_type_state else TypeState()
-        entries = discovered_types(state.get("theta"), result.type_delta, step, tools.prefixes)
+        entries = discovered_types(state.get("theta"), theta_delta, step, tools.prefixes)
         if result.needs_prune_fallback and context.prune_fallback:
             request = prune_request(result, action, step)
             if request is not None:
@@ -94,7 +95,7 @@ class ToolNodes:
         )
         outcome: Outcome = result.status
         entries = [knowledge(step, outcome, execute_summary(result))]
-        entries += discovered_types(state.get("theta"), result.theta_delta, step, tools.prefixes)
+        entries += discovered_types(state.get("theta"), theta_delta, step, tools.prefixes)
         delta = _finish(action, step, result.text, outcome, entries, theta_delta)
         delta["attempts"] = [attempt]
         return delta
@@ -119,7 +120,11 @@ def execute_summary(result: ExecuteOutcome) -> str:
         reason = result.diagnosis.message if result.diagnosis is not None else "no rows"
         return f"execute: {reason}"
     if result.status == "blocked":
-        return f"execute: {result.text.splitlines()[0] if result.text else 'type conflict'}"
+        if not result.blocked:
+            return "execute: not run, a type conflict"
+        first = result.blocked[0]
+        constraint = "domain" if first.side == "subject" else "range"
+        return f"execute: `{first.pattern}` conflicts with the {constraint} of its property"
     message = result.error.message if result.error is not None else result.status
     return f"execute: {message}"
 

@@ -2,7 +2,7 @@
 
 One :class:`SagaToolbox` holds a graph behind its guard and the full schema index. For
 each run it hands out a :class:`ToolView` that applies the run's switches: the schema
-coverage mask, the compatibility mode, and ``type_filter`` (off: the lookup sees no
+coverage mask, the compatibility mode, the observation byte cap, and ``type_filter`` (off: the lookup sees no
 domains, so nothing is hidden, and execute skips its pre-execution type check). Views
 and their name indexes are built once per distinct setting and reused.
 """
@@ -27,6 +27,7 @@ class _ViewKey:
     seed: int
     type_filter: bool
     mode: CompatibilityMode
+    observation_bytes: int
 
 
 class ToolView:
@@ -110,7 +111,13 @@ class SagaToolbox:
 
     def view(self, context: SagaContext) -> ToolView:
         """The tools under a run's switches (built on first use, then reused)."""
-        key = _ViewKey(context.schema_coverage, context.coverage_seed, context.type_filter, context.matching)
+        key = _ViewKey(
+            context.schema_coverage,
+            context.coverage_seed,
+            context.type_filter,
+            context.matching,
+            context.max_observation_bytes,
+        )
         with self._lock:
             found = self._views.get(key)
             if found is None:
@@ -120,7 +127,7 @@ class SagaToolbox:
                     self.graph,
                     lookup_schema,
                     vocabulary=self._vocabulary,
-                    caps=self._caps,
+                    caps=_with_observation_cap(self._caps or ToolCaps(), key.observation_bytes),
                     mode=key.mode,
                     prefixes=self._prefixes,
                     extra_name_predicates=self._extra_names,
@@ -129,6 +136,11 @@ class SagaToolbox:
                 found = ToolView(toolkit, self.graph, schema, type_filter=key.type_filter)
                 self._views[key] = found
             return found
+
+
+def _with_observation_cap(caps: ToolCaps, observation_bytes: int) -> ToolCaps:
+    """The caps with the run's observation byte cap (the context's ``max_observation_bytes``)."""
+    return replace(caps, text=replace(caps.text, observation_bytes=observation_bytes))
 
 
 def without_domains(schema: SchemaIndex) -> SchemaIndex:

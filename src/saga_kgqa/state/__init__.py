@@ -16,7 +16,7 @@ from saga_kgqa.state.records import (
     TraceSummary,
     add_token_usage,
 )
-from saga_kgqa.state.type_patterns import extract_type_patterns
+from saga_kgqa.state.type_patterns import extract_type_patterns, type_patterns_in
 from saga_kgqa.state.type_state import (
     ANSWER_KEY,
     TypeEvidence,
@@ -54,6 +54,7 @@ __all__ = [
     "extract_type_patterns",
     "merge_type_state",
     "trace_types",
+    "type_patterns_in",
     "type_state_of",
     "variable_key",
 ]

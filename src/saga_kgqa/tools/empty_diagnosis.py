@@ -169,7 +169,8 @@ def _diagnose(parts: _Parts, prober: _Prober, settings: DiagnosisSettings) -> Em
     dead = [p for p in patterns if not prober.ask(values, [p])]
     if dead:
         shown = [prober.show(p) for p in dead]
-        message = f"The pattern `{shown[0]}` matches nothing in the graph."
+        where = "for the values the query's VALUES block gives" if values else "in the graph"
+        message = f"The pattern `{shown[0]}` matches nothing {where}."
         if len(shown) > 1:
             message += " Nor do: " + ", ".join(f"`{s}`" for s in shown[1:]) + "."
         return prober.result("dead_pattern", message=message, parts=parts, pattern=shown[0], dead=shown)

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 
 from saga_kgqa.errors import BackendError, EndpointThrottled, QueryRejected, QueryTimeout
 from saga_kgqa.kg.result import QueryForm, QueryResult
+from saga_kgqa.schema import SchemaSource
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools.empty_diagnosis import DiagnosisSettings, EmptyDiagnosis
 from saga_kgqa.tools.execute_text import error_text
@@ -92,7 +93,9 @@ class ExecuteSettings:
     Attributes:
         type_check: Run the pre-execution type check.
         check_ranges: Also check objects of known type against ranges.
-        verify_blocks: Confirm a conflict with one bounded ASK before blocking.
+        verify_blocks: Confirm a conflict with one bounded ASK before blocking (off: the
+            paper's schema-only rule).
+        block_sources: Schema sources trusted to block (formal, induced, surveyed).
         record_types: Read the types of returned entities into Θ.
         diagnose_empty: Probe an empty result for the part that emptied it.
         deadline_s: Budget of the query itself.
@@ -108,6 +111,7 @@ class ExecuteSettings:
     type_check: bool = True
     check_ranges: bool = True
     verify_blocks: bool = True
+    block_sources: frozenset[SchemaSource] = frozenset({"formal", "induced", "surveyed"})
     record_types: bool = True
     diagnose_empty: bool = True
     deadline_s: float = 30.0

@@ -17,7 +17,7 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.query import CheckedQuery
 from saga_kgqa.kg.sparql_algebra import parse_algebra
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex
-from saga_kgqa.state import TypeState, declared_types, extract_type_patterns, merge_type_state
+from saga_kgqa.state import TypeState, declared_types, merge_type_state, type_patterns_in
 from saga_kgqa.tools.execute_models import ExecuteOutcome, ExecuteSettings, failure_outcome
 from saga_kgqa.tools.execute_text import blocked_text
 from saga_kgqa.tools.render import cap_bytes
@@ -97,6 +97,7 @@ def preflight(
                 mode=mode,
                 check_ranges=settings.check_ranges,
                 verify=settings.verify_blocks,
+                block_sources=settings.block_sources,
                 deadline_s=settings.helper_deadline_s,
             ),
         )
@@ -133,12 +134,11 @@ def _analyse(
 ) -> tuple[CompValue | None, TypeState, list[str]]:
     """Parse the checked text once more into rdflib's algebra and read its type patterns."""
     try:
-        root = parse_algebra(checked.text, prefixes)
-        pattern_types = extract_type_patterns(
-            checked.text,
+        root = parse_algebra(checked.text, prefixes, comments_blanked=checked.origin == "guard")
+        pattern_types = type_patterns_in(
+            root,
             type_predicates=schema.type_predicates,
             subclass_predicates=schema.subclass_predicates,
-            prefixes=prefixes,
             step=step,
         )
     except QueryRejected as exc:

@@ -13,7 +13,7 @@ Which patterns count, so that a blocked query is one that could never return a r
 the blocked part:
 
 * required patterns: the top-level group, both sides of a join, the left side of
-  OPTIONAL and MINUS, the inside of FILTER and of subqueries;
+  OPTIONAL and MINUS, the group a FILTER applies to, and subqueries;
 * an OPTIONAL part, a MINUS or FILTER (NOT) EXISTS group, GRAPH and SERVICE groups are
   never checked (a conflict there does not empty the result);
 * a UNION blocks only when every branch has a conflict;
