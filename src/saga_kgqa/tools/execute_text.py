@@ -28,6 +28,7 @@ _ORIGIN_WORDS = {
     "query": "from a type pattern in this query",
     "type_state": "from earlier steps",
     "literal": "the literal's datatype",
+    "range": "the range of the path step before it",
 }
 
 

@@ -9,16 +9,14 @@ known type, with its range). Types come from:
 * otherwise the type state Θ of earlier steps (``declared``, ``pattern`` and ``trace``
   evidence; the answer-type prior is a bias, never grounds to block).
 
-Which patterns count, so that a blocked query is one that could never return a row from
-the blocked part:
+Which patterns count, and in which variable scope (a subquery's own), is decided by
+:mod:`saga_kgqa.tools.type_scopes`: a blocked query is one that could never return a
+row from the blocked part.
 
-* required patterns: the top-level group, both sides of a join, the left side of
-  OPTIONAL and MINUS, the group a FILTER applies to, and subqueries;
-* an OPTIONAL part, a MINUS or FILTER (NOT) EXISTS group, GRAPH and SERVICE groups are
-  never checked (a conflict there does not empty the result);
-* a UNION blocks only when every branch has a conflict;
-* inside a subquery, a variable is identified with the outer one only when every
-  subquery level projects it; other variables are local and treated as untyped.
+The middle node of a sequence path ``?x p/q ?y`` has no name in the query; when ``p``
+has a formal range made of classes, the node is typed by it and checked against the
+domain of ``q``, always subclass-aware (an instance of the range may belong to any of
+its subclasses).
 
 With ``verify`` (the default), a conflict is confirmed with one bounded ASK before it
 blocks: if the graph holds any triple of that property whose subject (or object) has
@@ -29,9 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict
 from rdflib.paths import InvPath, SequencePath
 from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import Literal as RdfLiteral
@@ -42,95 +39,30 @@ from saga_kgqa.kg.algebra_text import AlgebraTextError, AlgebraWriter, Triple
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.sparql_algebra import iter_triple_patterns, unescape_local_name
 from saga_kgqa.kg.sparql_terms import iri
-from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaSource, Verdict
-from saga_kgqa.schema.vocab import literal_type
+from saga_kgqa.schema import CompatibilityMode, SchemaIndex, Verdict
+from saga_kgqa.schema.vocab import RDFS_DATATYPE, RDFS_LITERAL, UNIVERSAL_CLASSES, XSD, XSD_PARENTS, literal_type
 from saga_kgqa.state import TypeProvenance, TypeState
 from saga_kgqa.tools.execute_text import display_writer
 from saga_kgqa.tools.graph_access import ask, fetch_types, instance_of, usable_iris
 from saga_kgqa.tools.text_safety import graph_text
+from saga_kgqa.tools.type_check_models import BlockedPattern, Side, TypeCheckReport, TypeCheckSettings, TypesOrigin
+from saga_kgqa.tools.type_scopes import RequiredPatternWalk, VariableScope
 
-Side = Literal["subject", "object"]
-TypesOrigin = Literal["graph", "query", "type_state", "literal"]
+__all__ = [
+    "BLOCKING_PROVENANCES",
+    "BlockedPattern",
+    "Side",
+    "TypeCheckReport",
+    "TypeCheckSettings",
+    "TypesOrigin",
+    "check_query_types",
+]
 
 #: Θ evidence that may justify a block (the answer prior only biases).
 BLOCKING_PROVENANCES: tuple[TypeProvenance, ...] = ("declared", "pattern", "trace")
 
-# Nodes that only modify the solutions of the pattern below them.
-_PASS_THROUGH = frozenset(
-    {"SelectQuery", "AskQuery", "ConstructQuery", "DescribeQuery", "Slice", "Distinct", "Reduced", "OrderBy"}
-)
-_WHERE_PASS_THROUGH = frozenset({"Extend", "Group", "AggregateJoin", "Filter", "Project"})
-
-
-class BlockedPattern(BaseModel):
-    """One triple pattern that contradicts what is known about its subject's (or object's) type.
-
-    Attributes:
-        pattern: The pattern as written for display (prefixed names).
-        side: ``subject`` (a domain conflict) or ``object`` (a range conflict).
-        term: The subject or object, for display.
-        term_types: Its known types.
-        types_from: Where those types came from.
-        property_iri: The property.
-        constraint: The property's domain (or range).
-        constraint_source: Where the domain (or range) came from.
-        reason: The compatibility verdict's sentence.
-        verified: True when a graph query confirmed that no such triple exists.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    pattern: str
-    side: Side
-    term: str
-    term_types: tuple[str, ...]
-    types_from: TypesOrigin
-    property_iri: str
-    constraint: tuple[str, ...]
-    constraint_source: SchemaSource
-    reason: str
-    verified: bool
-
-
-class TypeCheckReport(BaseModel):
-    """What the pre-execution type check found.
-
-    Attributes:
-        blocked: The conflicting patterns (empty: the query may run).
-        checked: Patterns whose subject or object had known types and a known constraint.
-        constant_types: Declared types read from the graph for the query's constants.
-        overruled: Conflicts the schema predicted but the graph contradicted (not blocked).
-        notes: Remarks (a helper query failed, too many constants, ...).
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    blocked: tuple[BlockedPattern, ...] = ()
-    checked: int = 0
-    constant_types: dict[str, frozenset[str]] = {}
-    overruled: tuple[str, ...] = ()
-    notes: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class TypeCheckSettings:
-    """Knobs of the pre-execution type check.
-
-    Attributes:
-        mode: ``subclass`` (subclass-aware, default) or ``exact`` (the paper's intersection).
-        check_ranges: Also check objects of known type against the property's range.
-        verify: Confirm each conflict with one bounded ASK before blocking.
-        block_sources: Schema sources trusted to block (formal, induced, surveyed).
-        max_constants: Most constants whose types are read from the graph.
-        deadline_s: Budget of each helper query.
-    """
-
-    mode: CompatibilityMode = "subclass"
-    check_ranges: bool = True
-    verify: bool = True
-    block_sources: frozenset[SchemaSource] = frozenset({"formal", "induced", "surveyed"})
-    max_constants: int = 50
-    deadline_s: float = 5.0
+# The unnamed middle node of a sequence path, as the subject of the confirming ASK.
+_PATH_NODE = Variable("path_node")
 
 
 @dataclass(slots=True)
@@ -193,7 +125,14 @@ def check_query_types(
         writer=display_writer(display_prefixes),
         notes=notes,
     )
-    blocked = _walk(root, context, visible=None, top=True) if schema.properties else []
+    blocked: list[BlockedPattern] = []
+    if schema.properties:
+        walk = RequiredPatternWalk(
+            lambda triple, scope: _check_triple(triple, context, scope),
+            type_predicates=schema.type_predicates,
+            subclass_predicates=schema.subclass_predicates,
+        )
+        blocked = walk.conflicts(root, VariableScope(pattern_types=pattern_types))
     return TypeCheckReport(
         blocked=tuple(blocked),
         checked=context.checked,
@@ -220,61 +159,82 @@ def _constants(root: CompValue, schema_predicates: frozenset[str], limit: int, n
     return found[:limit]
 
 
-def _walk(node: Any, context: _Context, *, visible: frozenset[str] | None, top: bool) -> list[BlockedPattern]:
-    """Conflicts that empty ``node``'s solutions (see the module docstring for the rules)."""
-    if not isinstance(node, CompValue):
-        return []
-    name = node.name
-    if name in _PASS_THROUGH:
-        return _walk(node.p, context, visible=visible, top=top)
-    if name == "Project":
-        # The query's own projection does not scope its WHERE clause; a subquery's does.
-        inner = visible
-        if not top:
-            projected = frozenset(str(v) for v in node.PV or [])
-            inner = projected if visible is None else visible & projected
-        return _walk(node.p, context, visible=inner, top=False)
-    if name in _WHERE_PASS_THROUGH:
-        return _walk(node.p, context, visible=visible, top=False)
-    if name == "BGP":
-        return [found for triple in node.triples if (found := _check_triple(triple, context, visible)) is not None]
-    if name == "Join":
-        return _walk(node.p1, context, visible=visible, top=False) + _walk(node.p2, context, visible=visible, top=False)
-    if name in ("LeftJoin", "Minus"):
-        return _walk(node.p1, context, visible=visible, top=False)
-    if name == "Union":
-        left = _walk(node.p1, context, visible=visible, top=False)
-        right = _walk(node.p2, context, visible=visible, top=False)
-        return left + right if left and right else []
-    if name == "ToMultiSet":
-        return _walk(node.p, context, visible=visible, top=False)
-    # values, Graph, ServiceGraphPattern and anything unknown: never grounds to block.
-    return []
-
-
-def _check_triple(triple: Triple, context: _Context, visible: frozenset[str] | None) -> BlockedPattern | None:
+def _check_triple(triple: Triple, context: _Context, scope: VariableScope) -> BlockedPattern | None:
     subject, predicate, obj = triple
     if isinstance(predicate, InvPath) and isinstance(predicate.arg, URIRef):
         # s ^p o is o p s: the object meets the domain, the subject the range.
         subject, predicate, obj = obj, predicate.arg, subject
     prop = _first_property(predicate)
-    if prop is None or prop in context.schema.type_predicates:
-        return None
-    found = _check_side(triple, "subject", subject, prop, context, visible)
-    if found is None and context.settings.check_ranges and isinstance(predicate, URIRef):
-        # Only a plain predicate: the object of a path is not the object of its first step.
-        found = _check_side(triple, "object", obj, prop, context, visible)
+    found = None
+    if prop is not None and prop not in context.schema.type_predicates:
+        found = _check_side(triple, "subject", subject, prop, context, scope)
+        if found is None and context.settings.check_ranges and isinstance(predicate, URIRef):
+            # Only a plain predicate: the object of a path is not the object of its first step.
+            found = _check_side(triple, "object", obj, prop, context, scope)
+    if found is None and isinstance(predicate, SequencePath):
+        found = _check_path_nodes(triple, predicate, context)
     return found
 
 
 def _check_side(
-    triple: Triple, side: Side, term: Any, prop: str, context: _Context, visible: frozenset[str] | None
+    triple: Triple, side: Side, term: Any, prop: str, context: _Context, scope: VariableScope
 ) -> BlockedPattern | None:
-    types, origin = _known_types(term, context, visible)
+    types, origin = _known_types(term, context, scope)
     if not types:
         return None
+    shown = _display_term(term, context.writer)
+    return _conflict(triple, side, term, shown, types, origin, prop, context, context.settings.mode)
+
+
+def _check_path_nodes(triple: Triple, path: SequencePath, context: _Context) -> BlockedPattern | None:
+    """Check each middle node of ``p1/p2/...``, typed by the formal class range of the step before it."""
     schema = context.schema
-    mode = context.settings.mode
+    schema_predicates = frozenset(schema.type_predicates) | frozenset(schema.subclass_predicates)
+    for before, step in zip(path.args, path.args[1:], strict=False):
+        if not (isinstance(before, URIRef) and isinstance(step, URIRef)):
+            continue  # an inverse, alternative or repeated step: its node is not typed here
+        previous, prop = unescape_local_name(str(before)), unescape_local_name(str(step))
+        if previous in schema_predicates or prop in schema_predicates:
+            continue  # a type path (rdf:type/rdfs:subClassOf) walks classes, not instances
+        types = _class_range(previous, schema)
+        if not types:
+            continue
+        shown = f"the object of {_display_term(before, context.writer)}"
+        # Subclass-aware whatever the mode: the node may be an instance of any subclass of the range.
+        found = _conflict(triple, "subject", _PATH_NODE, shown, types, "range", prop, context, "subclass")
+        if found is not None:
+            return found
+    return None
+
+
+def _class_range(prop: str, schema: SchemaIndex) -> frozenset[str]:
+    """The formal range of a property when it is made of classes only (no datatypes, no universal class)."""
+    entry = schema.properties.get(prop)
+    if entry is None or entry.range_source != "formal" or entry.range_relation != "instance" or entry.datatype:
+        return frozenset()
+    classes = entry.range
+    if any(_is_datatype(cls) or cls in UNIVERSAL_CLASSES for cls in classes):
+        return frozenset()
+    return classes
+
+
+def _is_datatype(iri_text: str) -> bool:
+    return iri_text.startswith(XSD) or iri_text in XSD_PARENTS or iri_text in (RDFS_LITERAL, RDFS_DATATYPE)
+
+
+def _conflict(
+    triple: Triple,
+    side: Side,
+    term: Any,
+    shown: str,
+    types: frozenset[str],
+    origin: TypesOrigin,
+    prop: str,
+    context: _Context,
+    mode: CompatibilityMode,
+) -> BlockedPattern | None:
+    """The block for one term of known types against one property's domain (range), if it conflicts."""
+    schema = context.schema
     verdict: Verdict = (
         schema.compatibility(types, prop, mode=mode)
         if side == "subject"
@@ -290,7 +250,7 @@ def _check_side(
     pattern = _display(triple, context.writer)
     verified = False
     if context.settings.verify:
-        exists = _graph_has_match(side, term, types, origin, prop, context)
+        exists = _graph_has_match(side, term, types, prop, context)
         if exists:
             context.overruled.append(pattern)
             return None
@@ -298,7 +258,7 @@ def _check_side(
     return BlockedPattern(
         pattern=pattern,
         side=side,
-        term=_display_term(term, context.writer),
+        term=shown,
         term_types=tuple(sorted(types)),
         types_from=origin,
         property_iri=prop,
@@ -309,16 +269,14 @@ def _check_side(
     )
 
 
-def _known_types(term: Any, context: _Context, visible: frozenset[str] | None) -> tuple[frozenset[str], TypesOrigin]:
+def _known_types(term: Any, context: _Context, scope: VariableScope) -> tuple[frozenset[str], TypesOrigin]:
     if isinstance(term, Variable):
-        name = str(term)
-        if visible is not None and name not in visible:
-            return frozenset(), "query"  # local to a subquery: not the outer variable
-        key = f"?{name}"
-        from_query = context.pattern_types.types_of(key)
+        from_query, top_level = scope.types_of(str(term))
         if from_query:
             return from_query, "query"
-        return context.theta.types_of(key, provenances=BLOCKING_PROVENANCES), "type_state"
+        if not top_level:
+            return frozenset(), "query"  # local to a subquery: earlier steps never saw it
+        return context.theta.types_of(f"?{term}", provenances=BLOCKING_PROVENANCES), "type_state"
     if isinstance(term, URIRef):
         value = unescape_local_name(str(term))
         declared = context.constant_types.get(value, frozenset())
@@ -332,9 +290,7 @@ def _known_types(term: Any, context: _Context, visible: frozenset[str] | None) -
     return frozenset(), "query"
 
 
-def _graph_has_match(
-    side: Side, term: Any, types: frozenset[str], origin: TypesOrigin, prop: str, context: _Context
-) -> bool | None:
+def _graph_has_match(side: Side, term: Any, types: frozenset[str], prop: str, context: _Context) -> bool | None:
     """Whether the graph holds a ``prop`` triple whose subject (object) has these types; None: unknown."""
     schema = context.schema
     try:
