@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from saga_kgqa.cli.eval_commands import register as register_eval_commands
 from saga_kgqa.cli.store_commands import register as register_store_commands
 
 app = typer.Typer(
@@ -14,6 +15,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 register_store_commands(app)
+register_eval_commands(app)
 
 
 def main() -> None:
