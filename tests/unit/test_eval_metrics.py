@@ -16,7 +16,9 @@ def uri(name: str) -> Term:
 
 
 def select(variables: list[str], *rows: tuple[Term, ...]) -> QueryResult:
-    return QueryResult(form="SELECT", variables=variables, rows=[dict(zip(variables, row, strict=True)) for row in rows])
+    return QueryResult(
+        form="SELECT", variables=variables, rows=[dict(zip(variables, row, strict=True)) for row in rows]
+    )
 
 
 def ask(value: bool) -> QueryResult:
@@ -134,3 +136,21 @@ def test_summary_skips_unscored_questions_and_undefined_metrics() -> None:
     assert summary["empty_result_rate"] == pytest.approx(1 / 3)
     # GERBIL macro: P = (1 + 1) / 2, R = (1 + 0) / 2 -> 2 * 1 * 0.5 / 1.5
     assert summary["gerbil_qald_macro_f1"] == pytest.approx(2 / 3)
+
+
+def test_indexed_pair_scores_equal_the_reference_all_pairs_loop() -> None:
+    import random
+    from collections import Counter
+
+    import numpy as np
+
+    from saga_kgqa.eval.metrics import _recall_matrix
+
+    rng = random.Random(7)
+    pool = [Term("literal", str(n)) for n in range(6)]
+    predicted = [Counter(rng.choices(pool, k=rng.randint(0, 4))) for _ in range(15)]
+    gold = [Counter(rng.choices(pool, k=rng.randint(0, 3))) for _ in range(12)]
+    reference = np.array(
+        [[(g & p).total() / g.total() if g.total() else 0.0 for g in gold] for p in predicted], dtype=np.float64
+    )
+    assert np.array_equal(_recall_matrix(predicted, gold, np.float64), reference)

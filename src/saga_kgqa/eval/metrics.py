@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -106,11 +107,7 @@ def spinach_row_f1(predicted: QueryResult | None, gold: QueryResult) -> float:
         Counter(t for var, t in row.items() if not var.endswith(SPINACH_IGNORED_SUFFIXES)) for row in gold.rows
     ]
     predicted_rows = [Counter(row.values()) for row in predicted.rows]
-    scores = np.empty((len(predicted_rows), len(gold_rows)))
-    for i, predicted_row in enumerate(predicted_rows):
-        for j, gold_row in enumerate(gold_rows):
-            size = gold_row.total()
-            scores[i, j] = (gold_row & predicted_row).total() / size if size else 0.0
+    scores = _recall_matrix(predicted_rows, gold_rows, np.float64)
     rows, cols = linear_sum_assignment(scores, maximize=True)
     assigned = scores[rows, cols]
     true_positives = float(assigned[assigned > 0].sum())
@@ -163,10 +160,7 @@ def _exact_multiset_f1(predicted: Iterable[tuple[Term, ...]], gold: Iterable[tup
 
 def _assignment_f1(predicted: Sequence[Counter[Term]], gold: Sequence[Counter[Term]]) -> float:
     # float32 as in GRASP: its scores, and so its ties, are computed in single precision.
-    scores = np.zeros((len(predicted), len(gold)), dtype=np.float32)
-    for i, predicted_row in enumerate(predicted):
-        for j, gold_row in enumerate(gold):
-            scores[i, j] = (predicted_row & gold_row).total() / max(1, gold_row.total())
+    scores = _recall_matrix(predicted, gold, np.float32)
     rows, cols = linear_sum_assignment(scores, maximize=True)
     assigned = scores[rows, cols]
     true_positives = float(assigned.sum())
@@ -177,6 +171,33 @@ def _assignment_f1(predicted: Sequence[Counter[Term]], gold: Sequence[Counter[Te
     precision = true_positives / (true_positives + false_positives)
     recall = true_positives / (true_positives + false_negatives)
     return 2 * precision * recall / (precision + recall)
+
+
+def _recall_matrix(
+    predicted: Sequence[Counter[Term]], gold: Sequence[Counter[Term]], dtype: type[np.floating[Any]]
+) -> np.ndarray[Any, Any]:
+    """Pair score matrix: multiset overlap of predicted row i and gold row j over gold row j's size.
+
+    Both SPINACH and GRASP loop over every pair; only pairs sharing a value can score above
+    zero, so an index from value to predicted rows gives the same matrix in a fraction of
+    the time on results with thousands of rows. A gold row without values scores 0.
+    """
+    scores = np.zeros((len(predicted), len(gold)), dtype=dtype)
+    rows_with: dict[Term, list[int]] = {}
+    for i, predicted_row in enumerate(predicted):
+        for term in predicted_row:
+            rows_with.setdefault(term, []).append(i)
+    for j, gold_row in enumerate(gold):
+        size = gold_row.total()
+        if not size:
+            continue
+        overlap: Counter[int] = Counter()
+        for term, count in gold_row.items():
+            for i in rows_with.get(term, ()):
+                overlap[i] += min(count, predicted[i][term])
+        for i, shared in overlap.items():
+            scores[i, j] = shared / size
+    return scores
 
 
 @dataclass(frozen=True, slots=True)

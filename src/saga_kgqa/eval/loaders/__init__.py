@@ -52,7 +52,7 @@ def _english(loader: _Loader, relative: str) -> Callable[[Path, str, str], Loade
 def _whole(loader: Callable[[Path], LoadedBenchmark]) -> Callable[[Path, str, str], LoadedBenchmark]:
     def load(data_dir: Path, name: str, language: str) -> LoadedBenchmark:
         loaded = loader(data_dir)
-        if language == "en" and name in ("ck25", "db25"):
+        if name in ("ck25", "db25"):
             kept = tuple(q for q in loaded.questions if q.language == language)
             return LoadedBenchmark(loaded.name, kept, loaded.skipped)
         return loaded
