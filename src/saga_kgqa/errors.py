@@ -37,6 +37,15 @@ class CacheCorrupted(ConfigurationError):
         self.path = path
 
 
+class ToolInputError(SagaError):
+    """A tool was called with an unusable argument (text where an IRI is needed, an unknown prefix, ...).
+
+    The message says what was expected, so a model can correct the call.
+    """
+
+    query_at_fault = True
+
+
 class BackendError(SagaError):
     """A query could not be answered by a graph store or endpoint."""
 

@@ -110,3 +110,28 @@ def test_recordings_made_over_files_replay_in_a_later_run(turtle: Path, tmp_path
     with pytest.raises(CacheMiss):
         replayer.execute(from_template(f"ASK {{ <{EX}ada> ?p ?o }}", "ASK"))
     replayer.close()
+
+
+def test_the_data_files_prefixes_are_usable_in_queries_and_survive_a_persisted_store(tmp_path: Path) -> None:
+    from saga_kgqa.kg.declared_prefixes import load_store_prefixes, read_declared_prefixes, save_store_prefixes
+    from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+
+    ttl = tmp_path / "people.ttl"
+    ttl.write_text(
+        "@prefix zz: <http://example.org/zz/> .\nzz:ada zz:knows zz:bob .\n",
+        encoding="utf-8",
+    )
+    query = "SELECT ?who WHERE { zz:ada zz:knows ?who }"
+    with KnowledgeGraph(open_backend(data=[ttl])) as graph:
+        assert graph.profile.prefixes["zz"] == "http://example.org/zz/"
+        assert [r["who"].value for r in graph.query(query).rows] == ["http://example.org/zz/bob"]
+    store = tmp_path / "store"
+    load_files(store, [ttl])
+    save_store_prefixes(store, read_declared_prefixes([ttl]))
+    assert load_store_prefixes(store) == {"zz": "http://example.org/zz/"}
+    with KnowledgeGraph(open_backend(data=[store])) as graph:
+        assert [r["who"].value for r in graph.query(query).rows] == ["http://example.org/zz/bob"]
+    # A profile prefix is never redefined by a data file.
+    ttl.write_text("@prefix rdfs: <http://evil.example/> .\n<http://a/x> <http://a/p> 1 .\n", encoding="utf-8")
+    with KnowledgeGraph(open_backend(data=[ttl])) as graph:
+        assert graph.profile.prefixes["rdfs"] == "http://www.w3.org/2000/01/rdf-schema#"

@@ -5,7 +5,9 @@ from __future__ import annotations
 import typer
 
 from saga_kgqa.cli.eval_commands import register as register_eval_commands
+from saga_kgqa.cli.index_commands import register as register_index_commands
 from saga_kgqa.cli.store_commands import register as register_store_commands
+from saga_kgqa.cli.tool_commands import register as register_tool_commands
 
 app = typer.Typer(
     name="saga",
@@ -15,6 +17,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 register_store_commands(app)
+register_index_commands(app)
+register_tool_commands(app)
 register_eval_commands(app)
 
 

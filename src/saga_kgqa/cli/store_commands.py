@@ -13,6 +13,7 @@ from saga_kgqa import settings
 from saga_kgqa.cli.output import fail, print_json, print_result, stderr, stdout
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.kg.backend import ExecutionLimits
+from saga_kgqa.kg.declared_prefixes import read_declared_prefixes, save_store_prefixes
 from saga_kgqa.kg.embedded import load_files
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
@@ -80,6 +81,7 @@ def load(
     started = time.perf_counter()
     try:
         count = load_files(store, files)
+        save_store_prefixes(store, read_declared_prefixes(files))
     except SagaError as exc:
         fail(exc)
     stdout.print(

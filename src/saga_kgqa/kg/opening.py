@@ -6,6 +6,12 @@ from pathlib import Path
 
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.backend import KGBackend
+from saga_kgqa.kg.declared_prefixes import (
+    load_store_prefixes,
+    read_declared_prefixes,
+    save_store_prefixes,
+    with_prefixes,
+)
 from saga_kgqa.kg.embedded import EmbeddedStore, load_files
 from saga_kgqa.kg.profiles import get_profile
 from saga_kgqa.kg.replay_cache import CacheMode, RecordReplayBackend
@@ -78,19 +84,24 @@ def _open_uncached(
         remote: KGBackend = RemoteEndpoint(endpoint, profile=get_profile(profile or "generic"), contact=contact)
         return remote
 
-    endpoint_profile = get_profile(profile or "embedded")
+    # The data's own prefixes (pv:, ex:, ...) join the profile's, so the ids the tools
+    # show are the ids the guard accepts in a query.
+    base_profile = get_profile(profile or "embedded")
     directories = [path for path in data if path.is_dir()]
     if directories:
         if len(data) > 1 or store_dir is not None:
             raise ConfigurationError(
                 f"{directories[0]} is a store directory; give it alone, not together with files or another store"
             )
-        return EmbeddedStore(directories[0], profile=endpoint_profile)
+        stored = load_store_prefixes(directories[0])
+        return EmbeddedStore(directories[0], profile=with_prefixes(base_profile, stored))
+    file_profile = with_prefixes(base_profile, read_declared_prefixes(data))
     if data and store_dir is not None:
         load_files(store_dir, data)
-        return EmbeddedStore(store_dir, profile=endpoint_profile)
+        save_store_prefixes(store_dir, read_declared_prefixes(data))
+        return EmbeddedStore(store_dir, profile=file_profile)
     if data:
-        return EmbeddedStore.from_files(data, profile=endpoint_profile)
+        return EmbeddedStore.from_files(data, profile=file_profile)
     if store_dir is not None:
-        return EmbeddedStore(store_dir, profile=endpoint_profile)
+        return EmbeddedStore(store_dir, profile=with_prefixes(base_profile, load_store_prefixes(store_dir)))
     raise ConfigurationError("no knowledge graph configured: give RDF files, a store directory or an endpoint URL")

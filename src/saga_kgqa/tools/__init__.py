@@ -1,1 +1,37 @@
 """Knowledge-graph tools (search, lookup, property examples, execute, stop) as plain functions."""
+
+from saga_kgqa.tools.context import ToolCaps
+from saga_kgqa.tools.render import render_result_table
+from saga_kgqa.tools.render_observations import TextCaps
+from saga_kgqa.tools.results import (
+    Example,
+    HiddenProperty,
+    KeptProperty,
+    LookupResult,
+    PropertyExamplesResult,
+    PropertyInfo,
+    Ref,
+    SearchHit,
+    SearchResult,
+    ToolResult,
+    Value,
+)
+from saga_kgqa.tools.toolkit import GroundingToolkit
+
+__all__ = [
+    "Example",
+    "GroundingToolkit",
+    "HiddenProperty",
+    "KeptProperty",
+    "LookupResult",
+    "PropertyExamplesResult",
+    "PropertyInfo",
+    "Ref",
+    "SearchHit",
+    "SearchResult",
+    "TextCaps",
+    "ToolCaps",
+    "ToolResult",
+    "Value",
+    "render_result_table",
+]

@@ -1,0 +1,170 @@
+"""``saga index build``: build the schema index of a graph, save it, and report its coverage."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from pydantic import BaseModel
+
+from saga_kgqa.cli.output import fail, print_json, stderr, stdout
+from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption, open_graph
+from saga_kgqa.errors import SagaError
+from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.kg.profiles import EndpointProfile
+from saga_kgqa.kg.query import CheckedQuery
+from saga_kgqa.kg.result import QueryResult
+from saga_kgqa.schema import SchemaIndex, SchemaVocabulary, build_schema_index
+
+
+class SchemaCoverage(BaseModel):
+    """How much of a graph's properties the schema index constrains, and from which source.
+
+    Attributes:
+        endpoint_id: The graph the index was built from.
+        properties: Properties indexed.
+        with_domain: Properties with a known domain.
+        with_range: Properties with a known range.
+        domain_by_source: Properties per domain source (formal, induced, surveyed).
+        range_by_source: Properties per range source.
+        classes: Classes in the hierarchy.
+        notes: Where a limit was reached or a query timed out while building.
+    """
+
+    endpoint_id: str
+    properties: int
+    with_domain: int
+    with_range: int
+    domain_by_source: dict[str, int]
+    range_by_source: dict[str, int]
+    classes: int
+    notes: list[str]
+
+
+def schema_coverage(index: SchemaIndex) -> SchemaCoverage:
+    """Count the properties of an index with a domain and a range, per source."""
+    entries = index.properties.values()
+    domains = Counter(e.domain_source for e in entries if e.domain and e.domain_source != "none")
+    ranges = Counter(e.range_source for e in entries if e.range and e.range_source != "none")
+    return SchemaCoverage(
+        endpoint_id=index.endpoint_id,
+        properties=len(index.properties),
+        with_domain=sum(domains.values()),
+        with_range=sum(ranges.values()),
+        domain_by_source=dict(sorted(domains.items())),
+        range_by_source=dict(sorted(ranges.items())),
+        classes=len(index.classes),
+        notes=list(index.notes),
+    )
+
+
+class _TemplateBackend:
+    """A :class:`KnowledgeGraph` seen as a backend, for the schema builder's template queries.
+
+    It only forwards queries that are already :class:`CheckedQuery` objects to
+    :meth:`KnowledgeGraph.run`, so nothing bypasses the guard; closing it leaves the
+    graph open (its owner closes it).
+    """
+
+    def __init__(self, graph: KnowledgeGraph) -> None:
+        self._graph = graph
+
+    @property
+    def endpoint_id(self) -> str:
+        return self._graph.endpoint_id
+
+    @property
+    def profile(self) -> EndpointProfile:
+        return self._graph.profile
+
+    def execute(self, query: CheckedQuery, limits: ExecutionLimits | None = None) -> QueryResult:
+        return self._graph.run(query, limits)
+
+    def close(self) -> None:
+        return None
+
+
+def vocabulary_for(graph: KnowledgeGraph) -> SchemaVocabulary:
+    """The schema vocabulary of a graph: Wikidata's P31/P279 under the wikidata profile, else RDFS."""
+    return SchemaVocabulary.wikidata() if graph.profile.name == "wikidata" else SchemaVocabulary()
+
+
+def build_index(
+    graph: KnowledgeGraph, *, induce: bool = True, stratify: bool = True, sample_size: int = 200
+) -> SchemaIndex:
+    """Build the schema index of a graph through its facade (template queries only).
+
+    Raises:
+        BackendError: The graph failed on a schema query.
+    """
+    backend: KGBackend = _TemplateBackend(graph)
+    return build_schema_index(
+        backend, induce=induce, stratify=stratify, sample_size=sample_size, vocabulary=vocabulary_for(graph)
+    )
+
+
+def load_or_build_schema(graph: KnowledgeGraph, schema_file: Path | None) -> SchemaIndex:
+    """Load ``schema_file`` when given, else build the index on the fly (saying so on stderr).
+
+    Raises:
+        ConfigurationError: The file is missing, unreadable or of another format version.
+        BackendError: Building failed.
+    """
+    if schema_file is not None:
+        return SchemaIndex.load(schema_file)
+    stderr.print("note: building the schema index on the fly (save one with `saga index build`)", style="dim")
+    return build_index(graph)
+
+
+def build(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Where to write the schema index (JSON).")],
+    data: DataOption = None,
+    endpoint: EndpointOption = None,
+    profile: ProfileOption = None,
+    induce: Annotated[bool, typer.Option(help="Induce missing domains and ranges from sampled data.")] = True,
+    stratify: Annotated[bool, typer.Option(help="Also sample every class's instances.")] = True,
+    sample_size: Annotated[int, typer.Option(min=1, help="Values sampled per property side.")] = 200,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the coverage as JSON.")] = False,
+) -> None:
+    """Build the schema index of a graph, write it to --out and print its coverage."""
+    started = time.perf_counter()
+    try:
+        with open_graph(data, endpoint, profile) as graph:
+            index = build_index(graph, induce=induce, stratify=stratify, sample_size=sample_size)
+        index.save(out)
+    except SagaError as exc:
+        fail(exc)
+    coverage = schema_coverage(index)
+    if as_json:
+        print_json(coverage.model_dump())
+        return
+    for line in coverage_lines(coverage):
+        stdout.print(line, markup=False, highlight=False)
+    stdout.print(f"written to {out} in {time.perf_counter() - started:.1f} s", markup=False, style="dim")
+
+
+def coverage_lines(coverage: SchemaCoverage) -> list[str]:
+    """Describe a coverage report in a few plain lines."""
+
+    def per_source(counts: dict[str, int]) -> str:
+        return ", ".join(f"{source} {n}" for source, n in counts.items()) or "none"
+
+    lines = [
+        f"properties indexed: {coverage.properties}",
+        f"with domain: {coverage.with_domain} ({per_source(coverage.domain_by_source)})",
+        f"with range: {coverage.with_range} ({per_source(coverage.range_by_source)})",
+        f"classes: {coverage.classes}",
+    ]
+    lines.extend(f"note: {note}" for note in coverage.notes)
+    return lines
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``saga index build`` to the ``saga`` application."""
+    index_app = typer.Typer(help="Build and inspect schema indexes.", no_args_is_help=True)
+    index_app.command("build")(build)
+    app.add_typer(index_app, name="index")

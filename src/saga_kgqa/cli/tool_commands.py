@@ -1,0 +1,103 @@
+"""``saga search``, ``saga lookup`` and ``saga examples``: the grounding tools from the shell.
+
+They print exactly the observation a model would read (``--json``: the machine-readable
+result instead), so a person can see what the agent sees.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from saga_kgqa.cli.index_commands import load_or_build_schema
+from saga_kgqa.cli.output import EXIT_REJECTED, fail, print_json, stderr
+from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption, open_graph
+from saga_kgqa.errors import SagaError, ToolInputError
+from saga_kgqa.kg.declared_prefixes import read_declared_prefixes
+from saga_kgqa.tools.results import ToolResult
+from saga_kgqa.tools.toolkit import GroundingToolkit
+
+SchemaOption = Annotated[
+    Path | None,
+    typer.Option("--schema", help="Schema index written by `saga index build` (default: build it now)."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the machine-readable result as JSON.")]
+
+
+def _run(
+    data: list[Path] | None,
+    endpoint: str | None,
+    profile: str | None,
+    schema_file: Path | None,
+    as_json: bool,
+    call: Callable[[GroundingToolkit], ToolResult],
+    *,
+    exact: bool = False,
+) -> None:
+    """Open the graph, make the toolkit, run one tool and print its result."""
+    # The data files' own prefixes make ids readable (pv:memberOf); a human reads this output.
+    prefixes = read_declared_prefixes(data or [])
+    try:
+        with open_graph(data, endpoint, profile) as graph:
+            schema = load_or_build_schema(graph, schema_file)
+            kit = GroundingToolkit(graph, schema, prefixes=prefixes, mode="exact" if exact else "subclass")
+            result = call(kit)
+    except ToolInputError as exc:
+        stderr.print(f"error: {exc.message}", markup=False, highlight=False)
+        raise typer.Exit(EXIT_REJECTED) from None
+    except SagaError as exc:
+        fail(exc)
+    if as_json:
+        print_json(result.model_dump(mode="json"))
+    else:
+        sys.stdout.write(result.text + "\n")
+
+
+def search(
+    text: Annotated[str, typer.Argument(help="A name or part of one.")],
+    data: DataOption = None,
+    endpoint: EndpointOption = None,
+    profile: ProfileOption = None,
+    schema: SchemaOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Find entities, classes and properties by label, alias or name (exact, prefix, fuzzy)."""
+    _run(data, endpoint, profile, schema, as_json, lambda kit: kit.search(text))
+
+
+def lookup(
+    entity: Annotated[str, typer.Argument(help="Entity IRI: <http://…>, a prefixed name, or http://….")],
+    data: DataOption = None,
+    endpoint: EndpointOption = None,
+    profile: ProfileOption = None,
+    schema: SchemaOption = None,
+    as_json: JsonOption = False,
+    exact: Annotated[
+        bool, typer.Option("--exact", help="Exact type match (the paper's rule) instead of subclass-aware.")
+    ] = False,
+) -> None:
+    """Show an entity's types and its properties that fit them, with domains, ranges and hidden ones."""
+    _run(data, endpoint, profile, schema, as_json, lambda kit: kit.lookup(entity), exact=exact)
+
+
+def examples(
+    prop: Annotated[str, typer.Argument(metavar="PROPERTY", help="Property IRI or prefixed name.")],
+    data: DataOption = None,
+    endpoint: EndpointOption = None,
+    profile: ProfileOption = None,
+    schema: SchemaOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Show a property's domain and range and a few triples that use it."""
+    _run(data, endpoint, profile, schema, as_json, lambda kit: kit.property_examples(prop))
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``saga search``, ``saga lookup`` and ``saga examples`` to the ``saga`` application."""
+    app.command("search")(search)
+    app.command("lookup")(lookup)
+    app.command("examples")(examples)

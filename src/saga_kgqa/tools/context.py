@@ -1,0 +1,183 @@
+"""What the grounding tools share: the graph, the schema index, the caps, the prefixes and the name index."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.kg.result import Term
+from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
+from saga_kgqa.tools.graph_reads import Reads, Texts
+from saga_kgqa.tools.identifiers import resolve_iri
+from saga_kgqa.tools.label_index import LabelIndex, name_predicates
+from saga_kgqa.tools.render import compact_iri
+from saga_kgqa.tools.render_observations import TextCaps
+from saga_kgqa.tools.results import PropertyInfo, Ref, Value
+
+_LANGUAGE_TAG = re.compile(r"[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCaps:
+    """How much the tools read from the graph and show a model.
+
+    Attributes:
+        entity_hits: Entities and classes returned by search.
+        property_hits: Properties returned by search.
+        properties_shown: Kept properties lookup lists (values are read for these only).
+        values_per_property: Values shown per property.
+        examples: Triples shown by property examples.
+        types_read: Types read per entity.
+        properties_read: Distinct outgoing properties read per entity.
+        triples_read: Outgoing triples read per lookup (for the values shown).
+        names_per_predicate: Names read per name predicate when the search index is built.
+        deadline_s: Wall-clock budget of each query.
+        raw_chars: Characters of graph text kept in the machine-readable results (labels,
+            descriptions, literal values), so a 100 KB description never enters agent state.
+        text: Character and byte caps of the rendered observations.
+    """
+
+    entity_hits: int = 8
+    property_hits: int = 4
+    properties_shown: int = 40
+    values_per_property: int = 3
+    examples: int = 5
+    types_read: int = 20
+    properties_read: int = 1000
+    triples_read: int = 2000
+    names_per_predicate: int = 500_000
+    deadline_s: float = 20.0
+    raw_chars: int = 1000
+    text: TextCaps = field(default_factory=TextCaps)
+
+
+class ToolContext:
+    """Shared state and helpers of the tools; builds the name index on first search."""
+
+    def __init__(
+        self,
+        graph: KnowledgeGraph,
+        schema: SchemaIndex,
+        *,
+        vocabulary: SchemaVocabulary | None = None,
+        caps: ToolCaps | None = None,
+        mode: CompatibilityMode = "subclass",
+        prefixes: Mapping[str, str] | None = None,
+        extra_name_predicates: Sequence[str] = (),
+        language: str = "en",
+    ) -> None:
+        """Hold what the tools need.
+
+        Args:
+            graph: The graph; only bounded template queries are sent.
+            schema: The schema index used for compatibility and annotations.
+            vocabulary: Type, label and description predicates; by default RDFS labels
+                with the schema index's type and subclass predicates.
+            caps: Read and render caps.
+            mode: ``subclass`` (default) or ``exact`` compatibility.
+            prefixes: Prefixes added to the graph profile's ones for compact ids. Only
+                pass prefixes the query guard also knows, or the ids shown will not parse.
+            extra_name_predicates: More predicates whose literals name resources.
+            language: Preferred language of labels and descriptions (a BCP 47 tag).
+
+        Raises:
+            ConfigurationError: ``language`` is not a language tag.
+        """
+        self.graph = graph
+        self.schema = schema
+        self.vocabulary = vocabulary or SchemaVocabulary(
+            type_predicates=schema.type_predicates, subclass_predicates=schema.subclass_predicates
+        )
+        self.caps = caps or ToolCaps()
+        self.mode: CompatibilityMode = mode
+        self.prefixes: dict[str, str] = {**graph.profile.prefixes, **(prefixes or {})}
+        self.name_predicates = name_predicates(schema, self.vocabulary, extra_name_predicates)
+        if not _LANGUAGE_TAG.fullmatch(language):
+            raise ConfigurationError(f"not a language tag: {language[:40]!r}")
+        self.language = language
+        self._label_index: LabelIndex | None = None
+
+    def reads(self) -> Reads:
+        """A fresh query helper whose notes belong to one tool call."""
+        return Reads(self.graph, deadline_s=self.caps.deadline_s, language=self.language)
+
+    @property
+    def label_index(self) -> LabelIndex:
+        """The name index, built from the graph on first use."""
+        if self._label_index is None:
+            self._label_index = LabelIndex.build(
+                self.reads(),
+                self.name_predicates,
+                self.schema,
+                primary=self.vocabulary.label_predicates,
+                max_names_per_predicate=self.caps.names_per_predicate,
+            )
+        return self._label_index
+
+    def resolve(self, argument: str, *, role: str) -> str:
+        """Turn a tool argument into an IRI (see :func:`~saga_kgqa.tools.identifiers.resolve_iri`)."""
+        return resolve_iri(argument, self.prefixes, role=role)
+
+    def texts(self, reads: Reads, resources: Iterable[str]) -> dict[str, Texts]:
+        """Labels and descriptions of resources, from the graph, clipped to ``caps.raw_chars``."""
+        found = reads.texts(resources, self.vocabulary.label_predicates, self.vocabulary.description_predicates)
+        return {
+            resource: Texts(label=self.clip(texts.label), description=self.clip(texts.description))
+            for resource, texts in found.items()
+        }
+
+    def clip(self, text: str | None) -> str | None:
+        """Cut raw graph text to ``caps.raw_chars`` (it is escaped only when rendered)."""
+        if text is None or len(text) <= self.caps.raw_chars:
+            return text
+        return text[: self.caps.raw_chars - 1] + "…"
+
+    def ref(self, iri: str, texts: Mapping[str, Texts] | None = None) -> Ref:
+        """A resource with its compact id and best label (graph text first, then the schema's)."""
+        label = texts[iri].label if texts and iri in texts else None
+        if label is None:
+            info = self.schema.classes.get(iri) or self.schema.properties.get(iri)
+            label = info.label if info is not None else None
+        return Ref(iri=iri, id=compact_iri(iri, self.prefixes), label=self.clip(label))
+
+    def property_info(self, prop: str, texts: Mapping[str, Texts] | None = None) -> PropertyInfo:
+        """A property with its label, description, domain and range from the schema index."""
+        entry = self.schema.property_schema(prop)
+        description = texts[prop].description if texts and prop in texts else None
+        if entry is None:
+            return PropertyInfo(property=self.ref(prop, texts), description=description)
+        return PropertyInfo(
+            property=self.ref(prop, texts),
+            description=self.clip(entry.description) or description,
+            domain=tuple(self.ref(c, texts) for c in sorted(entry.domain)),
+            range=tuple(self.ref(c, texts) for c in sorted(entry.range)),
+            domain_source=entry.domain_source,
+            range_source=entry.range_source,
+        )
+
+    def value(self, term: Term, texts: Mapping[str, Texts] | None = None) -> Value:
+        """A result term as a :class:`Value`, with compact ids and the label of an IRI."""
+        if term.kind == "uri":
+            ref = self.ref(term.value, texts)
+            return Value(kind="uri", value=term.value, id=ref.id, label=ref.label)
+        datatype_id = compact_iri(term.datatype, self.prefixes) if term.datatype else None
+        value = self.clip(term.value) or ""
+        return Value(kind=term.kind, value=value, datatype=term.datatype, datatype_id=datatype_id, lang=term.lang)
+
+    def schema_resources(self, props: Iterable[str]) -> set[str]:
+        """Properties and the classes of their domains and ranges that lack a schema label."""
+        wanted: set[str] = set()
+        for prop in props:
+            entry = self.schema.property_schema(prop)
+            if entry is None or entry.label is None or entry.description is None:
+                wanted.add(prop)
+            if entry is not None:
+                wanted.update(c for c in entry.domain | entry.range if self._needs_label(c))
+        return wanted
+
+    def _needs_label(self, resource: str) -> bool:
+        info = self.schema.classes.get(resource)
+        return info is None or info.label is None

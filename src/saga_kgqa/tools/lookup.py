@@ -1,0 +1,127 @@
+"""lookup(entity): the entity's types and its outgoing properties, filtered by type compatibility.
+
+This is the paper's type-constrained grounding (Eq. 3, made subclass-aware): a property
+is hidden only when the schema index gives it a domain that conflicts with every known
+type of the entity; a missing domain, or an entity with no known type, keeps it. The
+entity's declared types become the Θ delta. With no type at all nothing is filtered and
+``needs_prune_fallback`` tells the agent graph it may prune with the model instead.
+"""
+
+from __future__ import annotations
+
+from saga_kgqa.state import TypeProvenance, TypeState, declared_types
+from saga_kgqa.tools.context import ToolContext
+from saga_kgqa.tools.graph_reads import Reads, Texts
+from saga_kgqa.tools.render_observations import render_lookup
+from saga_kgqa.tools.results import HiddenProperty, KeptProperty, LookupResult
+
+#: Θ evidence used to check a lookup: what the graph declares and what queries showed, never the answer prior.
+_CHECKED_PROVENANCES: tuple[TypeProvenance, ...] = ("declared", "pattern", "trace")
+
+
+def lookup_entity(
+    context: ToolContext, argument: str, *, type_state: TypeState | None = None, step: int | None = None
+) -> LookupResult:
+    """Look up an entity (see :meth:`saga_kgqa.tools.toolkit.GroundingToolkit.lookup`)."""
+    entity = context.resolve(argument, role="entity")
+    reads = context.reads()
+    caps = context.caps
+    declared = reads.types_of(entity, context.vocabulary.type_predicates, limit=caps.types_read)
+    counts = reads.property_counts(entity, limit=caps.properties_read)
+    type_predicates = set(context.vocabulary.type_predicates)
+    counts = {prop: n for prop, n in counts.items() if prop not in type_predicates}
+    delta = declared_types(entity, declared, step=step, detail="lookup")
+    if not counts:
+        return _without_properties(context, reads, entity, declared, delta)
+
+    known = set(declared)
+    if type_state is not None:
+        known |= type_state.types_of(entity, provenances=_CHECKED_PROVENANCES)
+    answer_types = type_state.answer_types() if type_state is not None else frozenset()
+    kept_verdicts = []
+    hidden_verdicts = []
+    for prop in sorted(counts):
+        verdict = context.schema.compatibility(known, prop, mode=context.mode)
+        if verdict.keeps:
+            fits = bool(answer_types) and _fits_answer(context, answer_types, prop)
+            kept_verdicts.append((prop, verdict, fits))
+        else:
+            hidden_verdicts.append((prop, verdict))
+    # Properties whose range fits the expected answer type first (a bias, never a filter).
+    kept_verdicts.sort(key=lambda item: (not item[2], context.ref(item[0]).id))
+    shown = [prop for prop, _verdict, _fits in kept_verdicts[: caps.properties_shown]]
+    values = reads.outgoing(entity, shown, per_property=caps.values_per_property, limit=caps.triples_read)
+
+    wanted = {entity, *declared, *known, *context.schema_resources(shown)}
+    wanted |= {prop for prop, _verdict in hidden_verdicts}
+    wanted |= {term.value for terms in values.values() for term in terms if term.kind == "uri"}
+    texts = context.texts(reads, wanted)
+    kept = tuple(
+        KeptProperty(
+            info=context.property_info(prop, texts),
+            value_count=counts[prop],
+            values=tuple(context.value(term, texts) for term in values.get(prop, [])),
+            decision=verdict.decision,
+            basis=verdict.basis,
+            reason=verdict.reason,
+            fits_answer_type=fits,
+        )
+        for prop, verdict, fits in kept_verdicts
+    )
+    hidden = tuple(
+        HiddenProperty(
+            info=context.property_info(prop, texts),
+            value_count=counts[prop],
+            basis=verdict.basis,
+            reason=verdict.reason,
+        )
+        for prop, verdict in hidden_verdicts
+    )
+    result = LookupResult(
+        entity=context.ref(entity, texts),
+        found=True,
+        description=_description(texts, entity),
+        types=tuple(context.ref(t, texts) for t in declared),
+        checked_types=tuple(context.ref(t, texts) for t in sorted(known)),
+        mode=context.mode,
+        kept=kept,
+        hidden=hidden,
+        shown=len(shown),
+        needs_prune_fallback=not known,
+        type_delta=delta,
+        notes=tuple(reads.notes),
+    )
+    text, listed = render_lookup(result, caps.text)
+    return result.model_copy(update={"text": text, "shown": listed})
+
+
+def _without_properties(
+    context: ToolContext, reads: Reads, entity: str, declared: list[str], delta: TypeState
+) -> LookupResult:
+    """An entity with no outgoing property: say what points at it, or that nothing mentions it."""
+    incoming = reads.incoming_properties(entity, limit=context.caps.text.names_listed)
+    found = bool(incoming or declared)
+    texts = context.texts(reads, [entity, *incoming, *declared]) if found else {}
+    result = LookupResult(
+        entity=context.ref(entity, texts),
+        found=found,
+        description=_description(texts, entity),
+        types=tuple(context.ref(t, texts) for t in declared),
+        checked_types=tuple(context.ref(t, texts) for t in declared),
+        mode=context.mode,
+        incoming=tuple(context.ref(p, texts) for p in incoming),
+        type_delta=delta,
+        notes=tuple(reads.notes),
+    )
+    text, _listed = render_lookup(result, context.caps.text)
+    return result.model_copy(update={"text": text})
+
+
+def _fits_answer(context: ToolContext, answer_types: frozenset[str], prop: str) -> bool:
+    verdict = context.schema.range_compatibility(answer_types, prop, mode=context.mode)
+    return verdict.decision == "keep" and verdict.basis != "universal"
+
+
+def _description(texts: dict[str, Texts], resource: str) -> str | None:
+    found = texts.get(resource)
+    return found.description if found is not None else None

@@ -1,0 +1,225 @@
+"""The one rendering path from graph data to text a model reads: compact, capped, escaped.
+
+Every IRI, literal, label and server note shown to a model is rendered here and passes
+through :mod:`saga_kgqa.tools.text_safety` (docs/faults.md §5, rows D1-D2). Whole
+observations are then cut to a byte cap by :func:`cap_bytes`, so one hostile value can
+neither fake structure nor flood the context.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+from saga_kgqa.kg.result import QueryResult, Term
+from saga_kgqa.tools.text_safety import graph_text, quoted
+
+#: Datatypes whose values read unambiguously without quotes (SPARQL numeric and boolean literals).
+_BARE_DATATYPES = frozenset(
+    "http://www.w3.org/2001/XMLSchema#" + name for name in ("integer", "decimal", "double", "boolean")
+)
+# A conservative PN_LOCAL: letters, digits, '_', '-', '.', and %XX escapes; no trailing '.'.
+# Anything else stays a full <IRI>, so every compact id we show parses as a prefixed name.
+_LOCAL_NAME = re.compile(r"(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:[A-Za-z0-9_.\-]|%[0-9A-Fa-f]{2})*")
+_PREFIX_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_\-.]*")
+
+
+def compact_iri(iri: str, prefixes: Mapping[str, str]) -> str:
+    """Shorten an IRI with the longest matching prefix, or return it as ``<iri>``.
+
+    The result is always valid SPARQL: a prefixed name whose local part needs no
+    escaping, or the full IRI in angle brackets. The IRI is *not* made model-safe here;
+    callers pass the result through :func:`graph_text` (or use :func:`iri_text`).
+
+    Args:
+        iri: The full IRI.
+        prefixes: Prefix name to namespace IRI.
+    """
+    best = ""
+    best_namespace = ""
+    for name, namespace in prefixes.items():
+        if (
+            namespace
+            and len(namespace) > len(best_namespace)
+            and iri.startswith(namespace)
+            and _PREFIX_NAME.fullmatch(name)
+        ):
+            local = iri[len(namespace) :]
+            if _LOCAL_NAME.fullmatch(local) and not local.endswith("."):
+                best, best_namespace = f"{name}:{local}", namespace
+    return best or f"<{iri}>"
+
+
+def iri_text(iri: str, prefixes: Mapping[str, str], cap: int = 120) -> str:
+    """Return the compact form of an IRI made safe to show (capped, invisible characters removed)."""
+    return id_text(compact_iri(iri, prefixes), cap)
+
+
+def id_text(ident: str, cap: int = 120) -> str:
+    """Make an id from :func:`compact_iri` safe to show.
+
+    A full IRI keeps its angle brackets outside the cleaning, so the tag defanging of
+    :func:`graph_text` never rewrites ``<http://…>`` itself; brackets inside are dropped.
+    """
+    if ident.startswith("<") and ident.endswith(">"):
+        return "<" + graph_text(ident[1:-1].replace("<", "").replace(">", ""), cap) + ">"
+    return graph_text(ident, cap)
+
+
+def labelled(iri: str, label: str | None, prefixes: Mapping[str, str], *, label_cap: int = 80) -> str:
+    """Render ``Label (id)`` when a label is known and says more than the id, else just the id."""
+    ident = iri_text(iri, prefixes)
+    if not label:
+        return ident
+    text = graph_text(label, label_cap)
+    if not text or _normalise(text) == _normalise(_local_part(ident)):
+        return ident
+    return f"{quoted(label, label_cap)} ({ident})"
+
+
+def literal_text(value: str, *, datatype: str | None, lang: str | None, datatype_id: str | None, cap: int) -> str:
+    """Render a literal as quoted, capped text with its language tag or datatype id.
+
+    Numbers and booleans read unambiguously without quotes, so they are shown bare.
+
+    Args:
+        value: The lexical form.
+        datatype: The datatype IRI (``None`` for plain and language strings).
+        lang: The language tag.
+        datatype_id: The datatype as shown (compact id or ``<iri>``), already rendered.
+        cap: Characters kept of the lexical form.
+    """
+    if datatype in _BARE_DATATYPES:
+        bare = graph_text(value, cap)
+        if bare and " " not in bare:
+            return bare
+    text = quoted(value, cap)
+    if lang:
+        return f"{text}@{graph_text(lang, 20)}"
+    if datatype:
+        return f"{text}^^{datatype_id or graph_text(datatype, 120)}"
+    return text
+
+
+def term_text(
+    term: Term,
+    prefixes: Mapping[str, str],
+    *,
+    cap: int = 80,
+    labels: Mapping[str, str] | None = None,
+) -> str:
+    """Render any result term for a model: IRIs compact (with a label when given), literals quoted."""
+    if term.kind == "uri":
+        label = labels.get(term.value) if labels else None
+        return labelled(term.value, label, prefixes, label_cap=cap) if label else iri_text(term.value, prefixes, cap)
+    if term.kind == "literal":
+        datatype_id = iri_text(term.datatype, prefixes) if term.datatype else None
+        return literal_text(term.value, datatype=term.datatype, lang=term.lang, datatype_id=datatype_id, cap=cap)
+    if term.kind == "bnode":
+        return graph_text(f"_:{term.value}", cap)
+    return graph_text(term.value, cap)
+
+
+def names_list(items: Iterable[str], limit: int) -> str:
+    """Join already-rendered names with commas, saying how many more were left out."""
+    shown = list(items)
+    more = len(shown) - limit
+    text = ", ".join(shown[:limit])
+    return f"{text}, … (+{more} more)" if more > 0 else text
+
+
+def cap_bytes(text: str, max_bytes: int) -> str:
+    """Cut a multi-line observation so its UTF-8 encoding fits in ``max_bytes``, saying so.
+
+    Cuts at a line boundary where one exists, and never inside a character.
+    """
+    encoded = text.encode("utf-8")
+    if len(encoded) <= max_bytes:
+        return text
+    note_room = 64
+    head = encoded[: max(max_bytes - note_room, 0)].decode("utf-8", errors="ignore")
+    if "\n" in head:
+        head = head.rsplit("\n", 1)[0]
+    cut = len(encoded) - len(head.encode("utf-8"))
+    return f"{head}\n[… {cut} more bytes cut]"
+
+
+def render_result_table(
+    result: QueryResult,
+    *,
+    max_rows: int,
+    max_cell_chars: int,
+    prefixes: Mapping[str, str],
+    labels: Mapping[str, str] | None = None,
+) -> str:
+    """Render a query result as a small table a model can read.
+
+    The first line gives the true row count (or a lower bound when one of our caps cut
+    the result) and how many rows are shown; notes at the end say when the result was
+    truncated or the endpoint reported it incomplete. Cells are capped and escaped.
+
+    Args:
+        result: The query result.
+        max_rows: Rows shown at most.
+        max_cell_chars: Characters per cell at most.
+        prefixes: Prefixes used to shorten IRIs.
+        labels: Optional labels of IRIs, shown as ``"Label" (id)``.
+
+    Returns:
+        The table as text (no trailing newline).
+    """
+    lines: list[str] = []
+    if result.form == "ASK":
+        lines.append(f"Result (ASK): {'true' if result.boolean else 'false'}")
+    else:
+        lines.extend(_table_lines(result, max_rows, max_cell_chars, prefixes, labels))
+    if result.truncated:
+        lines.append(
+            f"Note: the result was cut short by a row or size cap; the true row count is at least {len(result.rows)}."
+        )
+    if not result.complete:
+        lines.append("Note: the endpoint reported a partial result; rows may be missing and counts may be wrong.")
+    lines.extend(f"Note: {graph_text(note, 300)}" for note in result.notes[:5])
+    return "\n".join(lines)
+
+
+def _table_lines(
+    result: QueryResult,
+    max_rows: int,
+    max_cell_chars: int,
+    prefixes: Mapping[str, str],
+    labels: Mapping[str, str] | None,
+) -> list[str]:
+    columns = list(result.variables) or sorted({name for row in result.rows for name in row})
+    header = [graph_text(f"?{name}", 60) for name in columns]
+    total = len(result.rows)
+    count = f"at least {total}" if result.truncated else str(total)
+    if total == 0:
+        return [f"Result: 0 rows (empty). Columns: {' '.join(header) or '(none)'}"]
+    shown = result.rows[: max(max_rows, 0)]
+    noun = "row" if total == 1 and not result.truncated else "rows"
+    lines = [f"Result: {count} {noun}, showing {'all' if len(shown) == total else f'the first {len(shown)}'}."]
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + "---|" * len(columns))
+    for row in shown:
+        cells = [
+            _cell(term_text(row[name], prefixes, cap=max_cell_chars, labels=labels)) if name in row else ""
+            for name in columns
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    if len(shown) < total:
+        lines.append(f"({total - len(shown)} more rows not shown.)")
+    return lines
+
+
+def _cell(text: str) -> str:
+    # A pipe inside a value must not open a new column.
+    return text.replace("|", "\\|")
+
+
+def _local_part(ident: str) -> str:
+    return ident.rsplit(":", 1)[-1] if not ident.startswith("<") else re.split(r"[/#]", ident.strip("<>"))[-1]
+
+
+def _normalise(text: str) -> str:
+    return re.sub(r"[\s_\-]+", "", text).casefold()

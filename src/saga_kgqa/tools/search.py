@@ -1,0 +1,113 @@
+"""search(text) over the name index, and property_examples(property) from real triples."""
+
+from __future__ import annotations
+
+from saga_kgqa.kg.result import Row
+from saga_kgqa.schema.vocab import OWL_CLASS, RDFS_CLASS
+from saga_kgqa.tools.context import ToolContext
+from saga_kgqa.tools.graph_reads import Texts
+from saga_kgqa.tools.label_index import NameMatch, local_name
+from saga_kgqa.tools.render_observations import render_examples, render_search
+from saga_kgqa.tools.results import Example, PropertyExamplesResult, SearchHit, SearchResult
+
+_CLASS_TYPES = frozenset({OWL_CLASS, RDFS_CLASS})
+
+
+def search_names(context: ToolContext, text: str) -> SearchResult:
+    """Search entities, classes and properties by name (see :meth:`GroundingToolkit.search`)."""
+    index = context.label_index
+    properties = frozenset(context.schema.properties)
+    caps = context.caps
+    entity_matches = index.search(text, limit=caps.entity_hits, reject=properties)
+    property_matches = index.search(text, limit=caps.property_hits, accept=properties)
+    reads = context.reads()
+    entities = [match.resource for match in entity_matches]
+    types = reads.types_of_many(entities, context.vocabulary.type_predicates, per_entity=4) if entities else {}
+    parents = (c for e in entities if e in context.schema.classes for c in context.schema.classes[e].parents)
+    wanted = {*entities, *(t for found in types.values() for t in found), *parents}
+    wanted |= context.schema_resources(match.resource for match in property_matches)
+    texts = context.texts(reads, wanted)
+    hits = [_entity_hit(context, match, texts, types.get(match.resource, [])) for match in entity_matches]
+    hits.extend(_property_hit(context, match, texts) for match in property_matches)
+    result = SearchResult(query=text, hits=tuple(hits), index_size=len(index), notes=(*index.notes, *reads.notes))
+    return result.model_copy(update={"text": render_search(result, caps.text)})
+
+
+def property_examples(context: ToolContext, argument: str) -> PropertyExamplesResult:
+    """Show a property's schema and a few triples using it (see :meth:`GroundingToolkit.property_examples`)."""
+    prop = context.resolve(argument, role="property")
+    reads = context.reads()
+    caps = context.caps
+    rows = _diverse(reads.examples(prop, limit=caps.examples * 5), caps.examples)
+    if not rows:
+        texts = context.texts(reads, context.schema_resources([prop]))
+        name = context.schema.properties[prop].label if prop in context.schema.properties else None
+        suggestions = context.label_index.search(
+            name or local_name(prop), limit=caps.property_hits, accept=frozenset(context.schema.properties) - {prop}
+        )
+        result = PropertyExamplesResult(
+            info=context.property_info(prop, texts),
+            found=False,
+            suggestions=tuple(_property_hit(context, match, texts) for match in suggestions),
+            notes=tuple(reads.notes),
+        )
+        return result.model_copy(update={"text": render_examples(result, caps.text)})
+    wanted = context.schema_resources([prop])
+    wanted |= {row[name].value for row in rows for name in ("s", "o") if row[name].kind == "uri"}
+    texts = context.texts(reads, wanted)
+    result = PropertyExamplesResult(
+        info=context.property_info(prop, texts),
+        found=True,
+        examples=tuple(
+            Example(subject=context.value(row["s"], texts), object=context.value(row["o"], texts)) for row in rows
+        ),
+        notes=tuple(reads.notes),
+    )
+    return result.model_copy(update={"text": render_examples(result, caps.text)})
+
+
+def _entity_hit(context: ToolContext, match: NameMatch, texts: dict[str, Texts], types: list[str]) -> SearchHit:
+    resource = match.resource
+    is_class = resource in context.schema.classes or bool(_CLASS_TYPES & set(types))
+    found = texts.get(resource)
+    info = context.schema.classes.get(resource)
+    parents = sorted(info.parents) if info is not None else []
+    return SearchHit(
+        kind="class" if is_class else "entity",
+        resource=context.ref(resource, texts),
+        matched=match.text,
+        match=match.match,
+        score=match.score,
+        description=found.description if found is not None else None,
+        types=() if is_class else tuple(context.ref(t, texts) for t in types),
+        superclasses=tuple(context.ref(c, texts) for c in parents),
+    )
+
+
+def _property_hit(context: ToolContext, match: NameMatch, texts: dict[str, Texts]) -> SearchHit:
+    info = context.property_info(match.resource, texts)
+    return SearchHit(
+        kind="property",
+        resource=info.property,
+        matched=match.text,
+        match=match.match,
+        score=match.score,
+        description=info.description,
+        property=info,
+    )
+
+
+def _diverse(rows: list[Row], limit: int) -> list[Row]:
+    """Prefer examples with different subjects, then fill up with the rest in order."""
+    chosen: list[Row] = []
+    subjects: set[str] = set()
+    for row in rows:
+        if row["s"].value not in subjects and len(chosen) < limit:
+            chosen.append(row)
+            subjects.add(row["s"].value)
+    for row in rows:
+        if len(chosen) >= limit:
+            break
+        if row not in chosen:
+            chosen.append(row)
+    return chosen

@@ -1,0 +1,42 @@
+"""Test support for the grounding tools: the mini graph, its schema index and a query-recording reader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from saga_kgqa.errors import QueryTimeout
+from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.kg.query import CheckedQuery
+from saga_kgqa.kg.result import QueryResult
+
+MINI_TTL = Path(__file__).resolve().parent.parent / "data" / "mini.ttl"
+EX = "http://example.org/mini/vocab#"
+RES = "http://example.org/mini/res/"
+MINI_PREFIXES = {"ex": EX, "res": RES, "skos": "http://www.w3.org/2004/02/skos/core#"}
+
+
+class RecordingReader(KnowledgeGraph):
+    """A :class:`KnowledgeGraph` that records every checked query the tools run."""
+
+    def __init__(self, backend: KGBackend) -> None:
+        super().__init__(backend)
+        self.queries: list[CheckedQuery] = []
+
+    def run(self, query: CheckedQuery, limits: ExecutionLimits | None = None) -> QueryResult:
+        self.queries.append(query)
+        return super().run(query, limits)
+
+
+class FailingReader(RecordingReader):
+    """A recording reader whose queries containing ``needle`` time out."""
+
+    def __init__(self, backend: KGBackend, needle: str) -> None:
+        super().__init__(backend)
+        self.needle = needle
+
+    def run(self, query: CheckedQuery, limits: ExecutionLimits | None = None) -> QueryResult:
+        if self.needle in query.text:
+            self.queries.append(query)
+            raise QueryTimeout(f"timed out (scripted for {self.needle})")
+        return super().run(query, limits)
