@@ -9,6 +9,7 @@ ASK the published data answers ``false`` (33) and the three ORDER BY ... LIMIT t
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -70,3 +71,24 @@ def test_local_gold_matches_the_official_set_except_the_explained_eight(
     # A fresh run on the same store shows no drift against the computed gold.
     report = drift_report(reloaded, questions, ck25_graph)
     assert report.counts() == {"same": 48}
+
+
+def test_saga_eval_gold_then_drift_on_the_cli(data_dir: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from saga_kgqa.cli import app
+
+    graph_file = str(data_dir / "text2sparql_ck25" / "prod-inst.ttl")
+    gold = tmp_path / "ck25-gold.jsonl"
+    common = ["--data-dir", str(data_dir), "--data", graph_file]
+    built = CliRunner().invoke(app, ["eval", "gold", "ck25", "--out", str(gold), *common])
+    assert built.exit_code == 0, built.output
+    summary = json.loads(built.stdout)
+    assert summary["status"] == {"drift": 6, "gold_unavailable": 2, "ok": 42}
+    assert {p["question_id"] for p in summary["not_usable"]} == {f"ck25:{n}-en" for n in UNAVAILABLE | DRIFT}
+    assert len(GoldStore.load(gold)) == 50
+    drift = CliRunner().invoke(app, ["eval", "drift", "ck25", "--gold", str(gold), *common])
+    assert drift.exit_code == 0, drift.output
+    assert json.loads(drift.stdout)["counts"] == {"same": 48}
+    no_graph = CliRunner().invoke(app, ["eval", "drift", "ck25", "--gold", str(gold), "--data-dir", str(data_dir)])
+    assert no_graph.exit_code == 2 and "needs a graph" in no_graph.output

@@ -11,12 +11,17 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from saga_kgqa.cli.output import fail, stdout
+from saga_kgqa import settings
+from saga_kgqa.cli.output import fail, print_json, stdout
+from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption, open_graph
 from saga_kgqa.errors import ConfigurationError, SagaError
-from saga_kgqa.eval.gold import GoldStore
+from saga_kgqa.eval.gold import GoldStore, build_gold_store, drift_report
+from saga_kgqa.eval.loaders import BENCHMARKS, load_benchmark
 from saga_kgqa.eval.predictions import read_predictions
+from saga_kgqa.eval.questions import BenchmarkQuestion
 from saga_kgqa.eval.scorer import MEAN_METRICS, QuestionScores, score_question, summarise
 from saga_kgqa.eval.spinach_output import read_spinach_output, score_entry
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 
 
 class PredictionFormat(StrEnum):
@@ -107,6 +112,93 @@ def _print_summary(summary: dict[str, Any]) -> None:
         table.add_row(key, "n/a" if value is None else f"{value:.4f}")
     stdout.print(table)
     stdout.print(f"scored {summary['scored']}; not scored: {summary['not_scored'] or 'none'}", markup=False)
+
+
+BenchmarkArgument = Annotated[str, typer.Argument(help=f"Benchmark: {', '.join(sorted(BENCHMARKS))}.")]
+DataDirOption = Annotated[
+    Path | None, typer.Option(help="Shared data directory (default: $SAGA_DATA_DIR, else ../shared/data).")
+]
+LanguageOption = Annotated[str, typer.Option(help="Question language.")]
+GraphOption = Annotated[str | None, typer.Option("--graph", help="Only questions on this graph (Spider4SPARQL).")]
+
+
+def _questions(benchmark: str, data_dir: Path | None, language: str, graph: str | None) -> list[BenchmarkQuestion]:
+    loaded = load_benchmark(benchmark, settings.data_dir(data_dir), language=language)
+    return [q for q in loaded.questions if graph is None or q.graph == graph]
+
+
+def _optional_graph(data: list[Path] | None, endpoint: str | None, profile: str | None) -> KnowledgeGraph | None:
+    return open_graph(data, endpoint, profile) if data or endpoint else None
+
+
+@eval_app.command("gold")
+def gold_command(
+    benchmark: BenchmarkArgument,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Gold store file to write (JSONL).")],
+    data_dir: DataDirOption = None,
+    language: LanguageOption = "en",
+    graph_name: GraphOption = None,
+    data: DataOption = None,
+    endpoint: EndpointOption = None,
+    profile: ProfileOption = None,
+) -> None:
+    """Freeze a benchmark's gold: shipped answers, else the gold SPARQL run on --data or --endpoint."""
+    try:
+        questions = _questions(benchmark, data_dir, language, graph_name)
+        graph = _optional_graph(data, endpoint, profile)
+        try:
+            store = build_gold_store(questions, graph)
+        finally:
+            if graph is not None:
+                graph.close()
+        store.save(out)
+    except SagaError as exc:
+        fail(exc)
+    problems = [
+        {"question_id": r.question_id, "status": r.status.value, "reason": r.error or r.note}
+        for r in store
+        if not r.usable
+    ]
+    print_json(
+        {"gold_store": str(out), "questions": len(store), "status": store.status_counts(), "not_usable": problems}
+    )
+
+
+@eval_app.command("drift")
+def drift_command(
+    benchmark: BenchmarkArgument,
+    gold: Annotated[Path, typer.Option(help="Gold store written by `saga eval gold`.")],
+    data_dir: DataDirOption = None,
+    language: LanguageOption = "en",
+    graph_name: GraphOption = None,
+    data: DataOption = None,
+    endpoint: EndpointOption = None,
+    profile: ProfileOption = None,
+) -> None:
+    """Re-run the gold queries on --data or --endpoint and report what changed since the gold was frozen."""
+    try:
+        questions = _questions(benchmark, data_dir, language, graph_name)
+        store = GoldStore.load(gold)
+        graph = _optional_graph(data, endpoint, profile)
+        if graph is None:
+            raise ConfigurationError("drift needs a graph: give --data or --endpoint")
+        with graph:
+            report = drift_report(store, questions, graph)
+    except SagaError as exc:
+        fail(exc)
+    print_json(
+        {
+            "endpoint_id": report.endpoint_id,
+            "run_at": report.run_at.isoformat(),
+            "counts": report.counts(),
+            "entries": [
+                {"question_id": e.question_id, "outcome": e.outcome, "missing": e.missing, "extra": e.extra}
+                | ({"error": e.error} if e.error else {})
+                for e in report.entries
+                if e.outcome != "same"
+            ],
+        }
+    )
 
 
 def register(app: typer.Typer) -> None:
