@@ -23,6 +23,7 @@ from rdflib.plugins.sparql.sparql import Prologue
 from rdflib.term import URIRef
 
 from saga_kgqa.errors import QueryRejected
+from saga_kgqa.kg import sparql_grammar
 
 _PN_LOCAL_ESC = re.compile(r"\\([_~.\-!$&'()*+,;=/?#@%])")
 
@@ -61,20 +62,24 @@ class _DictPrologue(Prologue):
         return URIRef(namespace + (localname or ""))
 
 
-def parse_algebra(sparql: str, prefixes: Mapping[str, str] | None = None) -> CompValue:
+def parse_algebra(
+    sparql: str, prefixes: Mapping[str, str] | None = None, *, comments_blanked: bool = False
+) -> CompValue:
     """Parse a query and return the root of its algebra (``SelectQuery``, ``AskQuery``, ...).
 
     Args:
         sparql: The query text.
         prefixes: Prefixes assumed when the query does not declare them (``""`` is the
             default prefix, as in Spider4SPARQL's ``:country``).
+        comments_blanked: The text is a guard-checked query (comments blanked, escapes
+            expanded), so the guard's faster grammar can parse it.
 
     Raises:
         QueryRejected: The text is not a SPARQL query (``reason="syntax"``, with line and
             column) or is too deeply nested to analyse (``reason="too_complex"``).
     """
     try:
-        parsed = parseQuery(sparql)
+        parsed = sparql_grammar.parse_query(sparql) if comments_blanked else parseQuery(sparql)
         # Resolve prefixed names with our own prologue first: rdflib's binds one prefix per
         # namespace, so two prefixes for one IRI (legal SPARQL) lose the first binding.
         prologue = translatePrologue(parsed[0], None, dict(prefixes or {}), prologue=_DictPrologue())

@@ -82,6 +82,21 @@ def extract_type_patterns(
         QueryRejected: The text does not parse, or nests too deeply to analyse.
     """
     root = parse_algebra(sparql, prefixes)
+    return type_patterns_in(root, type_predicates=type_predicates, subclass_predicates=subclass_predicates, step=step)
+
+
+def type_patterns_in(
+    root: CompValue,
+    *,
+    type_predicates: Iterable[str] = DEFAULT_TYPE_PREDICATES,
+    subclass_predicates: Iterable[str] = DEFAULT_SUBCLASS_PREDICATES,
+    step: int | None = None,
+) -> TypeState:
+    """Like :func:`extract_type_patterns`, for a query already parsed with :func:`parse_algebra`.
+
+    Raises:
+        QueryRejected: The algebra nests too deeply to analyse.
+    """
     walker = _Walker(frozenset(type_predicates), frozenset(subclass_predicates), _values_bindings(root))
     try:
         found = walker.walk(root)

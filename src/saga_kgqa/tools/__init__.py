@@ -1,6 +1,7 @@
 """Knowledge-graph tools (search, lookup, property examples, execute, stop) as plain functions."""
 
 from saga_kgqa.tools.context import ToolCaps
+from saga_kgqa.tools.execute import ExecuteOutcome, ExecuteSettings, execute
 from saga_kgqa.tools.render import render_result_table
 from saga_kgqa.tools.render_observations import TextCaps
 from saga_kgqa.tools.results import (
@@ -20,6 +21,8 @@ from saga_kgqa.tools.toolkit import GroundingToolkit
 
 __all__ = [
     "Example",
+    "ExecuteOutcome",
+    "ExecuteSettings",
     "GroundingToolkit",
     "HiddenProperty",
     "KeptProperty",
@@ -33,5 +36,6 @@ __all__ = [
     "ToolCaps",
     "ToolResult",
     "Value",
+    "execute",
     "render_result_table",
 ]

@@ -1,0 +1,72 @@
+"""``saga execute``: the execute tool from the shell, printing exactly what a model would read.
+
+Unlike ``saga sparql``, the query first passes the pre-execution type check against the
+schema index (``[BLOCKED]`` queries are not run), an empty result is diagnosed, and the
+types of returned entities are reported.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from saga_kgqa.cli.index_commands import load_or_build_schema
+from saga_kgqa.cli.output import EXIT_BACKEND, EXIT_REJECTED, fail, print_json
+from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption, open_graph
+from saga_kgqa.errors import SagaError
+from saga_kgqa.tools.execute import ExecuteOutcome, ExecuteSettings, execute
+
+#: Exit status of a query the type check blocked (it was not run).
+EXIT_BLOCKED = 3
+
+_EXIT_CODES = {"ok": 0, "empty": 0, "blocked": EXIT_BLOCKED, "rejected": EXIT_REJECTED, "error": EXIT_BACKEND}
+
+
+def execute_command(
+    query: Annotated[str, typer.Argument(help="The SPARQL query, or '-' to read it from standard input.")],
+    data: DataOption = None,
+    endpoint: EndpointOption = None,
+    profile: ProfileOption = None,
+    schema: Annotated[
+        Path | None,
+        typer.Option("--schema", help="Schema index written by `saga index build` (default: build it now)."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the machine-readable outcome as JSON.")] = False,
+    exact: Annotated[
+        bool, typer.Option("--exact", help="Exact type match (the paper's rule) instead of subclass-aware.")
+    ] = False,
+    verify: Annotated[bool, typer.Option(help="Confirm a schema conflict against the graph before blocking.")] = True,
+    max_rows: Annotated[int, typer.Option(min=1, help="Rows shown in the table.")] = 20,
+    timeout: Annotated[float, typer.Option(min=0.1, help="Deadline of the query, in seconds.")] = 30.0,
+) -> None:
+    """Type-check and run one SPARQL query as the agent's execute tool does.
+
+    Exit status: 0 for a result (empty included), 3 when blocked, 2 when rejected, 1 on a store failure.
+    """
+    text = sys.stdin.read() if query == "-" else query
+    settings = ExecuteSettings(verify_blocks=verify, max_rows_shown=max_rows, deadline_s=timeout)
+    try:
+        with open_graph(data, endpoint, profile) as graph:
+            index = load_or_build_schema(graph, schema)
+            outcome = execute(text, graph=graph, schema=index, mode="exact" if exact else "subclass", settings=settings)
+    except SagaError as exc:
+        fail(exc)
+    _print(outcome, as_json)
+    code = _EXIT_CODES[outcome.status]
+    if code:
+        raise typer.Exit(code)
+
+
+def _print(outcome: ExecuteOutcome, as_json: bool) -> None:
+    if as_json:
+        print_json(outcome.model_dump(mode="json"))
+    else:
+        sys.stdout.write(outcome.text + "\n")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``saga execute`` to the ``saga`` application."""
+    app.command("execute")(execute_command)
