@@ -15,11 +15,12 @@ from saga_kgqa import settings
 from saga_kgqa.cli.output import fail, print_json, stdout
 from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption, open_graph
 from saga_kgqa.errors import ConfigurationError, SagaError
+from saga_kgqa.eval.ablation import score_run
 from saga_kgqa.eval.gold import GoldStore, build_gold_store, drift_report
 from saga_kgqa.eval.loaders import BENCHMARKS, load_benchmark
 from saga_kgqa.eval.predictions import read_predictions
 from saga_kgqa.eval.questions import BenchmarkQuestion
-from saga_kgqa.eval.scorer import MEAN_METRICS, QuestionScores, score_question, summarise
+from saga_kgqa.eval.scorer import MEAN_METRICS, QuestionScores, summarise
 from saga_kgqa.eval.spinach_output import read_spinach_output, score_entry
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 
@@ -53,27 +54,18 @@ def _score_spinach_output(path: Path, as_json: bool) -> tuple[list[QuestionScore
 
 def _score_predictions(path: Path, gold_path: Path | None, as_json: bool) -> tuple[list[QuestionScores], list[str]]:
     if gold_path is None:
-        raise ConfigurationError("--format predictions needs --gold (a gold store written by the gold builder)")
-    gold = GoldStore.load(gold_path)
-    scores: list[QuestionScores] = []
-    not_scored: list[str] = []
-    for index, record in enumerate(read_predictions(path)):
-        entry = gold.get(record.question_id)
-        line: dict[str, Any] = {"index": index, "question_id": record.question_id, "status": record.status.value}
-        if entry is None or not entry.usable:
-            reason = "no_gold" if entry is None else entry.status.value
-            not_scored.append(reason)
-            line["not_scored"] = reason
-        else:
-            gold_result = entry.result()
-            question_scores = score_question(
-                record.predicted_result(), gold_result, gold_is_values=entry.answers_are_values
-            )
-            scores.append(question_scores)
-            line |= question_scores.to_dict()
-        if as_json:
+        raise ConfigurationError("--format predictions needs --gold (a gold store written by `saga eval gold`)")
+    scored = score_run(read_predictions(path), GoldStore.load(gold_path))
+    if as_json:
+        for item in scored:
+            line: dict[str, Any] = {
+                "index": item.index,
+                "question_id": item.record.question_id,
+                "status": item.record.status.value,
+            }
+            line |= {"not_scored": item.not_scored} if item.scores is None else item.scores.to_dict()
             _write_line(line)
-    return scores, not_scored
+    return [s.scores for s in scored if s.scores is not None], [s.not_scored for s in scored if s.not_scored]
 
 
 @eval_app.command("score")
@@ -122,7 +114,14 @@ LanguageOption = Annotated[str, typer.Option(help="Question language.")]
 GraphOption = Annotated[str | None, typer.Option("--graph", help="Only questions on this graph (Spider4SPARQL).")]
 
 
-def _questions(benchmark: str, data_dir: Path | None, language: str, graph: str | None) -> list[BenchmarkQuestion]:
+def benchmark_questions(
+    benchmark: str, data_dir: Path | None, language: str, graph: str | None
+) -> list[BenchmarkQuestion]:
+    """The questions of a named benchmark, optionally only those on one graph.
+
+    Raises:
+        ConfigurationError: Unknown benchmark or unreadable files.
+    """
     loaded = load_benchmark(benchmark, settings.data_dir(data_dir), language=language)
     return [q for q in loaded.questions if graph is None or q.graph == graph]
 
@@ -144,7 +143,7 @@ def gold_command(
 ) -> None:
     """Freeze a benchmark's gold: shipped answers, else the gold SPARQL run on --data or --endpoint."""
     try:
-        questions = _questions(benchmark, data_dir, language, graph_name)
+        questions = benchmark_questions(benchmark, data_dir, language, graph_name)
         graph = _optional_graph(data, endpoint, profile)
         try:
             store = build_gold_store(questions, graph)
@@ -177,7 +176,7 @@ def drift_command(
 ) -> None:
     """Re-run the gold queries on --data or --endpoint and report what changed since the gold was frozen."""
     try:
-        questions = _questions(benchmark, data_dir, language, graph_name)
+        questions = benchmark_questions(benchmark, data_dir, language, graph_name)
         store = GoldStore.load(gold)
         graph = _optional_graph(data, endpoint, profile)
         if graph is None:
@@ -202,5 +201,9 @@ def drift_command(
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``saga eval`` to the ``saga`` application."""
+    """Add ``saga eval`` (score, gold, drift, run, ablate) to the ``saga`` application."""
+    # Imported here: the run commands reuse this module's options, so a top-level import would be circular.
+    from saga_kgqa.cli.eval_run_commands import add_run_commands
+
+    add_run_commands(eval_app)
     app.add_typer(eval_app, name="eval")

@@ -1,0 +1,190 @@
+"""``saga eval run`` and ``saga eval ablate``: resumable benchmark runs and the paper's ablations."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import Progress
+
+from saga_kgqa.cli.eval_commands import (
+    BenchmarkArgument,
+    DataDirOption,
+    GraphOption,
+    LanguageOption,
+    benchmark_questions,
+)
+from saga_kgqa.cli.output import fail, print_json, stdout
+from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption, open_graph
+from saga_kgqa.context import SagaContext
+from saga_kgqa.errors import ConfigurationError, SagaError
+from saga_kgqa.eval.ablation import ablation_table, ablation_variants, run_ablation, run_summary, score_run
+from saga_kgqa.eval.agent_answerer import AgentAnswerer
+from saga_kgqa.eval.gold import GoldStore
+from saga_kgqa.eval.runner import Answerer, GoldReplayAnswerer, run_benchmark
+from saga_kgqa.graph.builder import build_graph
+from saga_kgqa.graph.defaults import toolbox_from_context
+from saga_kgqa.graph.models import ModelFactory, ModelRole
+
+
+class AnswererKind(StrEnum):
+    """Who answers: the SAGA agent, or the scripted gold-replay baseline (no model)."""
+
+    AGENT = "agent"
+    GOLD_REPLAY = "gold-replay"
+
+
+ModelOption = Annotated[
+    str, typer.Option(help="Chat model name (any OpenAI-compatible server; key in OPENAI_API_KEY).")
+]
+BaseUrlOption = Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")]
+MaxStepsOption = Annotated[int, typer.Option(min=1, help="Controller steps per question.")]
+ConcurrencyOption = Annotated[int, typer.Option(min=1, help="Questions answered at once.")]
+RetryOption = Annotated[bool, typer.Option("--retry-failed", help="Redo questions that failed or timed out.")]
+LimitOption = Annotated[int | None, typer.Option(min=1, help="Only the first N questions.")]
+
+
+def chat_model_factory() -> ModelFactory:
+    """ChatOpenAI for every role, from the context's model and base URL.
+
+    Raises:
+        ConfigurationError: No API key is set (local servers accept any value).
+    """
+    if not os.environ.get("OPENAI_API_KEY"):
+        raise ConfigurationError("set OPENAI_API_KEY (any value for a local OpenAI-compatible server)")
+
+    def make(context: SagaContext, role: ModelRole) -> Any:
+        from langchain_openai import ChatOpenAI
+
+        if not context.model:
+            raise ConfigurationError(f"no model for the {role} call: pass --model")
+        return ChatOpenAI(model=context.model, base_url=context.base_url)
+
+    return make
+
+
+def _context(
+    data: list[Path] | None, endpoint: str | None, profile: str | None, model: str, base_url: str | None, steps: int
+) -> SagaContext:
+    joined = ",".join(str(p) for p in data) if data else None
+    return SagaContext(model=model, base_url=base_url, data=joined, endpoint=endpoint, profile=profile, max_steps=steps)
+
+
+def _agent_answerer_for(factory: ModelFactory) -> Any:
+    graph = build_graph(model_factory=factory)
+
+    def answerer_for(context: SagaContext) -> Answerer:
+        return AgentAnswerer(graph, context, toolbox_from_context(context).graph)
+
+    return answerer_for
+
+
+def run_command(
+    benchmark: BenchmarkArgument,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Predictions file (JSONL; resumed when it exists).")],
+    answerer: Annotated[AnswererKind, typer.Option(help="agent, or gold-replay (runs each gold query).")] = (
+        AnswererKind.AGENT
+    ),
+    gold: Annotated[Path | None, typer.Option(help="Gold store: score the run when it ends.")] = None,
+    data_dir: DataDirOption = None,
+    language: LanguageOption = "en",
+    graph_name: GraphOption = None,
+    data: DataOption = None,
+    endpoint: EndpointOption = None,
+    profile: ProfileOption = None,
+    model: ModelOption = "",
+    base_url: BaseUrlOption = None,
+    max_steps: MaxStepsOption = 20,
+    concurrency: ConcurrencyOption = 1,
+    retry_failed: RetryOption = False,
+    limit: LimitOption = None,
+) -> None:
+    """Answer every question of a benchmark, one JSON line per question; rerun to resume."""
+    try:
+        questions = benchmark_questions(benchmark, data_dir, language, graph_name)[:limit]
+        context = _context(data, endpoint, profile, model, base_url, max_steps)
+        config: dict[str, Any] = {
+            "benchmark": benchmark,
+            "language": language,
+            "graph": graph_name,
+            "answerer": answerer.value,
+            "limit": limit,
+        }
+        if answerer is AnswererKind.GOLD_REPLAY:
+            if not data and not endpoint:
+                raise ConfigurationError("gold-replay needs --data or --endpoint")
+            kg = open_graph(data, endpoint, profile)
+            chosen: Answerer = GoldReplayAnswerer(kg)
+            config |= {"data": [str(p) for p in data or []], "endpoint": endpoint, "profile": profile}
+        else:
+            chosen = _agent_answerer_for(chat_model_factory())(context)
+            config |= {"context": dataclasses.asdict(context)}
+        with Progress(transient=True) as progress:
+            task = progress.add_task(f"{benchmark}", total=len(questions))
+            done = run_benchmark(
+                questions,
+                chosen,
+                out,
+                config=config,
+                retry_failed=retry_failed,
+                concurrency=concurrency,
+                progress=lambda _record: progress.advance(task),
+            )
+        report: dict[str, Any] = {"predictions": str(out), "answered": done.answered, "skipped": done.skipped}
+        if gold is not None:
+            records = [done.records[q.id] for q in questions if q.id in done.records]
+            report["summary"] = run_summary(score_run(records, GoldStore.load(gold)))
+    except SagaError as exc:
+        fail(exc)
+    print_json(report)
+
+
+def ablate_command(
+    benchmark: BenchmarkArgument,
+    gold: Annotated[Path, typer.Option(help="Gold store written by `saga eval gold`.")],
+    out_dir: Annotated[Path, typer.Option(help="Directory of the per-variant predictions files.")],
+    components: Annotated[bool, typer.Option(help="Run the paper's Table 5 component switches.")] = True,
+    coverage: Annotated[bool, typer.Option(help="Run the paper's Table 6 schema-coverage levels.")] = False,
+    seed: Annotated[int, typer.Option(help="Seed of the schema-coverage masks.")] = 0,
+    data_dir: DataDirOption = None,
+    language: LanguageOption = "en",
+    graph_name: GraphOption = None,
+    data: DataOption = None,
+    endpoint: EndpointOption = None,
+    profile: ProfileOption = None,
+    model: ModelOption = "",
+    base_url: BaseUrlOption = None,
+    max_steps: MaxStepsOption = 20,
+    concurrency: ConcurrencyOption = 1,
+    retry_failed: RetryOption = False,
+    limit: LimitOption = None,
+) -> None:
+    """Run the agent once per ablation variant and print the variants side by side (markdown)."""
+    try:
+        questions = benchmark_questions(benchmark, data_dir, language, graph_name)[:limit]
+        base = _context(data, endpoint, profile, model, base_url, max_steps)
+        base = dataclasses.replace(base, coverage_seed=seed)
+        summaries = run_ablation(
+            questions,
+            GoldStore.load(gold),
+            base,
+            _agent_answerer_for(chat_model_factory()),
+            out_dir,
+            ablation_variants(components=components, coverage=coverage),
+            config={"benchmark": benchmark, "language": language, "graph": graph_name, "limit": limit},
+            retry_failed=retry_failed,
+            concurrency=concurrency,
+        )
+    except SagaError as exc:
+        fail(exc)
+    stdout.print(ablation_table(summaries), markup=False, highlight=False)
+
+
+def add_run_commands(eval_app: typer.Typer) -> None:
+    """Add ``run`` and ``ablate`` to the ``saga eval`` group."""
+    eval_app.command("run")(run_command)
+    eval_app.command("ablate")(ablate_command)
