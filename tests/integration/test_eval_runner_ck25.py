@@ -101,3 +101,34 @@ def test_a_killed_run_resumes_without_redoing_finished_questions(ck25: Ck25, tmp
     run = run_benchmark(questions, counting, out, config=CONFIG)
     assert resumed == [q.id for q in questions[20:]]
     assert set(run.records) == {q.id for q in questions} and run.skipped == 20
+
+
+def test_saga_eval_report_tables_and_plots_from_two_runs(ck25: Ck25, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from saga_kgqa.cli import app
+
+    graph, questions, gold = ck25
+    gold_path = tmp_path / "gold.jsonl"
+    gold.save(gold_path)
+    run_benchmark(questions, GoldReplayAnswerer(graph), tmp_path / "replay.jsonl", config=CONFIG)
+    corrupt = GoldReplayAnswerer(graph, corrupt_every=5)
+    run_benchmark(questions, corrupt, tmp_path / "corrupt.jsonl", config=CONFIG | {"corrupt_every": 5})
+    runs = [f"{name},ck25,{tmp_path / (name + '.jsonl')},{gold_path}" for name in ("replay", "corrupt")]
+    outcome = CliRunner().invoke(
+        app, ["eval", "report", "--run", runs[0], "--run", runs[1], "--out", str(tmp_path / "report")]
+    )
+    assert outcome.exit_code == 0, outcome.output
+    text = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
+    expected = 100 * (1 - len({q.id for n, q in enumerate(questions, 1) if n % 5 == 0} & _usable(gold)) / 42)
+    assert "| replay | 100.00 | 100.00 |" in text
+    assert f"| corrupt | {expected:.2f} | {expected:.2f} |" in text
+    for name in ("f1.png", "empty_results.png", "actions.png"):
+        data = (tmp_path / "report" / name).read_bytes()
+        assert data.startswith(b"\x89PNG") and len(data) > 5_000
+    bad = CliRunner().invoke(app, ["eval", "report", "--run", "only,two", "--out", str(tmp_path / "r2")])
+    assert bad.exit_code == 2 and "SYSTEM,BENCHMARK,PREDICTIONS,GOLD" in bad.output
+
+
+def _usable(gold: GoldStore) -> set[str]:
+    return {record.question_id for record in gold if record.usable}

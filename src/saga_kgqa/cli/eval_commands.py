@@ -20,6 +20,7 @@ from saga_kgqa.eval.gold import GoldStore, build_gold_store, drift_report
 from saga_kgqa.eval.loaders import BENCHMARKS, load_benchmark
 from saga_kgqa.eval.predictions import read_predictions
 from saga_kgqa.eval.questions import BenchmarkQuestion
+from saga_kgqa.eval.report import RunSpec, report_markdown, score_runs, write_plots
 from saga_kgqa.eval.scorer import MEAN_METRICS, QuestionScores, summarise
 from saga_kgqa.eval.spinach_output import read_spinach_output, score_entry
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
@@ -198,6 +199,24 @@ def drift_command(
             ],
         }
     )
+
+
+@eval_app.command("report")
+def report_command(
+    runs: Annotated[
+        list[str], typer.Option("--run", help="SYSTEM,BENCHMARK,PREDICTIONS,GOLD (repeatable).", show_default=False)
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for report.md and the PNG plots.")],
+) -> None:
+    """Write markdown tables shaped like the paper's (F1/EM, empty-result rates, cost) and PNG plots."""
+    try:
+        summaries = score_runs([RunSpec.parse(text) for text in runs])
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "report.md").write_text(report_markdown(summaries), encoding="utf-8")
+        plots = write_plots(summaries, out)
+    except SagaError as exc:
+        fail(exc)
+    print_json({"report": str(out / "report.md"), "plots": [str(p) for p in plots]})
 
 
 def register(app: typer.Typer) -> None:
