@@ -13,15 +13,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-# The object API draws straight to files with the Agg canvas: no pyplot state, no display.
-from matplotlib.figure import Figure
+from pyparsing import ParserElement
 
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.eval.ablation import run_summary, score_run
 from saga_kgqa.eval.gold import GoldStore
 from saga_kgqa.eval.predictions import read_predictions
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 Summaries = Mapping[tuple[str, str], Mapping[str, Any]]
 
@@ -151,14 +153,37 @@ def report_markdown(summaries: Summaries) -> str:
     return "\n".join(sections)
 
 
+def _figure_class() -> type[Figure]:
+    """Matplotlib's ``Figure``, imported without leaving pyparsing's packrat cache switched on.
+
+    Importing matplotlib turns on pyparsing's process-wide packrat memoisation (its
+    mathtext parser does so at import). The query guard parses SPARQL with pyparsing, and
+    with packrat on every nesting level costs more stack, so realistic queries would be
+    rejected as too deeply nested after a report was drawn in the same process. The
+    import is therefore lazy and the setting is restored right after it.
+    """
+    packrat_was_on = ParserElement._packratEnabled
+    # The object API draws straight to files with the Agg canvas: no pyplot state, no display.
+    from matplotlib.figure import Figure
+
+    if not packrat_was_on:
+        ParserElement.disable_memoization()
+    return Figure
+
+
 def write_plots(summaries: Summaries, out_dir: Path) -> list[Path]:
     """Draw F1 per benchmark and system, empty-result rates, and actions per tool; return the PNG paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
+    figure_class = _figure_class()
     systems, benchmarks = _axes(summaries)
-    f1 = _bars(summaries, systems, benchmarks, lambda s: s["means"].get("paper_f1"), "F1 (%)", out_dir / "f1.png")
+    f1 = _bars(
+        figure_class, summaries, systems, benchmarks, lambda s: s["means"].get("paper_f1"), "F1 (%)", out_dir / "f1.png"
+    )
     rates = out_dir / "empty_results.png"
-    empty = _bars(summaries, systems, benchmarks, lambda s: s["empty_result_rate"], "Empty-result rate (%)", rates)
-    figure = Figure(figsize=(8, 4))
+    empty = _bars(
+        figure_class, summaries, systems, benchmarks, lambda s: s["empty_result_rate"], "Empty-result rate (%)", rates
+    )
+    figure = figure_class(figsize=(8, 4))
     axes = figure.subplots()
     tools = sorted({tool for s in summaries.values() for tool in s["traces"]["actions_per_tool"]})
     width = 0.8 / max(1, len(summaries))
@@ -174,8 +199,16 @@ def write_plots(summaries: Summaries, out_dir: Path) -> list[Path]:
     return [f1, empty, actions]
 
 
-def _bars(summaries: Summaries, systems: list[str], benchmarks: list[str], value: Any, label: str, path: Path) -> Path:
-    figure = Figure(figsize=(8, 4))
+def _bars(
+    figure_class: type[Figure],
+    summaries: Summaries,
+    systems: list[str],
+    benchmarks: list[str],
+    value: Any,
+    label: str,
+    path: Path,
+) -> Path:
+    figure = figure_class(figsize=(8, 4))
     axes = figure.subplots()
     width = 0.8 / max(1, len(systems))
     for offset, system in enumerate(systems):
