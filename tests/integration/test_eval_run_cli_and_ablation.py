@@ -90,3 +90,25 @@ def test_ablation_runs_each_variant_into_its_own_file(data_dir: Path, tmp_path: 
     assert coverage["context"]["schema_coverage"] == 0.25
     table = ablation_table(summaries)
     assert table.count("\n") == len(variants) + 2 and "| full | 100.00 | 100.00 |" in table
+
+
+def test_saga_eval_run_records_then_replays_from_the_cache(data_dir: Path, tmp_path: Path) -> None:
+    graph_file = str(data_dir / "text2sparql_ck25" / "prod-inst.ttl")
+    cache = tmp_path / "cache"
+    base = ["eval", "run", "ck25", "--answerer", "gold-replay", "--limit", "5", "--data-dir", str(data_dir)]
+    base += ["--data", graph_file, "--cache-dir", str(cache)]
+    recorded = CliRunner().invoke(app, [*base, "--out", str(tmp_path / "a.jsonl"), "--cache-mode", "record"])
+    assert recorded.exit_code == 0, recorded.output
+    assert len([p for p in cache.rglob("*") if p.is_file()]) >= 5
+    replayed = CliRunner().invoke(app, [*base, "--out", str(tmp_path / "b.jsonl"), "--cache-mode", "replay"])
+    assert replayed.exit_code == 0, replayed.output
+    first = [json.loads(line)["predicted_answers"] for line in (tmp_path / "a.jsonl").read_text().splitlines()]
+    second = [json.loads(line)["predicted_answers"] for line in (tmp_path / "b.jsonl").read_text().splitlines()]
+    assert first == second and all(first)
+    # A replay with an empty cache answers nothing live: every question fails with a cache miss.
+    empty = ["--cache-dir", str(tmp_path / "empty-cache"), "--cache-mode", "replay", "--out", str(tmp_path / "c.jsonl")]
+    missed = CliRunner().invoke(app, [*base[:-2], *empty])
+    assert missed.exit_code == 0, missed.output
+    statuses = {json.loads(line)["status"] for line in (tmp_path / "c.jsonl").read_text().splitlines()}
+    assert statuses == {"failed"}
+    assert "CacheMiss" in (tmp_path / "c.jsonl").read_text()

@@ -27,8 +27,14 @@ from saga_kgqa.eval.agent_answerer import AgentAnswerer
 from saga_kgqa.eval.gold import GoldStore
 from saga_kgqa.eval.runner import Answerer, GoldReplayAnswerer, run_benchmark
 from saga_kgqa.graph.builder import build_graph
-from saga_kgqa.graph.defaults import toolbox_from_context
 from saga_kgqa.graph.models import ModelFactory, ModelRole
+from saga_kgqa.graph.toolbox import SagaToolbox
+from saga_kgqa.kg.declared_prefixes import read_declared_prefixes
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.kg.opening import open_backend
+from saga_kgqa.kg.replay_cache import CacheMode
+from saga_kgqa.schema import build_schema_index
+from saga_kgqa.settings import example_graph_path
 
 
 class AnswererKind(StrEnum):
@@ -46,6 +52,13 @@ MaxStepsOption = Annotated[int, typer.Option(min=1, help="Controller steps per q
 ConcurrencyOption = Annotated[int, typer.Option(min=1, help="Questions answered at once.")]
 RetryOption = Annotated[bool, typer.Option("--retry-failed", help="Redo questions that failed or timed out.")]
 LimitOption = Annotated[int | None, typer.Option(min=1, help="Only the first N questions.")]
+CacheDirOption = Annotated[
+    Path | None, typer.Option(help="Record/replay cache directory (default: beside the predictions).")
+]
+CacheModeOption = Annotated[
+    CacheMode | None,
+    typer.Option(help="Record/replay cache mode (default: replay-or-record for --endpoint, else off)."),
+]
 
 
 def chat_model_factory() -> ModelFactory:
@@ -74,11 +87,36 @@ def _context(
     return SagaContext(model=model, base_url=base_url, data=joined, endpoint=endpoint, profile=profile, max_steps=steps)
 
 
-def _agent_answerer_for(factory: ModelFactory) -> Any:
-    graph = build_graph(model_factory=factory)
+def _cache_settings(
+    endpoint: str | None, cache_dir: Path | None, cache_mode: CacheMode | None, default_dir: Path
+) -> tuple[Path | None, CacheMode]:
+    """Record/replay is on by default for endpoints (a rerun replays instead of asking again), off for local data."""
+    mode = cache_mode or (CacheMode.REPLAY_OR_RECORD if endpoint else CacheMode.OFF)
+    return (cache_dir or default_dir) if mode is not CacheMode.OFF else None, mode
+
+
+def open_toolbox(
+    data: list[Path] | None, endpoint: str | None, profile: str | None, cache_dir: Path | None, cache_mode: CacheMode
+) -> SagaToolbox:
+    """The agent's toolbox over --data or --endpoint, behind the record/replay cache when it is on.
+
+    Raises:
+        ConfigurationError: The graph settings are unusable.
+        BackendError: The graph failed while the schema index was built.
+    """
+    paths = [] if endpoint else list(data or []) or [example_graph_path()]
+    backend = open_backend(
+        data=paths or None, endpoint=endpoint, profile=profile, cache_dir=cache_dir, cache_mode=cache_mode
+    )
+    schema = build_schema_index(backend, induce=True)
+    return SagaToolbox(KnowledgeGraph(backend), schema, prefixes=read_declared_prefixes(paths))
+
+
+def _agent_answerer_for(factory: ModelFactory, toolbox: SagaToolbox) -> Any:
+    graph = build_graph(model_factory=factory, toolbox_factory=lambda _context: toolbox)
 
     def answerer_for(context: SagaContext) -> Answerer:
-        return AgentAnswerer(graph, context, toolbox_from_context(context).graph)
+        return AgentAnswerer(graph, context, toolbox.graph)
 
     return answerer_for
 
@@ -102,11 +140,14 @@ def run_command(
     concurrency: ConcurrencyOption = 1,
     retry_failed: RetryOption = False,
     limit: LimitOption = None,
+    cache_dir: CacheDirOption = None,
+    cache_mode: CacheModeOption = None,
 ) -> None:
     """Answer every question of a benchmark, one JSON line per question; rerun to resume."""
     try:
         questions = benchmark_questions(benchmark, data_dir, language, graph_name)[:limit]
         context = _context(data, endpoint, profile, model, base_url, max_steps)
+        cache = _cache_settings(endpoint, cache_dir, cache_mode, out.with_name(out.name + ".cache"))
         config: dict[str, Any] = {
             "benchmark": benchmark,
             "language": language,
@@ -117,11 +158,12 @@ def run_command(
         if answerer is AnswererKind.GOLD_REPLAY:
             if not data and not endpoint:
                 raise ConfigurationError("gold-replay needs --data or --endpoint")
-            kg = open_graph(data, endpoint, profile)
+            kg = open_graph(data, endpoint, profile, *cache)
             chosen: Answerer = GoldReplayAnswerer(kg)
             config |= {"data": [str(p) for p in data or []], "endpoint": endpoint, "profile": profile}
         else:
-            chosen = _agent_answerer_for(chat_model_factory())(context)
+            factory = chat_model_factory()
+            chosen = _agent_answerer_for(factory, open_toolbox(data, endpoint, profile, *cache))(context)
             config |= {"context": dataclasses.asdict(context)}
         with Progress(transient=True) as progress:
             task = progress.add_task(f"{benchmark}", total=len(questions))
@@ -162,9 +204,12 @@ def ablate_command(
     concurrency: ConcurrencyOption = 1,
     retry_failed: RetryOption = False,
     limit: LimitOption = None,
+    cache_dir: CacheDirOption = None,
+    cache_mode: CacheModeOption = None,
 ) -> None:
     """Run the agent once per ablation variant and print the variants side by side (markdown)."""
     try:
+        cache = _cache_settings(endpoint, cache_dir, cache_mode, out_dir / "cache")
         questions = benchmark_questions(benchmark, data_dir, language, graph_name)[:limit]
         base = _context(data, endpoint, profile, model, base_url, max_steps)
         base = dataclasses.replace(base, coverage_seed=seed)
@@ -172,7 +217,7 @@ def ablate_command(
             questions,
             GoldStore.load(gold),
             base,
-            _agent_answerer_for(chat_model_factory()),
+            _agent_answerer_for(chat_model_factory(), open_toolbox(data, endpoint, profile, *cache)),
             out_dir,
             ablation_variants(components=components, coverage=coverage),
             config={"benchmark": benchmark, "language": language, "graph": graph_name, "limit": limit},
