@@ -14,28 +14,18 @@ Usage: python bench/grounding.py --data-dir ../shared/data [--limit-questions N]
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import time
 from pathlib import Path
-from types import MappingProxyType
 
 from rich.console import Console
-from rich.table import Table
 
-from saga_kgqa.eval.datasets import SPIDER_NAMESPACE, BenchmarkGraph, discover_graphs
+from saga_kgqa.eval.datasets import BenchmarkGraph, discover_graphs
 from saga_kgqa.eval.grounding import GraphMeasurement, MeasureSettings, measure_graph
 from saga_kgqa.eval.grounding_probe import ToolkitProbe
-from saga_kgqa.eval.grounding_report import merged, metric_rows, result_line, token_rows
-from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.eval.grounding_report import SUMMARY_COLUMNS, aligned, merged, result_line, summary_row, token_rows
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.profiles import get_profile
+from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import build_schema_index
-
-# Prefixes the gold queries declare; given to the guard too, so compact ids shown by lookup parse.
-GRAPH_PREFIXES = {
-    "ck25": {"pv": "http://ld.company.org/prod-vocab/", "prodi": "http://ld.company.org/prod-instances/"},
-    "spider": {"": SPIDER_NAMESPACE},
-}
 
 
 def main() -> None:
@@ -49,18 +39,17 @@ def main() -> None:
     parser.add_argument("--details", type=int, default=10, help="lost uses and missed swaps listed")
     args = parser.parse_args()
 
-    console = Console(width=140)
+    console = Console(width=200)
     catalog = discover_graphs(args.data_dir)
     for name, questions in catalog.absent_graphs.items():
         console.print(f"skipped {name}: graph absent ({questions} questions)")
     measurements = []
     started = time.perf_counter()
     for graph in catalog.graphs:
-        measurement = _measure(graph, args)
-        measurements.append(measurement)
-        _print_graph(console, measurement, time.perf_counter() - started)
+        measurements.append(_measure(graph, args))
+        console.print(f"measured {graph.name} ({time.perf_counter() - started:.0f} s elapsed)")
     overall = merged(measurements)
-    _print_graph(console, overall, time.perf_counter() - started)
+    _print_summary(console, [*measurements, overall])
     _print_tokens(console, overall)
     _print_details(console, overall, args.details)
     console.print(
@@ -71,36 +60,42 @@ def main() -> None:
 
 
 def _measure(graph: BenchmarkGraph, args: argparse.Namespace) -> GraphMeasurement:
-    family = "ck25" if graph.name == "ck25" else "spider"
-    prefixes = GRAPH_PREFIXES[family]
-    base = get_profile("embedded")
-    profile = dataclasses.replace(base, prefixes=MappingProxyType({**base.prefixes, **prefixes}))
     questions = graph.questions[: args.limit_questions] if args.limit_questions is not None else graph.questions
-    with EmbeddedStore.from_files(graph.files, profile=profile) as store:
-        schema = build_schema_index(store, induce=args.induce)
-        probe = ToolkitProbe(KnowledgeGraph(store), schema, prefixes=prefixes)
-        settings = MeasureSettings(samples=args.samples, seed=args.seed, prefixes=dict(profile.prefixes))
-        return measure_graph(graph.name, questions, probe, schema, settings)
+    # The data files' own prefixes (pv:, prodi:, ...) join the profile: lookup shows ids with them.
+    backend = open_backend(data=list(graph.files))
+    with KnowledgeGraph(backend) as kg:
+        schema = build_schema_index(backend, induce=args.induce)
+        probe = ToolkitProbe(kg, schema)
+        settings = MeasureSettings(samples=args.samples, seed=args.seed, prefixes=dict(kg.profile.prefixes))
+        measurement = measure_graph(graph.name, questions, probe, schema, settings)
+        measurement.notes.extend(f"{graph.name}: {note}" for note in probe.notes)
+        return measurement
 
 
-def _print_graph(console: Console, m: GraphMeasurement, elapsed: float) -> None:
-    table = Table(title=f"{m.graph}  ({elapsed:.0f} s elapsed)", title_justify="left")
-    table.add_column("metric")
-    table.add_column("subclass-aware", justify="right")
-    table.add_column("exact", justify="right")
-    for row in metric_rows(m):
-        table.add_row(*row)
-    console.print(table)
+def _print_summary(console: Console, rows: list[GraphMeasurement]) -> None:
+    console.print("\ngrounding per graph and overall (subclass-aware and exact compatibility)")
+    headers = [name for name, _meaning in SUMMARY_COLUMNS]
+    console.print(aligned(headers, [summary_row(m) for m in rows]), markup=False, highlight=False)
+    for name, meaning in SUMMARY_COLUMNS[1:]:
+        console.print(f"  {name}: {meaning}", markup=False, highlight=False)
 
 
 def _print_tokens(console: Console, m: GraphMeasurement) -> None:
-    table = Table(title="tokens (cl100k_base): compact lookup vs SPINACH raw JSON, by neighbourhood size (values)")
-    for column in ("values", "entities", "compact", "raw JSON", "compact / raw"):
-        table.add_column(column, justify="right")
-    for row in token_rows(m.tokens):
-        ratio = "n/a" if row.ratio is None else f"{row.ratio:.3f}"
-        table.add_row(row.bucket, str(row.entities), str(row.compact_tokens), str(row.raw_tokens), ratio)
-    console.print(table)
+    console.print("\ntokens (cl100k_base), compact lookup text vs SPINACH raw JSON, by neighbourhood size (values):")
+    rows = [
+        (row.bucket, str(row.entities), str(row.compact_tokens), str(row.raw_tokens), _ratio(row.ratio))
+        for row in token_rows(m.tokens)
+    ]
+    console.print(aligned(["values", "entities", "compact", "raw JSON", "compact/raw"], rows), markup=False)
+    console.print(
+        "  SPINACH also sends the raw JSON to a pruning LLM call (not counted here); lookup needs none "
+        "when the entity's types are known.",
+        markup=False,
+    )
+
+
+def _ratio(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
 
 
 def _print_details(console: Console, m: GraphMeasurement, limit: int) -> None:
@@ -118,6 +113,8 @@ def _print_details(console: Console, m: GraphMeasurement, limit: int) -> None:
             console.print(f"[{mode}] false block {qid}: {'; '.join(patterns)}")
     for error in m.errors[:limit]:
         console.print(f"error {error}")
+    for note in m.notes[:limit]:
+        console.print(f"note {note}")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import typer
 
+from saga_kgqa.cli.ask_command import register as register_ask_command
 from saga_kgqa.cli.eval_commands import register as register_eval_commands
 from saga_kgqa.cli.execute_command import register as register_execute_command
 from saga_kgqa.cli.index_commands import register as register_index_commands
@@ -22,6 +23,7 @@ register_index_commands(app)
 register_tool_commands(app)
 register_eval_commands(app)
 register_execute_command(app)
+register_ask_command(app)
 
 
 def main() -> None:

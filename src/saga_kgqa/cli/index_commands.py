@@ -10,15 +10,17 @@ from typing import Annotated
 import typer
 from pydantic import BaseModel
 
+from saga_kgqa import settings
 from saga_kgqa.cli.output import fail, print_json, stderr, stdout
 from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption, open_graph
-from saga_kgqa.errors import SagaError
+from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.profiles import EndpointProfile
 from saga_kgqa.kg.query import CheckedQuery
 from saga_kgqa.kg.result import QueryResult
 from saga_kgqa.schema import SchemaIndex, SchemaVocabulary, build_schema_index
+from saga_kgqa.schema.dialects import build_dialect_index
 
 
 class SchemaCoverage(BaseModel):
@@ -29,8 +31,11 @@ class SchemaCoverage(BaseModel):
         properties: Properties indexed.
         with_domain: Properties with a known domain.
         with_range: Properties with a known range.
-        domain_by_source: Properties per domain source (formal, induced, surveyed).
+        domain_by_source: Properties per domain source (formal, curated, induced, surveyed).
         range_by_source: Properties per range source.
+        domain_by_origin: Properties per named origin of their domain (``fb_roles``,
+            ``yago45_schema``, ``codex:...``); a domain with two origins counts under both.
+        range_by_origin: Properties per named origin of their range.
         classes: Classes in the hierarchy.
         notes: Where a limit was reached or a query timed out while building.
     """
@@ -41,6 +46,8 @@ class SchemaCoverage(BaseModel):
     with_range: int
     domain_by_source: dict[str, int]
     range_by_source: dict[str, int]
+    domain_by_origin: dict[str, int]
+    range_by_origin: dict[str, int]
     classes: int
     notes: list[str]
 
@@ -50,6 +57,8 @@ def schema_coverage(index: SchemaIndex) -> SchemaCoverage:
     entries = index.properties.values()
     domains = Counter(e.domain_source for e in entries if e.domain and e.domain_source != "none")
     ranges = Counter(e.range_source for e in entries if e.range and e.range_source != "none")
+    domain_origins = Counter(o for e in entries if e.domain for o in e.domain_origins)
+    range_origins = Counter(o for e in entries if e.range for o in e.range_origins)
     return SchemaCoverage(
         endpoint_id=index.endpoint_id,
         properties=len(index.properties),
@@ -57,6 +66,8 @@ def schema_coverage(index: SchemaIndex) -> SchemaCoverage:
         with_range=sum(ranges.values()),
         domain_by_source=dict(sorted(domains.items())),
         range_by_source=dict(sorted(ranges.items())),
+        domain_by_origin=dict(sorted(domain_origins.items())),
+        range_by_origin=dict(sorted(range_origins.items())),
         classes=len(index.classes),
         notes=list(index.notes),
     )
@@ -129,12 +140,29 @@ def build(
     stratify: Annotated[bool, typer.Option(help="Also sample every class's instances.")] = True,
     sample_size: Annotated[int, typer.Option(min=1, help="Values sampled per property side.")] = 200,
     as_json: Annotated[bool, typer.Option("--json", help="Print the coverage as JSON.")] = False,
+    dialect: Annotated[
+        str | None,
+        typer.Option(
+            help="Build a dialect's index instead: wikidata (P2302 constraints from --endpoint, the "
+            "offline sources under --data-dir, or both: the offline index fills what the constraints "
+            "leave open) or freebase (GrailQA's fb_roles under --data-dir)."
+        ),
+    ] = None,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(help="Offline sources of --dialect (default: $SAGA_DATA_DIR, else ../shared/data)."),
+    ] = None,
 ) -> None:
     """Build the schema index of a graph, write it to --out and print its coverage."""
     started = time.perf_counter()
     try:
-        with open_graph(data, endpoint, profile) as graph:
-            index = build_index(graph, induce=induce, stratify=stratify, sample_size=sample_size)
+        if dialect is not None:
+            index = _build_dialect(dialect, data_dir, data, endpoint, profile)
+        elif data_dir is not None:
+            raise ConfigurationError("--data-dir is for --dialect; give RDF files with --data")
+        else:
+            with open_graph(data, endpoint, profile) as graph:
+                index = build_index(graph, induce=induce, stratify=stratify, sample_size=sample_size)
         index.save(out)
     except SagaError as exc:
         fail(exc)
@@ -147,6 +175,18 @@ def build(
     stdout.print(f"written to {out} in {time.perf_counter() - started:.1f} s", markup=False, style="dim")
 
 
+def _build_dialect(
+    dialect: str, data_dir: Path | None, data: list[Path] | None, endpoint: str | None, profile: str | None
+) -> SchemaIndex:
+    """The ``--dialect`` path: offline sources, (Wikidata) an endpoint's constraints, or both."""
+    if data:
+        raise ConfigurationError("--dialect reads --data-dir (or --endpoint for wikidata), not --data")
+    if endpoint is None:
+        return build_dialect_index(dialect, data_dir=settings.data_dir(data_dir))
+    with open_graph(None, endpoint, profile or "wikidata") as graph:
+        return build_dialect_index(dialect, data_dir=data_dir, backend=_TemplateBackend(graph))
+
+
 def coverage_lines(coverage: SchemaCoverage) -> list[str]:
     """Describe a coverage report in a few plain lines."""
 
@@ -157,8 +197,11 @@ def coverage_lines(coverage: SchemaCoverage) -> list[str]:
         f"properties indexed: {coverage.properties}",
         f"with domain: {coverage.with_domain} ({per_source(coverage.domain_by_source)})",
         f"with range: {coverage.with_range} ({per_source(coverage.range_by_source)})",
-        f"classes: {coverage.classes}",
     ]
+    if coverage.domain_by_origin or coverage.range_by_origin:
+        lines.append(f"domain by origin: {per_source(coverage.domain_by_origin)}")
+        lines.append(f"range by origin: {per_source(coverage.range_by_origin)}")
+    lines.append(f"classes: {coverage.classes}")
     lines.extend(f"note: {note}" for note in coverage.notes)
     return lines
 

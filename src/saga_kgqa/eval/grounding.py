@@ -28,6 +28,7 @@ from saga_kgqa.errors import SagaError
 from saga_kgqa.eval.datasets import GoldQuestion
 from saga_kgqa.eval.gold_patterns import PropertyUse, property_uses
 from saga_kgqa.eval.property_swap import PropertySwap, choose_swap
+from saga_kgqa.eval.tokens import count_tokens
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex
 from saga_kgqa.state import TypeEvidence, TypeState, type_state_of
 
@@ -85,7 +86,19 @@ class LostUse:
 
 @dataclass(slots=True)
 class ModeTally:
-    """Counts for one compatibility mode."""
+    """Counts for one compatibility mode.
+
+    Attributes:
+        typed_uses: Property uses with at least one typed sampled subject.
+        retained_uses: Those whose property every typed subject's lookup keeps.
+        lost: The others, for the report.
+        hidden_shares: Per looked-up entity, the share of its outgoing properties hidden.
+        false_blocks: Gold queries the check blocked, with the blocked patterns.
+        swaps: Queries with a property swapped.
+        detected: Swapped queries blocked, Θ holding the sampled types of the query's variables.
+        detected_without_trace: Swapped queries blocked with an empty Θ.
+        missed: Swaps not blocked (with Θ), for the report.
+    """
 
     typed_uses: int = 0
     retained_uses: int = 0
@@ -130,7 +143,20 @@ class TokenSample:
 
 @dataclass(slots=True)
 class GraphMeasurement:
-    """Everything measured on one graph."""
+    """Everything measured on one graph.
+
+    Attributes:
+        graph: The graph's name.
+        questions: Gold questions measured.
+        uses: Property uses found in their queries.
+        untyped_uses: Uses whose sampled subjects have no declared type (nothing to filter by).
+        unsampled_uses: Uses whose subject binds no IRI in the graph (empty part, blank nodes).
+        no_swap: Queries with no typed subject that a declared domain excludes.
+        errors: Questions that could not be measured, with the reason.
+        notes: Remarks from the probe (sampling queries that timed out, ...).
+        modes: Counts per compatibility mode.
+        tokens: Token counts of every looked-up entity.
+    """
 
     graph: str
     questions: int = 0
@@ -139,6 +165,7 @@ class GraphMeasurement:
     unsampled_uses: int = 0
     no_swap: int = 0
     errors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     modes: dict[CompatibilityMode, ModeTally] = field(default_factory=lambda: {m: ModeTally() for m in MODES})
     tokens: list[TokenSample] = field(default_factory=list)
 
@@ -185,7 +212,7 @@ def measure_graph(
         result.questions += 1
         try:
             _measure_question(question, probe, schema, settings, result, looked_up)
-        except SagaError as exc:
+        except (SagaError, ValueError) as exc:  # ValueError: a swap that found no property to rewrite
             result.errors.append(f"{question.qid}: {type(exc).__name__}: {exc}")
     for (entity, mode), view in looked_up.items():
         total = len(view.kept) + len(view.hidden)
@@ -193,15 +220,8 @@ def measure_graph(
             result.modes[mode].hidden_shares.append(len(view.hidden) / total)
         if mode == "subclass":
             raw, values = probe.raw_neighbourhood(entity)
-            result.tokens.append(TokenSample(entity, values, count(view.text), count(raw)))
+            result.tokens.append(TokenSample(entity, values, count_tokens(view.text), count_tokens(raw)))
     return result
-
-
-def count(text: str) -> int:
-    """Tokens of ``text`` (imported lazily: the BPE table costs a fraction of a second)."""
-    from saga_kgqa.eval.tokens import count_tokens
-
-    return count_tokens(text)
 
 
 def _measure_question(

@@ -1,8 +1,11 @@
 """The schema index: property domains and ranges, the class hierarchy and type compatibility."""
 
 from saga_kgqa.schema.build import build_schema_index
-from saga_kgqa.schema.compatibility import CompatibilityMode, Decision, SchemaSource, Verdict
+from saga_kgqa.schema.compatibility import CompatibilityMode, ConstraintRelation, Decision, SchemaSource, Verdict
+from saga_kgqa.schema.dialects import DIALECTS, Dialect, build_dialect_index
+from saga_kgqa.schema.freebase import build_freebase_index
 from saga_kgqa.schema.hierarchy import ClassHierarchy
+from saga_kgqa.schema.merge import fill_missing
 from saga_kgqa.schema.model import (
     FORMAT_VERSION,
     ClassInfo,
@@ -13,13 +16,18 @@ from saga_kgqa.schema.model import (
     TypeCount,
 )
 from saga_kgqa.schema.vocab import SchemaVocabulary
+from saga_kgqa.schema.wikidata_constraints import build_wikidata_constraint_index
+from saga_kgqa.schema.wikidata_offline import build_wikidata_offline_index
 
 __all__ = [
+    "DIALECTS",
     "FORMAT_VERSION",
     "ClassHierarchy",
     "ClassInfo",
     "CompatibilityMode",
+    "ConstraintRelation",
     "Decision",
+    "Dialect",
     "PropertySchema",
     "SchemaIndex",
     "SchemaIndexVersionError",
@@ -28,5 +36,10 @@ __all__ = [
     "SideEvidence",
     "TypeCount",
     "Verdict",
+    "build_dialect_index",
+    "build_freebase_index",
     "build_schema_index",
+    "build_wikidata_constraint_index",
+    "build_wikidata_offline_index",
+    "fill_missing",
 ]

@@ -16,7 +16,11 @@ from saga_kgqa.schema.vocab import NUMERIC_DATATYPES, UNIVERSAL_CLASSES
 
 Decision = Literal["keep", "drop", "unknown"]
 CompatibilityMode = Literal["subclass", "exact"]
-SchemaSource = Literal["formal", "induced", "surveyed", "none"]
+SchemaSource = Literal["formal", "curated", "induced", "surveyed", "none"]
+#: How a value must relate to a constraint class (Wikidata's P2309 "relation"):
+#: ``instance`` (instance of, Q21503252), ``subclass`` (subclass of, Q21514624) or
+#: ``instance_or_subclass`` (instance or subclass of, Q30208840).
+ConstraintRelation = Literal["instance", "subclass", "instance_or_subclass"]
 Basis = Literal[
     "no_schema",
     "no_types",
@@ -143,6 +147,53 @@ def check_constraint(
         basis="conflict",
         source=source,
     )
+
+
+def check_relation_constraint(
+    types: Iterable[str],
+    superclasses: Iterable[str] | None,
+    constraint: frozenset[str],
+    hierarchy: ClassHierarchy,
+    *,
+    relation: ConstraintRelation,
+    source: SchemaSource,
+    side: Literal["domain", "range"],
+    mode: CompatibilityMode = "subclass",
+) -> Verdict:
+    """Check a value against a constraint whose classes must be reached by instance-of, subclass-of or either.
+
+    ``types`` are the value's classes (P31 on Wikidata) and ``superclasses`` its own
+    superclasses (P279), ``None`` when they are not known. The mapping onto
+    :func:`check_constraint`:
+
+    * ``instance``: the types are checked, as for an RDFS domain.
+    * ``subclass``: the value must itself be a class below a constraint class, so its
+      superclasses are checked; with unknown superclasses the verdict is ``unknown``.
+    * ``instance_or_subclass``: types and superclasses together; a conflict found on the
+      types alone is downgraded to ``unknown`` while the superclasses are not known,
+      since the value may be a subclass of a constraint class.
+    """
+    if relation == "instance":
+        return check_constraint(types, constraint, hierarchy, source=source, side=side, mode=mode)
+    if relation == "subclass":
+        if superclasses is None:
+            return Verdict(
+                decision="unknown",
+                reason=f"the {side} asks for a subclass of {_names(constraint)}; the superclasses are not known",
+                basis="no_types",
+                source=source,
+            )
+        return check_constraint(superclasses, constraint, hierarchy, source=source, side=side, mode=mode)
+    known = frozenset(types) | frozenset(superclasses or ())
+    verdict = check_constraint(known, constraint, hierarchy, source=source, side=side, mode=mode)
+    if verdict.decision == "drop" and superclasses is None:
+        return Verdict(
+            decision="unknown",
+            reason=f"no type is in the {side} {_names(constraint)}, but the value may be a subclass of it",
+            basis="no_types",
+            source=source,
+        )
+    return verdict
 
 
 def _names(iris: Iterable[str], limit: int = 5) -> str:

@@ -18,7 +18,13 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PrivateAttr, ValidationError
 
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.schema.compatibility import CompatibilityMode, SchemaSource, Verdict, check_constraint
+from saga_kgqa.schema.compatibility import (
+    CompatibilityMode,
+    ConstraintRelation,
+    SchemaSource,
+    Verdict,
+    check_relation_constraint,
+)
 from saga_kgqa.schema.hierarchy import ClassHierarchy
 from saga_kgqa.schema.vocab import DEFAULT_SUBCLASS_PREDICATES, DEFAULT_TYPE_PREDICATES
 
@@ -103,6 +109,14 @@ class PropertySchema(BaseModel):
         range_source: Where the range came from.
         domain_evidence: Sampled subject types behind an induced or surveyed domain.
         range_evidence: Sampled object types behind an induced or surveyed range.
+        domain_origins: Names of the sources behind the domain (``wikidata:P2302``,
+            ``yago45_schema``, ``codex-m``, ...), beyond the kind in ``domain_source``.
+        range_origins: Names of the sources behind the range.
+        domain_relation: How a subject must relate to the domain classes (Wikidata's
+            P2309: instance of, subclass of, or either).
+        range_relation: How an object must relate to the range classes.
+        inverse: The property that links the same pair the other way, if the source
+            declares one (Freebase ``reverse_properties``).
     """
 
     model_config = _FROZEN
@@ -117,6 +131,11 @@ class PropertySchema(BaseModel):
     range_source: SchemaSource = "none"
     domain_evidence: SideEvidence | None = None
     range_evidence: SideEvidence | None = None
+    domain_origins: tuple[str, ...] = ()
+    range_origins: tuple[str, ...] = ()
+    domain_relation: ConstraintRelation = "instance"
+    range_relation: ConstraintRelation = "instance"
+    inverse: str | None = None
 
 
 class ClassInfo(BaseModel):
@@ -195,7 +214,12 @@ class SchemaIndex(BaseModel):
         return self.properties.get(iri)
 
     def compatibility(
-        self, entity_types: Iterable[str], property_iri: str, *, mode: CompatibilityMode = "subclass"
+        self,
+        entity_types: Iterable[str],
+        property_iri: str,
+        *,
+        mode: CompatibilityMode = "subclass",
+        superclasses: Iterable[str] | None = None,
     ) -> Verdict:
         """Check whether an entity (or variable) with these types may be the subject of a property.
 
@@ -203,6 +227,9 @@ class SchemaIndex(BaseModel):
             entity_types: The known types of the subject.
             property_iri: The property.
             mode: ``subclass`` (subclass-aware, default) or ``exact`` (the paper's intersection).
+            superclasses: The subject's own superclasses (Wikidata P279), ``None`` when not
+                known; they matter only for a domain whose relation is ``subclass`` or
+                ``instance_or_subclass`` (see :func:`~saga_kgqa.schema.compatibility.check_relation_constraint`).
 
         Returns:
             ``keep``, ``drop`` or ``unknown`` (missing domain or types: the caller keeps it).
@@ -210,24 +237,44 @@ class SchemaIndex(BaseModel):
         entry = self.properties.get(property_iri)
         if entry is None:
             return Verdict(decision="unknown", reason="the property is not in the schema index", basis="no_schema")
-        return check_constraint(
-            entity_types, entry.domain, self.hierarchy, source=entry.domain_source, side="domain", mode=mode
+        return check_relation_constraint(
+            entity_types,
+            superclasses,
+            entry.domain,
+            self.hierarchy,
+            relation=entry.domain_relation,
+            source=entry.domain_source,
+            side="domain",
+            mode=mode,
         )
 
     def range_compatibility(
-        self, value_types: Iterable[str], property_iri: str, *, mode: CompatibilityMode = "subclass"
+        self,
+        value_types: Iterable[str],
+        property_iri: str,
+        *,
+        mode: CompatibilityMode = "subclass",
+        superclasses: Iterable[str] | None = None,
     ) -> Verdict:
         """Check whether a value with these types may be the object of a property.
 
         For a literal value pass its datatype (see :func:`saga_kgqa.schema.vocab.literal_type`);
         the XSD derivation tree is built into the hierarchy, and a literal never satisfies a
-        range made only of classes.
+        range made only of classes. ``superclasses`` are the value's own superclasses, as
+        in :meth:`compatibility`.
         """
         entry = self.properties.get(property_iri)
         if entry is None:
             return Verdict(decision="unknown", reason="the property is not in the schema index", basis="no_schema")
-        return check_constraint(
-            value_types, entry.range, self.hierarchy, source=entry.range_source, side="range", mode=mode
+        return check_relation_constraint(
+            value_types,
+            superclasses,
+            entry.range,
+            self.hierarchy,
+            relation=entry.range_relation,
+            source=entry.range_source,
+            side="range",
+            mode=mode,
         )
 
     def with_coverage(self, fraction: float, seed: int) -> SchemaIndex:

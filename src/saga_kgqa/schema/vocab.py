@@ -37,6 +37,14 @@ XSD_STRING = XSD + "string"
 WIKIDATA_INSTANCE_OF = "http://www.wikidata.org/prop/direct/P31"
 WIKIDATA_SUBCLASS_OF = "http://www.wikidata.org/prop/direct/P279"
 
+#: Freebase's namespace: every type, property and MID is ``ns:<dotted.id>``.
+FREEBASE_NS = "http://rdf.freebase.com/ns/"
+FREEBASE_TYPE = FREEBASE_NS + "type.object.type"
+FREEBASE_NAME = FREEBASE_NS + "type.object.name"
+# Freebase has no subclass predicate; "included types" (every instance of A is also a B)
+# is the closest one in its dumps, and GrailQA's fb_types (meta.subclassOf) is read as it.
+FREEBASE_INCLUDED_TYPES = FREEBASE_NS + "freebase.type_hints.included_types"
+
 #: Default predicates for types and the class hierarchy (RDF graphs); Wikidata uses P31/P279.
 DEFAULT_TYPE_PREDICATES: tuple[str, ...] = (RDF_TYPE,)
 DEFAULT_SUBCLASS_PREDICATES: tuple[str, ...] = (RDFS_SUBCLASS_OF,)
@@ -178,6 +186,18 @@ class SchemaVocabulary:
             subclass_predicates=(WIKIDATA_SUBCLASS_OF,),
             label_predicates=(RDFS_LABEL,),
             description_predicates=(SCHEMA_ORG + "description",),
+        )
+
+    @classmethod
+    def freebase(cls) -> SchemaVocabulary:
+        """The vocabulary of Freebase (``type.object.type``, ``type.object.name``, ``type.property.schema``)."""
+        return cls(
+            type_predicates=(FREEBASE_TYPE,),
+            subclass_predicates=(FREEBASE_INCLUDED_TYPES,),
+            label_predicates=(FREEBASE_NAME,),
+            description_predicates=(FREEBASE_NS + "common.topic.description",),
+            domain_predicates=(FREEBASE_NS + "type.property.schema",),
+            range_predicates=(FREEBASE_NS + "type.property.expected_type",),
         )
 
     def meta_predicates(self) -> frozenset[str]:
