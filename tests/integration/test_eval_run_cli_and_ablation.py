@@ -43,14 +43,16 @@ def test_saga_eval_run_gold_replay_then_resume(data_dir: Path, tmp_path: Path) -
     assert other.exit_code == 2 and "another configuration" in other.output
 
 
-def test_saga_eval_run_agent_without_api_key_is_a_configuration_error(
+def test_saga_eval_run_agent_without_model_settings_is_a_configuration_error(
     data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    for name in ("OPENAI_API_KEY", "SAGA_API_KEY", "SAGA_BASE_URL", "OPENAI_BASE_URL", "SAGA_MODEL_FACTORY"):
+        monkeypatch.delenv(name, raising=False)
     outcome = CliRunner().invoke(
         app, ["eval", "run", "ck25", "--out", str(tmp_path / "r.jsonl"), "--data-dir", str(data_dir)]
     )
-    assert outcome.exit_code == 2 and "OPENAI_API_KEY" in outcome.output
+    assert outcome.exit_code == 2 and "ModelNotConfigured" in outcome.output and "OPENAI_API_KEY" in outcome.output
+    assert not (tmp_path / "r.jsonl").exists()  # nothing was started
 
 
 def test_ablation_runs_each_variant_into_its_own_file(data_dir: Path, tmp_path: Path) -> None:

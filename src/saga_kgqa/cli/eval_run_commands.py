@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -27,12 +26,13 @@ from saga_kgqa.eval.agent_answerer import AgentAnswerer
 from saga_kgqa.eval.gold import GoldStore
 from saga_kgqa.eval.runner import Answerer, GoldReplayAnswerer, run_benchmark
 from saga_kgqa.graph.builder import build_graph
-from saga_kgqa.graph.models import ModelFactory, ModelRole
+from saga_kgqa.graph.models import ModelFactory
 from saga_kgqa.graph.toolbox import SagaToolbox
 from saga_kgqa.kg.declared_prefixes import read_declared_prefixes
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.kg.replay_cache import CacheMode
+from saga_kgqa.models import ConfiguredModelFactory
 from saga_kgqa.schema import build_schema_index
 from saga_kgqa.settings import example_graph_path
 
@@ -45,7 +45,7 @@ class AnswererKind(StrEnum):
 
 
 ModelOption = Annotated[
-    str, typer.Option(help="Chat model name (any OpenAI-compatible server; key in OPENAI_API_KEY).")
+    str, typer.Option(help="Chat model name (else SAGA_MODEL / OPENAI_MODEL; key in SAGA_API_KEY / OPENAI_API_KEY).")
 ]
 BaseUrlOption = Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")]
 MaxStepsOption = Annotated[int, typer.Option(min=1, help="Controller steps per question.")]
@@ -61,23 +61,18 @@ CacheModeOption = Annotated[
 ]
 
 
-def chat_model_factory() -> ModelFactory:
-    """ChatOpenAI for every role, from the context's model and base URL.
+def chat_model_factory(context: SagaContext) -> ModelFactory:
+    """The configured chat models (:class:`~saga_kgqa.models.ConfiguredModelFactory`), checked before the run.
+
+    Building the controller's model once up front makes a missing model or key a
+    configuration error now, not one failed record per question.
 
     Raises:
-        ConfigurationError: No API key is set (local servers accept any value).
+        ConfigurationError: No model is configured, or the settings are unusable.
     """
-    if not os.environ.get("OPENAI_API_KEY"):
-        raise ConfigurationError("set OPENAI_API_KEY (any value for a local OpenAI-compatible server)")
-
-    def make(context: SagaContext, role: ModelRole) -> Any:
-        from langchain_openai import ChatOpenAI
-
-        if not context.model:
-            raise ConfigurationError(f"no model for the {role} call: pass --model")
-        return ChatOpenAI(model=context.model, base_url=context.base_url)
-
-    return make
+    factory = ConfiguredModelFactory()
+    factory(context, "controller")
+    return factory
 
 
 def _context(
@@ -162,7 +157,7 @@ def run_command(
             chosen: Answerer = GoldReplayAnswerer(kg)
             config |= {"data": [str(p) for p in data or []], "endpoint": endpoint, "profile": profile}
         else:
-            factory = chat_model_factory()
+            factory = chat_model_factory(context)
             chosen = _agent_answerer_for(factory, open_toolbox(data, endpoint, profile, *cache))(context)
             config |= {"context": dataclasses.asdict(context)}
         with Progress(transient=True) as progress:
@@ -217,7 +212,7 @@ def ablate_command(
             questions,
             GoldStore.load(gold),
             base,
-            _agent_answerer_for(chat_model_factory(), open_toolbox(data, endpoint, profile, *cache)),
+            _agent_answerer_for(chat_model_factory(base), open_toolbox(data, endpoint, profile, *cache)),
             out_dir,
             ablation_variants(components=components, coverage=coverage),
             config={"benchmark": benchmark, "language": language, "graph": graph_name, "limit": limit},
