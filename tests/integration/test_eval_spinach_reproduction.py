@@ -12,12 +12,12 @@ from __future__ import annotations
 import gzip
 import json
 import statistics
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from saga_kgqa.cli import app
 from saga_kgqa.eval.metrics import spinach_row_f1
 from saga_kgqa.eval.scorer import summarise
 from saga_kgqa.eval.spinach_output import answer_tuple_result, read_spinach_output, score_entry
@@ -68,24 +68,8 @@ def test_where_our_term_identity_departs_from_spinach_dict_identity() -> None:
 
 
 def test_saga_eval_score_prints_one_json_object_per_question(data_dir: Path) -> None:
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "saga_kgqa",
-            "eval",
-            "score",
-            "--format",
-            "spinach-output",
-            str(data_dir / OUTPUT),
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr
+    proc = CliRunner().invoke(app, ["eval", "score", "--format", "spinach-output", str(data_dir / OUTPUT), "--json"])
+    assert proc.exit_code == 0, proc.output
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [line["index"] for line in lines] == list(range(387))
     assert all(line["spinach_row_f1"] == pytest.approx(line["reported_f1"]) for line in lines)
