@@ -100,3 +100,46 @@ def test_corrupting_every_fifth_agent_answer_scores_the_expected_figure(ck25: Ck
     }
     traces = summarise_traces([r.trace for r in run.records.values()])
     assert traces["totals"]["queries_empty"] == len(corrupted) + len(empty_gold - corrupted)
+
+
+class TickingClock:
+    """Advances one second per reading."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+def _endless(sparql: str, steps: int, usage: dict[str, int] | None = None) -> list[Any]:
+    from langchain_core.messages import AIMessage
+
+    script: list[Any] = [answer_type("thing")]
+    for _ in range(steps):
+        call = tool_call("execute", sparql=sparql)
+        script.append(AIMessage("", tool_calls=call.tool_calls, usage_metadata=usage) if usage else call)
+    return script
+
+
+@pytest.mark.parametrize("budget", ["seconds", "tokens"])
+def test_seconds_and_token_budgets_stop_the_agent_between_steps(ck25: Ck25, budget: str) -> None:
+    toolbox, questions, gold = ck25
+    question = questions[0]
+    assert question.gold_sparql is not None
+    usage = {"input_tokens": 100, "output_tokens": 20, "total_tokens": 120}
+    model = ScriptedChatModel(_endless(question.gold_sparql, 40, usage if budget == "tokens" else None))
+    graph = build_graph(model_factory=lambda _context, _role: model, toolbox_factory=lambda _context: toolbox)
+    limits: dict[str, Any] = {"max_seconds": 6.5} if budget == "seconds" else {"max_tokens": 500}
+    answerer = AgentAnswerer(graph, SagaContext(max_steps=40), toolbox.graph, clock=TickingClock(), **limits)
+    record = answerer(question)
+    expected = PredictionStatus.TIMEOUT if budget == "seconds" else PredictionStatus.BUDGET_EXHAUSTED
+    assert record.status is expected
+    # Stopped well before the 40-step budget, with the query the agent had run as its answer.
+    assert 1 <= record.trace.queries_executed < 10 and model.calls < 12
+    entry = gold.get(question.id)
+    assert entry is not None
+    assert score_question(record.predicted_result(), entry.result()).strict_em == 1.0
+    if budget == "tokens":
+        assert record.trace.prompt_tokens + record.trace.completion_tokens > 500

@@ -52,6 +52,10 @@ MaxStepsOption = Annotated[int, typer.Option(min=1, help="Controller steps per q
 ConcurrencyOption = Annotated[int, typer.Option(min=1, help="Questions answered at once.")]
 RetryOption = Annotated[bool, typer.Option("--retry-failed", help="Redo questions that failed or timed out.")]
 LimitOption = Annotated[int | None, typer.Option(min=1, help="Only the first N questions.")]
+MaxSecondsOption = Annotated[
+    float | None, typer.Option(min=0.1, help="Seconds per question (checked between agent steps).")
+]
+MaxTokensOption = Annotated[int | None, typer.Option(min=1, help="Tokens per question (checked between agent steps).")]
 CacheDirOption = Annotated[
     Path | None, typer.Option(help="Record/replay cache directory (default: beside the predictions).")
 ]
@@ -107,11 +111,13 @@ def open_toolbox(
     return SagaToolbox(KnowledgeGraph(backend), schema, prefixes=read_declared_prefixes(paths))
 
 
-def _agent_answerer_for(factory: ModelFactory, toolbox: SagaToolbox) -> Any:
+def _agent_answerer_for(
+    factory: ModelFactory, toolbox: SagaToolbox, max_seconds: float | None, max_tokens: int | None
+) -> Any:
     graph = build_graph(model_factory=factory, toolbox_factory=lambda _context: toolbox)
 
     def answerer_for(context: SagaContext) -> Answerer:
-        return AgentAnswerer(graph, context, toolbox.graph)
+        return AgentAnswerer(graph, context, toolbox.graph, max_seconds=max_seconds, max_tokens=max_tokens)
 
     return answerer_for
 
@@ -137,6 +143,8 @@ def run_command(
     limit: LimitOption = None,
     cache_dir: CacheDirOption = None,
     cache_mode: CacheModeOption = None,
+    max_seconds: MaxSecondsOption = None,
+    max_tokens: MaxTokensOption = None,
 ) -> None:
     """Answer every question of a benchmark, one JSON line per question; rerun to resume."""
     try:
@@ -158,8 +166,9 @@ def run_command(
             config |= {"data": [str(p) for p in data or []], "endpoint": endpoint, "profile": profile}
         else:
             factory = chat_model_factory(context)
-            chosen = _agent_answerer_for(factory, open_toolbox(data, endpoint, profile, *cache))(context)
-            config |= {"context": dataclasses.asdict(context)}
+            toolbox = open_toolbox(data, endpoint, profile, *cache)
+            chosen = _agent_answerer_for(factory, toolbox, max_seconds, max_tokens)(context)
+            config |= {"context": dataclasses.asdict(context), "max_seconds": max_seconds, "max_tokens": max_tokens}
         with Progress(transient=True) as progress:
             task = progress.add_task(f"{benchmark}", total=len(questions))
             done = run_benchmark(
@@ -201,6 +210,8 @@ def ablate_command(
     limit: LimitOption = None,
     cache_dir: CacheDirOption = None,
     cache_mode: CacheModeOption = None,
+    max_seconds: MaxSecondsOption = None,
+    max_tokens: MaxTokensOption = None,
 ) -> None:
     """Run the agent once per ablation variant and print the variants side by side (markdown)."""
     try:
@@ -212,10 +223,19 @@ def ablate_command(
             questions,
             GoldStore.load(gold),
             base,
-            _agent_answerer_for(chat_model_factory(base), open_toolbox(data, endpoint, profile, *cache)),
+            _agent_answerer_for(
+                chat_model_factory(base), open_toolbox(data, endpoint, profile, *cache), max_seconds, max_tokens
+            ),
             out_dir,
             ablation_variants(components=components, coverage=coverage),
-            config={"benchmark": benchmark, "language": language, "graph": graph_name, "limit": limit},
+            config={
+                "benchmark": benchmark,
+                "language": language,
+                "graph": graph_name,
+                "limit": limit,
+                "max_seconds": max_seconds,
+                "max_tokens": max_tokens,
+            },
             retry_failed=retry_failed,
             concurrency=concurrency,
         )
