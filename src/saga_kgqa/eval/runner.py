@@ -2,7 +2,8 @@
 
 Every finished question is written as a single ``write`` of one JSON line to a file opened
 for appending, then flushed to disk, so a killed run leaves at most one torn last line;
-:func:`read_run` ignores such a line and that question is simply done again. Rerunning
+:func:`read_run` ignores such a line, the next run cuts it off before appending, and that
+question is simply done again. Rerunning
 skips every question that already has a record; ``retry_failed`` redoes the ones that
 failed or timed out (the newer line supersedes the older when read). The run's
 configuration is saved beside the predictions and must match on resume, so one file never
@@ -108,6 +109,31 @@ def _check_config(predictions: Path, config: dict[str, Any]) -> None:
     path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
+def _drop_torn_tail(predictions: Path) -> None:
+    """Cut a last line a kill left without its newline, so the next record starts on a line of its own."""
+    if not predictions.exists():
+        return
+    with predictions.open("rb+") as stream:
+        size = stream.seek(0, os.SEEK_END)
+        if size == 0:
+            return
+        stream.seek(size - 1)
+        if stream.read(1) == b"\n":
+            return
+        # Scan back for the last newline in blocks: the torn line is at most one record long.
+        end = size
+        while end > 0:
+            start = max(0, end - 65536)
+            stream.seek(start)
+            block = stream.read(end - start)
+            cut = block.rfind(b"\n")
+            if cut >= 0:
+                stream.truncate(start + cut + 1)
+                return
+            end = start
+        stream.truncate(0)
+
+
 class _AppendLog:
     """One atomic line per record: a single ``os.write`` on an ``O_APPEND`` descriptor, then fsync."""
 
@@ -118,7 +144,8 @@ class _AppendLog:
     def append(self, record: PredictionRecord) -> None:
         data = (record.model_dump_json() + "\n").encode("utf-8")
         with self._lock:
-            os.write(self._fd, data)
+            while data:  # os.write may write less than asked; the lock keeps the line whole
+                data = data[os.write(self._fd, data) :]
             os.fsync(self._fd)
 
     def close(self) -> None:
@@ -153,6 +180,7 @@ def run_benchmark(
         raise ConfigurationError("concurrency must be at least 1")
     _check_config(predictions, config)
     done = read_run(predictions)
+    _drop_torn_tail(predictions)
     todo = [q for q in questions if q.id not in done or (retry_failed and done[q.id].status in RETRIED)]
     log = _AppendLog(predictions)
     try:
