@@ -32,7 +32,7 @@ from saga_kgqa.kg.declared_prefixes import read_declared_prefixes
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.kg.replay_cache import CacheMode
-from saga_kgqa.models import ConfiguredModelFactory
+from saga_kgqa.models import ConfiguredModelFactory, ModelSettings
 from saga_kgqa.schema import build_schema_index
 from saga_kgqa.settings import example_graph_path
 
@@ -50,6 +50,14 @@ ModelOption = Annotated[
 BaseUrlOption = Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")]
 MaxStepsOption = Annotated[int, typer.Option(min=1, help="Controller steps per question.")]
 ConcurrencyOption = Annotated[int, typer.Option(min=1, help="Questions answered at once.")]
+ModelConcurrencyOption = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        help="Requests in flight to the model server at once (else SAGA_MODEL_CONCURRENCY; default: no cap "
+        "beyond --concurrency). SPARQL endpoints have their own per-endpoint limit in their profile.",
+    ),
+]
 RetryOption = Annotated[bool, typer.Option("--retry-failed", help="Redo questions that failed or timed out.")]
 LimitOption = Annotated[int | None, typer.Option(min=1, help="Only the first N questions.")]
 MaxSecondsOption = Annotated[
@@ -65,7 +73,7 @@ CacheModeOption = Annotated[
 ]
 
 
-def chat_model_factory(context: SagaContext) -> ModelFactory:
+def chat_model_factory(context: SagaContext, *, model_concurrency: int | None = None) -> ModelFactory:
     """The configured chat models (:class:`~saga_kgqa.models.ConfiguredModelFactory`), checked before the run.
 
     Building the controller's model once up front makes a missing model or key a
@@ -74,7 +82,7 @@ def chat_model_factory(context: SagaContext) -> ModelFactory:
     Raises:
         ConfigurationError: No model is configured, or the settings are unusable.
     """
-    factory = ConfiguredModelFactory()
+    factory = ConfiguredModelFactory(ModelSettings(max_concurrency=model_concurrency))
     factory(context, "controller")
     return factory
 
@@ -139,6 +147,7 @@ def run_command(
     base_url: BaseUrlOption = None,
     max_steps: MaxStepsOption = 20,
     concurrency: ConcurrencyOption = 1,
+    model_concurrency: ModelConcurrencyOption = None,
     retry_failed: RetryOption = False,
     limit: LimitOption = None,
     cache_dir: CacheDirOption = None,
@@ -165,7 +174,7 @@ def run_command(
             chosen: Answerer = GoldReplayAnswerer(kg)
             config |= {"data": [str(p) for p in data or []], "endpoint": endpoint, "profile": profile}
         else:
-            factory = chat_model_factory(context)
+            factory = chat_model_factory(context, model_concurrency=model_concurrency)
             toolbox = open_toolbox(data, endpoint, profile, *cache)
             chosen = _agent_answerer_for(factory, toolbox, max_seconds, max_tokens)(context)
             config |= {"context": dataclasses.asdict(context), "max_seconds": max_seconds, "max_tokens": max_tokens}
@@ -206,6 +215,7 @@ def ablate_command(
     base_url: BaseUrlOption = None,
     max_steps: MaxStepsOption = 20,
     concurrency: ConcurrencyOption = 1,
+    model_concurrency: ModelConcurrencyOption = None,
     retry_failed: RetryOption = False,
     limit: LimitOption = None,
     cache_dir: CacheDirOption = None,
@@ -224,7 +234,10 @@ def ablate_command(
             GoldStore.load(gold),
             base,
             _agent_answerer_for(
-                chat_model_factory(base), open_toolbox(data, endpoint, profile, *cache), max_seconds, max_tokens
+                chat_model_factory(base, model_concurrency=model_concurrency),
+                open_toolbox(data, endpoint, profile, *cache),
+                max_seconds,
+                max_tokens,
             ),
             out_dir,
             ablation_variants(components=components, coverage=coverage),
