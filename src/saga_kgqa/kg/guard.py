@@ -179,9 +179,7 @@ class QueryGuard:
         sent = _with_prefix_declarations(sent, prefixes, _declared_prefixes(tokens))
         written = None if limit is None else plan_limit(clean, tokens, default_limit=1, max_limit=2**62).original
         capped = limit is not None and (written is None or written > limit)
-        return CheckedQuery(
-            text=sent, form=form, origin="guard", limit=limit, source_text=source, limit_capped=capped
-        )
+        return CheckedQuery(text=sent, form=form, origin="guard", limit=limit, source_text=source, limit_capped=capped)
 
     def _decode(self, text: str | bytes) -> str:
         if isinstance(text, str):
@@ -239,9 +237,7 @@ class QueryGuard:
         if resolved not in self.profile.service_allowlist:
             raise service_not_allowed(resolved, self.profile)
 
-    def _parse(
-        self, clean: str, tokens: list[Token], form: QueryForm, inject: int
-    ) -> tuple[str, Any, int | None]:
+    def _parse(self, clean: str, tokens: list[Token], form: QueryForm, inject: int) -> tuple[str, Any, int | None]:
         try:
             return self._parse_with_limit(clean, tokens, form, self.max_limit, inject)
         except ParseBaseException as first_error:
