@@ -36,6 +36,7 @@ run: setup  ## the main job: query the example graph shipped with saga-kgqa
 bench: setup  ## every benchmark under bench/
 	.venv/bin/python bench/store_latency.py --data-dir $(DATA_DIR)
 	.venv/bin/python bench/guard_latency.py --data-dir $(DATA_DIR)
+	.venv/bin/python bench/grounding.py --data-dir $(DATA_DIR)
 
 clean:
 	rm -rf .venv .tools

@@ -1,1 +1,43 @@
-"""The LangGraph state machine that drives the SAGA controller."""
+"""The LangGraph state machine that drives the SAGA controller.
+
+Public API:
+
+* :func:`build_graph` ``(*, model_factory=None, toolbox_factory=None, checkpointer=None,
+  model_retry=None, name="saga")`` → the compiled graph (input :class:`~saga_kgqa.state.schema.InputState`,
+  output :class:`~saga_kgqa.state.schema.OutputState`, context :class:`~saga_kgqa.context.SagaContext`).
+* :func:`run_config` ``(context, *, thread_id=None, tags=None, **metadata)`` → the invoke config with an
+  explicit recursion limit; :func:`recursion_limit` ``(max_steps)``.
+* :data:`ModelFactory` ``(context, role) -> BaseChatModel`` with :data:`ModelRole` one of
+  ``answer_type``, ``controller``, ``prune``, ``parse``; :func:`transient_provider_error` is the
+  ``retry_on`` of the model nodes.
+* :data:`ToolboxFactory` ``(context) -> SagaToolbox``; :class:`SagaToolbox` ``(graph, schema, *,
+  vocabulary=None, caps=None, prefixes=None, extra_name_predicates=())``;
+  :func:`toolbox_from_context` opens ``context.data`` / ``context.endpoint`` (the example graph by default).
+
+Typical use::
+
+    graph = build_graph(model_factory=lambda ctx, role: ChatOpenAI(model=ctx.model, base_url=ctx.base_url))
+    context = SagaContext.from_env(max_steps=15)
+    output = graph.invoke({"question": "..."}, run_config(context), context=context)
+"""
+
+from saga_kgqa.graph.builder import SagaGraph, build_graph, recursion_limit, run_config
+from saga_kgqa.graph.defaults import toolbox_from_context
+from saga_kgqa.graph.dependencies import GraphDependencies, ToolboxFactory
+from saga_kgqa.graph.models import ModelFactory, ModelRole, transient_provider_error
+from saga_kgqa.graph.toolbox import SagaToolbox, ToolView
+
+__all__ = [
+    "GraphDependencies",
+    "ModelFactory",
+    "ModelRole",
+    "SagaGraph",
+    "SagaToolbox",
+    "ToolView",
+    "ToolboxFactory",
+    "build_graph",
+    "recursion_limit",
+    "run_config",
+    "toolbox_from_context",
+    "transient_provider_error",
+]

@@ -1,5 +1,21 @@
-"""Typed agent state: the type state Θ, the knowledge log and the action history."""
+"""Typed agent state: the type state Θ, the knowledge log, the action history and the graph schemas."""
 
+from saga_kgqa.state.records import (
+    Action,
+    Answer,
+    AnswerType,
+    KnowledgeEntry,
+    Outcome,
+    PriorTurn,
+    PruneRequest,
+    QueryAttempt,
+    RunStatus,
+    Step,
+    TokenUsage,
+    ToolName,
+    TraceSummary,
+    add_token_usage,
+)
 from saga_kgqa.state.type_patterns import extract_type_patterns, type_patterns_in
 from saga_kgqa.state.type_state import (
     ANSWER_KEY,
@@ -16,9 +32,23 @@ from saga_kgqa.state.type_state import (
 
 __all__ = [
     "ANSWER_KEY",
+    "Action",
+    "Answer",
+    "AnswerType",
+    "KnowledgeEntry",
+    "Outcome",
+    "PriorTurn",
+    "PruneRequest",
+    "QueryAttempt",
+    "RunStatus",
+    "Step",
+    "TokenUsage",
+    "ToolName",
+    "TraceSummary",
     "TypeEvidence",
     "TypeProvenance",
     "TypeState",
+    "add_token_usage",
     "answer_type_prior",
     "declared_types",
     "extract_type_patterns",

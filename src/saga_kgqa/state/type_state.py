@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_serializer
 
 from saga_kgqa.kg.result import QueryResult
 
@@ -56,6 +56,12 @@ class TypeState(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     entries: dict[str, frozenset[TypeEvidence]] = Field(default_factory=dict)
+
+    @field_serializer("entries")
+    def _dump_entries(self, entries: dict[str, frozenset[TypeEvidence]]) -> dict[str, list[dict[str, object]]]:
+        # Dumped evidence items are dicts, which a frozenset cannot hold: dump lists in a stable
+        # order instead, so Θ survives JSON and LangGraph checkpoints (validation turns them back).
+        return {key: [e.model_dump() for e in sorted(found, key=_evidence_order)] for key, found in entries.items()}
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -98,6 +104,10 @@ class TypeState(BaseModel):
         ]
         keyed.sort(reverse=True)
         return [(key, self.types_of(key)) for _step, _order, key in keyed[:limit]]
+
+
+def _evidence_order(item: TypeEvidence) -> tuple[str, str, int, str]:
+    return (item.type_iri, item.provenance, -1 if item.step is None else item.step, item.detail)
 
 
 def variable_key(name: str) -> str:

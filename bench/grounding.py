@@ -1,0 +1,117 @@
+"""Schema-aware grounding on real graphs with declared schemas, without an LLM (issue 4, part 5).
+
+Over every gold query of TEXT2SPARQL'25 CK25 and the Spider4SPARQL dev graphs found under
+--data-dir, in subclass-aware and exact compatibility mode: retention of gold properties by
+the lookup filter, reduction of the shown neighbourhood, false blocks and detection of
+swapped properties by the pre-execution check, and tokens of the compact lookup text
+against SPINACH's raw JSON (see saga_kgqa.eval.grounding for the definitions). SPINACH
+also spends a pruning LLM call on that raw JSON, which lookup does not need when types are
+known; that call is not counted here.
+
+Usage: python bench/grounding.py --data-dir ../shared/data [--limit-questions N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from saga_kgqa.eval.datasets import BenchmarkGraph, discover_graphs
+from saga_kgqa.eval.grounding import GraphMeasurement, MeasureSettings, measure_graph
+from saga_kgqa.eval.grounding_probe import ToolkitProbe
+from saga_kgqa.eval.grounding_report import merged, metric_rows, result_line, token_rows
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.kg.opening import open_backend
+from saga_kgqa.schema import build_schema_index
+
+
+def main() -> None:
+    """Measure every graph present, print the tables and the RESULT line."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data-dir", type=Path, default=Path("../shared/data"))
+    parser.add_argument("--limit-questions", type=int, default=None, help="first N questions of each graph")
+    parser.add_argument("--samples", type=int, default=5, help="entities sampled per variable subject")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the property swaps")
+    parser.add_argument("--induce", action="store_true", help="also induce domains the schema does not declare")
+    parser.add_argument("--details", type=int, default=10, help="lost uses and missed swaps listed")
+    args = parser.parse_args()
+
+    console = Console(width=140)
+    catalog = discover_graphs(args.data_dir)
+    for name, questions in catalog.absent_graphs.items():
+        console.print(f"skipped {name}: graph absent ({questions} questions)")
+    measurements = []
+    started = time.perf_counter()
+    for graph in catalog.graphs:
+        measurement = _measure(graph, args)
+        measurements.append(measurement)
+        _print_graph(console, measurement, time.perf_counter() - started)
+    overall = merged(measurements)
+    _print_graph(console, overall, time.perf_counter() - started)
+    _print_tokens(console, overall)
+    _print_details(console, overall, args.details)
+    console.print(
+        f"graphs measured: {len(measurements)}; graphs absent: {len(catalog.absent_graphs)} "
+        f"({catalog.skipped_questions} questions skipped)"
+    )
+    print(result_line(overall))
+
+
+def _measure(graph: BenchmarkGraph, args: argparse.Namespace) -> GraphMeasurement:
+    questions = graph.questions[: args.limit_questions] if args.limit_questions is not None else graph.questions
+    # The data files' own prefixes (pv:, prodi:, ...) join the profile: lookup shows ids with them.
+    backend = open_backend(data=list(graph.files))
+    with KnowledgeGraph(backend) as kg:
+        schema = build_schema_index(backend, induce=args.induce)
+        probe = ToolkitProbe(kg, schema)
+        settings = MeasureSettings(samples=args.samples, seed=args.seed, prefixes=dict(kg.profile.prefixes))
+        measurement = measure_graph(graph.name, questions, probe, schema, settings)
+        measurement.notes.extend(f"{graph.name}: {note}" for note in probe.notes)
+        return measurement
+
+
+def _print_graph(console: Console, m: GraphMeasurement, elapsed: float) -> None:
+    table = Table(title=f"{m.graph}  ({elapsed:.0f} s elapsed)", title_justify="left")
+    table.add_column("metric")
+    table.add_column("subclass-aware", justify="right")
+    table.add_column("exact", justify="right")
+    for row in metric_rows(m):
+        table.add_row(*row)
+    console.print(table)
+
+
+def _print_tokens(console: Console, m: GraphMeasurement) -> None:
+    table = Table(title="tokens (cl100k_base): compact lookup vs SPINACH raw JSON, by neighbourhood size (values)")
+    for column in ("values", "entities", "compact", "raw JSON", "compact / raw"):
+        table.add_column(column, justify="right")
+    for row in token_rows(m.tokens):
+        ratio = "n/a" if row.ratio is None else f"{row.ratio:.3f}"
+        table.add_row(row.bucket, str(row.entities), str(row.compact_tokens), str(row.raw_tokens), ratio)
+    console.print(table)
+
+
+def _print_details(console: Console, m: GraphMeasurement, limit: int) -> None:
+    console = Console(width=console.width, markup=False, highlight=False)  # IRIs and "[mode]" are plain text
+    for mode, tally in m.modes.items():
+        for lost in tally.lost[:limit]:
+            types = sorted(lost.subject_types)
+            console.print(f"[{mode}] lost {lost.qid}: {lost.subject} <{lost.property_iri}> types {types}")
+        for swap in tally.missed[:limit]:
+            console.print(
+                f"[{mode}] missed swap {swap.qid}: {swap.subject} <{swap.original}> -> <{swap.replacement}> "
+                f"(types {sorted(swap.subject_types)})"
+            )
+        for qid, patterns in list(tally.false_blocks.items())[:limit]:
+            console.print(f"[{mode}] false block {qid}: {'; '.join(patterns)}")
+    for error in m.errors[:limit]:
+        console.print(f"error {error}")
+    for note in m.notes[:limit]:
+        console.print(f"note {note}")
+
+
+if __name__ == "__main__":
+    main()

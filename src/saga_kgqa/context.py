@@ -1,0 +1,172 @@
+"""Per-run configuration of the SAGA controller: the LangGraph context schema.
+
+Every switch of docs/design.md lives here, including the paper's Table 5 ablations
+(``type_filter``, ``persistent_type_state``, ``answer_type_prior``) and the prune fallback.
+Precedence is explicit value > environment (``SAGA_<FIELD>``) > default:
+:meth:`SagaContext.from_env` applies it, while the plain constructor takes explicit values
+and defaults only, so a value a caller passed is never replaced by the environment.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from saga_kgqa.errors import ConfigurationError
+
+Dialect = Literal["generic", "wikidata", "freebase"]
+ToolCalling = Literal["native", "text"]
+Matching = Literal["subclass", "exact"]
+
+ENV_PREFIX = "SAGA_"
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+
+
+def _describe(text: str) -> dict[str, str]:
+    # LangGraph Studio shows this metadata next to each field.
+    return {"description": text}
+
+
+@dataclass(kw_only=True, frozen=True)
+class SagaContext:
+    """Switches, budgets and caps of one run (passed as ``context=`` to the graph)."""
+
+    model: str = field(default="", metadata=_describe("Chat model name, for the model factory."))
+    base_url: str | None = field(
+        default=None, metadata=_describe("Base URL of an OpenAI-compatible server, for the model factory.")
+    )
+    data: str | None = field(
+        default=None, metadata=_describe("RDF files or a store directory (comma-separated); example graph if unset.")
+    )
+    endpoint: str | None = field(default=None, metadata=_describe("URL of a remote SPARQL endpoint."))
+    profile: str | None = field(default=None, metadata=_describe("Endpoint profile name (embedded, wikidata, ...)."))
+    type_filter: bool = field(
+        default=True, metadata=_describe("Hide properties whose domain conflicts with the entity's types (Table 5).")
+    )
+    persistent_type_state: bool = field(
+        default=True, metadata=_describe("Keep Θ across steps and show it to the controller (Table 5).")
+    )
+    answer_type_prior: bool = field(
+        default=True, metadata=_describe("Predict the expected answer type before the first step (Table 5).")
+    )
+    prune_fallback: bool = field(
+        default=True, metadata=_describe("Prune an untyped entity's neighbourhood with the model.")
+    )
+    schema_coverage: float = field(
+        default=1.0, metadata=_describe("Fraction of formal domain constraints kept (robustness ablation).")
+    )
+    coverage_seed: int = field(default=0, metadata=_describe("Seed choosing which domains schema_coverage keeps."))
+    matching: Matching = field(
+        default="subclass", metadata=_describe("Type compatibility: subclass-aware, or the paper's exact intersection.")
+    )
+    max_steps: int = field(default=20, metadata=_describe("Controller steps before the run is finalized."))
+    max_rows_shown: int = field(default=20, metadata=_describe("Result rows shown to the model per query."))
+    max_observation_bytes: int = field(default=8000, metadata=_describe("UTF-8 bytes of one tool observation."))
+    answer_rows: int = field(default=1000, metadata=_describe("Rows kept in the final answer."))
+    history_window: int = field(default=5, metadata=_describe("Recent steps shown to the controller."))
+    type_context_entries: int = field(default=5, metadata=_describe("Θ entries shown to the controller."))
+    knowledge_log_entries: int = field(default=6, metadata=_describe("Knowledge-log lines shown to the controller."))
+    dialect: Dialect = field(
+        default="generic", metadata=_describe("Prompt wording: generic RDF IRIs, Wikidata QID/PID or Freebase MID.")
+    )
+    tool_calling: ToolCalling = field(
+        default="native", metadata=_describe("native tool calls, or text actions parsed by a second model call.")
+    )
+    language: str = field(default="en", metadata=_describe("Preferred language of labels."))
+
+    def __post_init__(self) -> None:
+        """Check every value; a bad one raises :class:`ConfigurationError` naming the field."""
+        hints = typing.get_type_hints(type(self))
+        for item in dataclasses.fields(self):
+            _check_value(item.name, hints[item.name], getattr(self, item.name))
+        if not 0.0 <= self.schema_coverage <= 1.0:
+            raise ConfigurationError(f"schema_coverage must be within [0, 1], got {self.schema_coverage}")
+        for name in ("max_steps", "max_rows_shown", "max_observation_bytes", "answer_rows"):
+            if getattr(self, name) < 1:
+                raise ConfigurationError(f"{name} must be at least 1, got {getattr(self, name)}")
+        for name in ("history_window", "type_context_entries", "knowledge_log_entries"):
+            if getattr(self, name) < 0:
+                raise ConfigurationError(f"{name} must not be negative, got {getattr(self, name)}")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **explicit: Any) -> SagaContext:
+        """Build a context: explicit keyword values, else ``SAGA_<FIELD>`` variables, else defaults.
+
+        Args:
+            environ: The environment to read (``os.environ`` by default).
+            **explicit: Values given by the caller; they always win.
+
+        Raises:
+            ConfigurationError: An unknown field, or a value (explicit or from the environment)
+                that does not fit its field.
+        """
+        environ = os.environ if environ is None else environ
+        hints = typing.get_type_hints(cls)
+        names = {item.name for item in dataclasses.fields(cls)}
+        unknown = sorted(set(explicit) - names)
+        if unknown:
+            raise ConfigurationError(f"unknown context field(s): {', '.join(unknown)}")
+        values: dict[str, Any] = {}
+        for name in names:
+            variable = ENV_PREFIX + name.upper()
+            if name in explicit:
+                values[name] = explicit[name]
+            elif variable in environ:
+                values[name] = _parse(variable, hints[name], environ[variable])
+        return cls(**values)
+
+
+def resolve_context(value: SagaContext | Mapping[str, Any] | None) -> SagaContext:
+    """The context a node should use: as given, built from a mapping (explicit > env), or from the env alone.
+
+    LangGraph hands nodes ``None`` when a caller passed no context, and a server may pass a
+    plain mapping; both get the environment and the defaults.
+    """
+    if isinstance(value, SagaContext):
+        return value
+    return SagaContext.from_env(**dict(value or {}))
+
+
+def _parse(variable: str, hint: Any, raw: str) -> Any:
+    """Convert an environment string to a field's type."""
+    text = raw.strip()
+    if hint is bool:
+        if text.lower() in _TRUE:
+            return True
+        if text.lower() in _FALSE:
+            return False
+        raise ConfigurationError(f"{variable}={raw!r} is not a boolean (use true/false)")
+    try:
+        if hint is int:
+            return int(text)
+        if hint is float:
+            return float(text)
+    except ValueError:
+        raise ConfigurationError(f"{variable}={raw!r} is not a {hint.__name__}") from None
+    if type(None) in typing.get_args(hint) and text == "":
+        return None
+    # Strings and Literal choices pass as text; __post_init__ checks the choice.
+    return text
+
+
+def _check_value(name: str, hint: Any, value: Any) -> None:
+    """Raise when a value does not fit its field's annotation (bool, int, float, str, Literal, optional)."""
+    args = typing.get_args(hint)
+    if typing.get_origin(hint) is Literal:
+        if value not in args:
+            raise ConfigurationError(f"{name} must be one of {', '.join(map(str, args))}; got {value!r}")
+        return
+    if type(None) in args:
+        if value is None:
+            return
+        hint = next(arg for arg in args if arg is not type(None))
+    if hint is float and isinstance(value, int) and not isinstance(value, bool):
+        return
+    # bool is an int subclass: a flag given as 1 or a count given as True is a mistake.
+    if not isinstance(value, hint) or (hint is int and isinstance(value, bool)):
+        raise ConfigurationError(f"{name} must be a {hint.__name__}; got {value!r}")

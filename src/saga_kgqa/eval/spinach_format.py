@@ -1,0 +1,117 @@
+"""An entity's raw neighbourhood as SPINACH's ``get_wikidata_entry`` shows it, for token comparisons.
+
+SPINACH (docs reference-systems.md §1.2) renders every outgoing edge of an entity as
+nested JSON, ``"property label (id)": "value label (id)"``, sorted by property id, one
+value collapsed to a string and several kept as a list; only outgoing edges, and no
+types, domains or ranges beside the edges themselves (the type edge is one edge like any
+other). Its recorded observations are ``json.dumps`` with an indent of 2 and non-ASCII
+text kept as is. SPINACH then spends a second LLM call pruning this JSON to the question;
+SAGA's typed lookup needs none when the entity's types are known.
+
+Wikidata's short ids (``P31``, ``Q5``) become whatever short form the caller passes
+(prefixed names here), so that both renderings name things the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+from saga_kgqa.kg.backend import ExecutionLimits
+from saga_kgqa.kg.query import CheckedQuery, from_template
+from saga_kgqa.kg.result import QueryResult, Term
+from saga_kgqa.kg.sparql_terms import iri
+from saga_kgqa.schema.vocab import DEFAULT_LABEL_PREDICATES
+
+
+class QueryRunner(Protocol):
+    """Runs checked queries (``KnowledgeGraph`` satisfies it)."""
+
+    def run(self, query: CheckedQuery, limits: ExecutionLimits | None = None, /) -> QueryResult:
+        """Run a query that passed the guard or was built from a template."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """One outgoing edge of an entity.
+
+    Attributes:
+        property_iri: The property.
+        value: The object (an IRI, a literal or a blank node).
+        property_label: The property's label, if any.
+        value_label: The object's label, if it is a resource with one.
+    """
+
+    property_iri: str
+    value: Term
+    property_label: str | None = None
+    value_label: str | None = None
+
+
+def _named(label: str | None, short_id: str) -> str:
+    return f"{label} ({short_id})" if label else short_id
+
+
+def spinach_entry(edges: Iterable[Edge], short: Callable[[str], str] = str) -> str:
+    """Render edges the way SPINACH's ``get_wikidata_entry`` does (before its LLM pruning).
+
+    Args:
+        edges: The entity's outgoing edges.
+        short: Turns an IRI into the short id shown in parentheses.
+
+    Returns:
+        The JSON text; ``{}`` when there is no edge.
+    """
+    grouped: dict[str, tuple[str, list[str]]] = {}
+    for edge in edges:
+        key = short(edge.property_iri)
+        name = _named(edge.property_label, key)
+        value = _named(edge.value_label, short(edge.value.value)) if edge.value.kind == "uri" else edge.value.value
+        values = grouped.setdefault(key, (name, []))[1]
+        if value not in values:
+            values.append(value)
+    entry: dict[str, str | list[str]] = {}
+    for key in sorted(grouped):
+        name, values = grouped[key]
+        entry[name] = values[0] if len(values) == 1 else values
+    return json.dumps(entry, indent=2, ensure_ascii=False)
+
+
+def outgoing_edges(
+    graph: QueryRunner,
+    entity_iri: str,
+    *,
+    label_predicates: Iterable[str] = DEFAULT_LABEL_PREDICATES,
+    property_labels: Callable[[str], str | None] = lambda _iri: None,
+    max_edges: int = 2_000,
+    deadline_s: float = 10.0,
+) -> list[Edge]:
+    """Read an entity's outgoing edges with the labels of their values.
+
+    Args:
+        graph: The graph.
+        entity_iri: The entity.
+        label_predicates: Predicates giving a value its label (the first label found is used).
+        property_labels: Label of a property (for example from the schema index).
+        max_edges: Most edges read.
+        deadline_s: Budget of the query.
+
+    Raises:
+        QueryRejected: ``entity_iri`` is not a usable IRI.
+        BackendError: The backend failed.
+    """
+    labels = " | ".join(iri(p) for p in label_predicates)
+    text = (
+        f"SELECT ?p ?o (SAMPLE(?label) AS ?olabel) WHERE {{ {iri(entity_iri)} ?p ?o . "
+        f"OPTIONAL {{ ?o {labels} ?label }} }} GROUP BY ?p ?o LIMIT {max_edges}"
+    )
+    result = graph.run(from_template(text, limit=max_edges), ExecutionLimits(deadline_s=deadline_s, max_rows=max_edges))
+    edges = []
+    for row in result.rows:
+        prop = row["p"].value
+        label = row.get("olabel")
+        edges.append(Edge(prop, row["o"], property_labels(prop), label.value if label is not None else None))
+    return edges

@@ -1,0 +1,143 @@
+"""The controller's actions: tool schemas for native tool calling, and validation of what the model chose.
+
+Every tool takes one string argument (``stop`` none). Whatever the model sends, the
+result is an :class:`~saga_kgqa.state.Action`; an action that cannot run carries a
+``problem`` that names the valid tools and arguments, and is answered with that message
+instead of running (docs/faults.md D3). The endpoint is fixed by configuration: an
+``endpoint_url`` (or any URL-like) argument is refused outright.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from saga_kgqa.state import Action, Step
+
+#: Each tool's argument name (``None``: no argument) and description.
+TOOL_ARGUMENTS: dict[str, str | None] = {
+    "search": "text",
+    "lookup": "entity",
+    "examples": "property",
+    "execute": "sparql",
+    "stop": None,
+}
+
+_DESCRIPTIONS = {
+    "search": ("Find entities, classes and properties whose names match a text.", "A name or part of one."),
+    "lookup": (
+        "Show an entity's types and its outgoing properties that fit those types, with domain and range.",
+        "The entity id as shown by search (prefixed name or <IRI>).",
+    ),
+    "examples": ("Show a few real uses of a property.", "The property id."),
+    "execute": (
+        "Run a SPARQL query and show a truncated result; an empty result comes with a diagnosis.",
+        "The whole SPARQL query.",
+    ),
+    "stop": ("Mark the last executed SPARQL query as the final answer and end.", ""),
+}
+
+_URL_ARGUMENTS = re.compile(r"(endpoint|url|uri|service|host)", re.IGNORECASE)
+_SPACES = re.compile(r"\s+")
+
+
+def tool_signatures() -> str:
+    """The valid tools as ``name(argument)``, for error messages."""
+    return ", ".join(f"{name}({arg or ''})" for name, arg in TOOL_ARGUMENTS.items())
+
+
+def tool_schemas() -> list[dict[str, Any]]:
+    """OpenAI-format function schemas of the tools, for ``bind_tools``."""
+    schemas: list[dict[str, Any]] = []
+    for name, arg in TOOL_ARGUMENTS.items():
+        description, arg_description = _DESCRIPTIONS[name]
+        properties = {arg: {"type": "string", "description": arg_description}} if arg else {}
+        schemas.append(
+            {
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "description": description,
+                    "parameters": {
+                        "type": "object",
+                        "properties": properties,
+                        "required": [arg] if arg else [],
+                        "additionalProperties": False,
+                    },
+                },
+            }
+        )
+    return schemas
+
+
+def action_from_call(name: str, args: object, *, call_id: str, thought: str = "") -> Action:
+    """Validate one tool call and turn it into an action (with a ``problem`` when it cannot run)."""
+    action = Action(tool=str(name)[:80], call_id=call_id, thought=thought)
+    if name not in TOOL_ARGUMENTS:
+        return action.model_copy(
+            update={"problem": f"Unknown tool {str(name)[:80]!r}. Valid tools: {tool_signatures()}."}
+        )
+    expected = TOOL_ARGUMENTS[name]
+    if not isinstance(args, Mapping):
+        return action.model_copy(update={"problem": _usage(name, "its arguments must be a JSON object")})
+    url_like = sorted(key for key in args if _URL_ARGUMENTS.search(str(key)))
+    if url_like:
+        problem = (
+            f"The argument {url_like[0]!r} is not accepted: the endpoint is fixed by configuration "
+            f"and no URL can be given. {_usage(name, '')}"
+        )
+        return action.model_copy(update={"problem": problem.strip()})
+    extra = sorted(str(key) for key in args if key != expected)
+    if extra:
+        return action.model_copy(update={"problem": _usage(name, f"unexpected argument(s) {', '.join(extra)}")})
+    if expected is None:
+        return action
+    value = args.get(expected)
+    if not isinstance(value, str) or not value.strip():
+        return action.model_copy(
+            update={"problem": _usage(name, f"the argument {expected!r} must be a non-empty string")}
+        )
+    return action.model_copy(update={"argument": value.strip()})
+
+
+def action_from_invalid_call(name: object, error: object, *, call_id: str) -> Action:
+    """An action for a tool call whose arguments the provider could not parse (malformed JSON)."""
+    tool = str(name or "")[:80]
+    reason = f"its arguments are not valid JSON ({str(error or '')[:120]})".replace(" ()", "")
+    problem = (
+        _usage(tool, reason) if tool in TOOL_ARGUMENTS else f"Unknown tool {tool!r}. Valid tools: {tool_signatures()}."
+    )
+    return Action(tool=tool, call_id=call_id, problem=problem)
+
+
+def missing_action(reason: str, *, call_id: str, thought: str = "") -> Action:
+    """An action standing for a reply that chose no tool at all."""
+    return Action(
+        tool="",
+        call_id=call_id,
+        thought=thought,
+        problem=f"{reason} Call exactly one tool per step. Valid tools: {tool_signatures()}.",
+    )
+
+
+def repeated_step(history: Sequence[Step], action: Action) -> Step | None:
+    """The earlier step that ran exactly this action (same tool, same argument up to spacing), if any."""
+    if action.problem is not None or action.tool == "stop":
+        return None
+    wanted = (action.tool, normalise_argument(action.argument))
+    for step in reversed(history):
+        if step.outcome != "refused" and (step.tool, normalise_argument(step.argument)) == wanted:
+            return step
+    return None
+
+
+def normalise_argument(argument: str) -> str:
+    """An argument with runs of whitespace collapsed, for comparing actions."""
+    return _SPACES.sub(" ", argument).strip()
+
+
+def _usage(name: str, reason: str) -> str:
+    arg = TOOL_ARGUMENTS.get(name)
+    head = f"Invalid call of {name}: {reason}." if reason else ""
+    return f"{head} Usage: {name}({arg or ''}). Valid tools: {tool_signatures()}.".strip()

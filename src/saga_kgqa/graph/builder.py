@@ -1,0 +1,135 @@
+"""Build the SAGA controller graph: answer type → controller → tools → controller … → finalize.
+
+Wiring (every node returns a delta; routers are pure)::
+
+    START → predict_answer_type → controller ─┬→ search ───────────┐
+                                              ├→ lookup ─┬─────────┤
+                                              │          └→ prune_fallback ┤
+                                              ├→ examples ─────────┤
+                                              ├→ execute ──────────┤
+                                              ├→ refuse_action ────┤→ controller
+                                              └→ finalize → END
+
+The compiled graph holds no model, store or checkpointer: the model comes from
+``model_factory`` and the graph and schema from ``toolbox_factory``, both called with
+the run's :class:`~saga_kgqa.context.SagaContext`. So the same compiled graph can be served
+by ``langgraph dev``, embedded as a subgraph, or compiled with a checkpointer by the CLI.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import RetryPolicy
+
+from saga_kgqa.context import SagaContext
+from saga_kgqa.graph.dependencies import GraphDependencies, ToolboxFactory
+from saga_kgqa.graph.finalize import FinalizeNode
+from saga_kgqa.graph.llm_nodes import ModelNodes
+from saga_kgqa.graph.models import ModelFactory, no_model_configured, transient_provider_error
+from saga_kgqa.graph.prompting import prompt_names
+from saga_kgqa.graph.routing import route_action, route_after_lookup
+from saga_kgqa.graph.tool_nodes import ToolNodes
+from saga_kgqa.state.schema import InputState, OutputState, SagaState
+
+#: Supersteps one controller step can take: controller, a tool node, and the prune fallback.
+SUPERSTEPS_PER_STEP = 3
+#: Supersteps outside the loop (answer type, finalize) plus slack.
+SUPERSTEP_MARGIN = 6
+
+SagaGraph = CompiledStateGraph[SagaState, SagaContext, InputState, OutputState]
+
+
+def build_graph(
+    *,
+    model_factory: ModelFactory | None = None,
+    toolbox_factory: ToolboxFactory | None = None,
+    checkpointer: BaseCheckpointSaver[Any] | None = None,
+    model_retry: RetryPolicy | None = None,
+    name: str = "saga",
+) -> SagaGraph:
+    """Compile the SAGA controller graph.
+
+    Args:
+        model_factory: Returns the chat model for ``(context, role)``; roles are
+            ``answer_type``, ``controller``, ``prune`` and ``parse``. Without one, the first
+            model call fails with a :class:`~saga_kgqa.errors.ConfigurationError` saying what to set.
+        toolbox_factory: Returns the :class:`~saga_kgqa.graph.toolbox.SagaToolbox` for a
+            context; by default the graph named by ``context.data`` / ``context.endpoint``
+            (the shipped example graph when neither is set).
+        checkpointer: Attach one only in applications (CLI, tests); ``langgraph dev``
+            refuses graphs compiled with a checkpointer.
+        model_retry: Retry policy of the model-calling nodes; by default three attempts,
+            and only for transient provider errors (connection, timeout, rate limit, 5xx).
+        name: The graph's name (run name in traces, node name when embedded).
+
+    Returns:
+        The compiled graph: input :class:`InputState`, output :class:`OutputState`,
+        context :class:`SagaContext`. Invoke it with :func:`run_config`.
+    """
+    if toolbox_factory is None:
+        from saga_kgqa.graph.defaults import toolbox_from_context
+
+        toolbox_factory = toolbox_from_context
+    prompt_names()  # a missing prompt file fails here, not in the middle of a run
+    dependencies = GraphDependencies(model_factory or no_model_configured, toolbox_factory)
+    models = ModelNodes(dependencies)
+    tools = ToolNodes(dependencies)
+    # Only provider hiccups are retried; a bad request or our own bug fails at once.
+    model_retry = model_retry or RetryPolicy(max_attempts=3, initial_interval=1.0, retry_on=transient_provider_error)
+
+    builder = StateGraph(SagaState, input_schema=InputState, output_schema=OutputState, context_schema=SagaContext)
+    # One model call predicts the expected answer type (skipped when the prior is off).
+    builder.add_node("predict_answer_type", models.predict_answer_type, retry_policy=model_retry)
+    # The controller picks one action per step, or ends the loop when the budget is spent.
+    builder.add_node("controller", models.controller, retry_policy=model_retry)
+    # Tool nodes: blocking store I/O in sync functions.
+    builder.add_node("search", tools.search)
+    builder.add_node("lookup", tools.lookup)
+    builder.add_node("examples", tools.examples)
+    builder.add_node("execute", tools.execute)
+    # An untyped entity's neighbourhood is pruned by the model (the paper's LLMPrune).
+    builder.add_node("prune_fallback", models.prune_fallback, retry_policy=model_retry)
+    # Unknown tools, bad arguments and repeated actions are answered without running anything.
+    builder.add_node("refuse_action", tools.refuse_action)
+    # The final query runs once more without its exploratory LIMIT.
+    builder.add_node("finalize", FinalizeNode(dependencies))
+
+    builder.add_edge(START, "predict_answer_type")
+    builder.add_edge("predict_answer_type", "controller")
+    builder.add_conditional_edges("controller", route_action)
+    builder.add_conditional_edges("lookup", route_after_lookup)
+    for node in ("search", "examples", "execute", "prune_fallback", "refuse_action"):
+        builder.add_edge(node, "controller")
+    builder.add_edge("finalize", END)
+    return builder.compile(checkpointer=checkpointer, name=name)
+
+
+def recursion_limit(max_steps: int) -> int:
+    """A recursion limit that the step budget always reaches first (LangGraph's default is 10007)."""
+    return SUPERSTEPS_PER_STEP * max_steps + SUPERSTEP_MARGIN
+
+
+def run_config(
+    context: SagaContext, *, thread_id: str | None = None, tags: list[str] | None = None, **metadata: Any
+) -> RunnableConfig:
+    """The config to invoke the graph with: an explicit recursion limit, and a thread id when checkpointing.
+
+    Args:
+        context: The run's context (its ``max_steps`` sets the recursion limit).
+        thread_id: The checkpoint thread, when the graph has a checkpointer.
+        tags: Tags for traces.
+        **metadata: Metadata for traces.
+    """
+    config: RunnableConfig = {"recursion_limit": recursion_limit(context.max_steps)}
+    if thread_id is not None:
+        config["configurable"] = {"thread_id": thread_id}
+    if tags:
+        config["tags"] = list(tags)
+    if metadata:
+        config["metadata"] = dict(metadata)
+    return config

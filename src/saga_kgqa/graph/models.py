@@ -1,0 +1,106 @@
+"""Chat models as the graph uses them: one factory per run and role, usage accounting, transient errors.
+
+The graph never builds a provider client itself. :func:`~saga_kgqa.graph.builder.build_graph`
+takes a :data:`ModelFactory` that returns a LangChain chat model for a run's context and
+a role, so a caller can plug in ChatOpenAI (any OpenAI-compatible server) or, in tests,
+a scripted model. Roles let the factory use the paper's settings per call (Appendix F:
+answer type and parsing at temperature 0; the controller at its own temperature).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+
+from saga_kgqa.context import SagaContext
+from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.state import TokenUsage
+
+ModelRole = Literal["answer_type", "controller", "prune", "parse"]
+
+#: Returns the chat model for a run's context and a role.
+ModelFactory = Callable[[SagaContext, ModelRole], BaseChatModel]
+
+_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+
+
+def no_model_configured(context: SagaContext, role: ModelRole) -> BaseChatModel:
+    """The default factory: there is no model until the caller configures one.
+
+    Raises:
+        ConfigurationError: Always, saying what to configure.
+    """
+    raise ConfigurationError(
+        f"no chat model is configured for the {role} call: pass build_graph(model_factory=...) "
+        "(for example one that returns ChatOpenAI(model=..., base_url=...))"
+    )
+
+
+def invoke_model(model: Any, messages: Sequence[BaseMessage]) -> tuple[AIMessage, TokenUsage]:
+    """Call a chat model (or a model with tools bound) and return its message and token usage.
+
+    Raises:
+        TypeError: The model returned something other than an AI message.
+    """
+    reply = model.invoke(list(messages))
+    if not isinstance(reply, AIMessage):
+        raise TypeError(f"the chat model returned {type(reply).__name__}, not an AIMessage")
+    return reply, usage_of(reply)
+
+
+def usage_of(message: AIMessage) -> TokenUsage:
+    """The token usage a provider reported on a message (zeros when it reported none)."""
+    usage = message.usage_metadata
+    if usage is None:
+        return TokenUsage()
+    return TokenUsage(
+        input_tokens=usage.get("input_tokens", 0),
+        output_tokens=usage.get("output_tokens", 0),
+        total_tokens=usage.get("total_tokens", 0),
+    )
+
+
+def message_text(message: BaseMessage) -> str:
+    """The text of a message, joining text blocks when the content is a list."""
+    content = message.content
+    if isinstance(content, str):
+        return content
+    parts = [block if isinstance(block, str) else str(block.get("text", "")) for block in content]
+    return "".join(parts)
+
+
+def json_object(text: str) -> dict[str, Any] | None:
+    """The first JSON object in a model's reply (code fences and chatter around it are ignored)."""
+    match = _JSON_OBJECT.search(text)
+    if match is None:
+        return None
+    try:
+        value = json.loads(match.group(0))
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def transient_provider_error(exc: BaseException) -> bool:
+    """Whether a model call failed for a reason that a retry may fix (the node RetryPolicy's ``retry_on``).
+
+    Connection failures, timeouts, rate limits and server-side 5xx errors are transient;
+    authentication, bad requests and our own bugs are not, and are never retried.
+    """
+    try:
+        import openai
+    except ImportError:  # pragma: no cover - langchain-openai brings openai along
+        return isinstance(exc, ConnectionError | TimeoutError)
+    transient = (
+        openai.APIConnectionError,  # includes APITimeoutError
+        openai.RateLimitError,
+        openai.InternalServerError,
+        ConnectionError,
+        TimeoutError,
+    )
+    return isinstance(exc, transient)

@@ -1,0 +1,179 @@
+"""The messages each model call sees, built from the state and the run's switches.
+
+Everything a switch changes is visible here: ``answer_type_prior`` adds the expected
+answer type line, ``persistent_type_state`` adds the recent Θ entries, and the dialect
+picks the wording. The controller sees a fresh prompt at every step (system: rules, type
+context, knowledge log; user: prior turns, the question, the recent steps), as in the
+paper's Appendix F.2, rather than an ever-growing chat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+from saga_kgqa.context import SagaContext
+from saga_kgqa.prompts import dialect_wording, load_prompt, render_prompt
+from saga_kgqa.state import AnswerType, KnowledgeEntry, PriorTurn, PruneRequest, Step, TypeState
+from saga_kgqa.state.schema import SagaState
+from saga_kgqa.tools.render import compact_iri
+
+_ANSWER_TYPE_KEYS = ("kg_name", "answer_type_id_rule", "answer_type_mappings", "example_person", "person_id")
+_OUTCOME_TAGS = {
+    "ok": "[ok]",
+    "info": "[info]",
+    "empty": "[fail] Empty",
+    "blocked": "[fail] BLOCKED",
+    "rejected": "[fail] rejected",
+    "error": "[fail] error",
+    "refused": "[fail] refused",
+}
+
+
+def answer_type_messages(question: str, context: SagaContext) -> list[BaseMessage]:
+    """The answer-type prompt (Appendix F.1) for a question."""
+    wording = dialect_wording(context.dialect)
+    values = {key: wording.get(key, "") for key in _ANSWER_TYPE_KEYS}
+    return [HumanMessage(render_prompt("answer_type", question=question, **values))]
+
+
+def controller_messages(state: SagaState, context: SagaContext, prefixes: Mapping[str, str]) -> list[BaseMessage]:
+    """The controller prompt (Appendix F.2) for the next step."""
+    wording = dialect_wording(context.dialect)
+    actions = "actions_native" if context.tool_calling == "native" else "actions_text"
+    system = render_prompt(
+        "controller",
+        kg_name=wording["kg_name"],
+        id_conventions=wording["id_conventions"],
+        type_context=type_context(state, context, prefixes),
+        knowledge_log=knowledge_log_text(state.get("knowledge_log", []), context.knowledge_log_entries),
+        action_instructions=render_prompt(actions, entity_argument=wording["entity_argument"]).strip(),
+    )
+    closing = "Call exactly one tool." if context.tool_calling == "native" else 'Output one "Thought" and one "Action":'
+    user = render_prompt(
+        "controller_input",
+        conversation=conversation_text(state.get("conversation", [])),
+        question=state.get("question", ""),
+        history=history_text(state.get("history", []), context.history_window),
+        closing=closing,
+    )
+    return [SystemMessage(system), HumanMessage(user)]
+
+
+def parse_messages(controller_output: str) -> list[BaseMessage]:
+    """The second call of text-action mode: extract the action from the controller's free text."""
+    return [HumanMessage(render_prompt("action_parsing", controller_output=controller_output))]
+
+
+def prune_messages(request: PruneRequest, state: SagaState, context: SagaContext) -> list[BaseMessage]:
+    """The prune-fallback prompt (Appendix F.3) for an untyped entity's neighbourhood."""
+    wording = dialect_wording(context.dialect)
+    neighbourhood = "\n".join(line for _id, line in request.lines)
+    return [
+        HumanMessage(
+            render_prompt(
+                "prune_fallback",
+                kg_name=wording["kg_name"],
+                entity=request.entity,
+                neighbourhood=neighbourhood,
+                conversation=conversation_text(state.get("conversation", [])),
+                question=state.get("question", ""),
+            )
+        )
+    ]
+
+
+def type_context(state: SagaState, context: SagaContext, prefixes: Mapping[str, str]) -> str:
+    """The "Current Type Context" block: the answer-type prior and the recent Θ entries, each behind its switch."""
+    lines: list[str] = []
+    if context.answer_type_prior:
+        lines.append(f"Expected answer type: {answer_type_text(state.get('answer_type'), prefixes)}")
+    if context.persistent_type_state:
+        lines.append("Known entity types (from explored entities):")
+        lines.extend(theta_lines(state.get("theta"), context.type_context_entries, prefixes) or ["- none yet"])
+    return "\n".join(lines) if lines else "(no type context in this run)"
+
+
+def answer_type_text(answer_type: AnswerType | None, prefixes: Mapping[str, str]) -> str:
+    """The expected answer type as the controller sees it."""
+    if answer_type is None:
+        return "unknown"
+    if answer_type.kind == "boolean":
+        return "boolean (a yes/no question: finish with an ASK query)"
+    if answer_type.type_iri:
+        return f"{answer_type.label} ({compact_iri(answer_type.type_iri, prefixes)})"
+    if answer_type.type_id:
+        return f"{answer_type.label} ({answer_type.type_id})"
+    return answer_type.label
+
+
+def theta_lines(theta: TypeState | None, limit: int, prefixes: Mapping[str, str]) -> list[str]:
+    """Up to ``limit`` recent Θ entries, one per line (answer prior excluded).
+
+    Variables come first: a result types every entity it returns, and those entries
+    would otherwise crowd out the variable types that later queries reuse.
+    """
+    if theta is None or limit == 0:
+        return []
+    recent = theta.recent(len(theta))
+    chosen = [item for item in recent if item[0].startswith("?")] + [
+        item for item in recent if not item[0].startswith("?")
+    ]
+    lines = []
+    for key, types in chosen[:limit]:
+        names = ", ".join(sorted(compact_iri(t, prefixes) for t in types)) or "no type"
+        subject = key if key.startswith("?") else compact_iri(key, prefixes)
+        lines.append(f"- {subject}: {names}")
+    return lines
+
+
+def knowledge_log_text(entries: Sequence[KnowledgeEntry], limit: int) -> str:
+    """The last ``limit`` knowledge-log entries, oldest first."""
+    shown = list(entries)[-limit:] if limit else []
+    if not shown:
+        return "(nothing yet)"
+    return "\n".join(f"{_OUTCOME_TAGS[e.outcome]} step {e.step}: {e.summary}" for e in shown)
+
+
+def history_text(history: Sequence[Step], window: int) -> str:
+    """The last ``window`` steps as Thought / Action / Observation blocks."""
+    shown = list(history)[-window:] if window else []
+    blocks = []
+    for step in shown:
+        lines = [f"Step {step.step}"]
+        if step.thought:
+            lines.append(f"Thought: {step.thought}")
+        lines.append(f"Action: {step.tool}({step.argument})")
+        lines.append(f"Observation: {step.observation}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def conversation_text(turns: Sequence[PriorTurn]) -> str:
+    """Earlier turns of the conversation, each ending with ``--`` (empty when there are none)."""
+    blocks = []
+    for turn in turns:
+        lines = [f"User Question: {turn.question}"]
+        if turn.sparql:
+            lines.append(f"Final SPARQL: {turn.sparql}")
+        if turn.answer:
+            lines.append(f"Answer: {turn.answer}")
+        blocks.append("\n".join([*lines, "--"]))
+    return "\n".join(blocks)
+
+
+def prompt_names() -> tuple[str, ...]:
+    """Every prompt file the graph uses (loaded once here so a missing file fails at build time)."""
+    names = (
+        "answer_type",
+        "controller",
+        "controller_input",
+        "actions_native",
+        "actions_text",
+        "action_parsing",
+        "prune_fallback",
+    )
+    for name in names:
+        load_prompt(name)
+    return names

@@ -1,0 +1,47 @@
+"""Pure routers: they read the state, return a node name, do no I/O and never raise.
+
+A router that raises can make a resumed run skip routing and end "successfully"
+(langgraph#8834), so every unexpected state, malformed or not, routes to ``finalize``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from saga_kgqa.state import Action
+
+ActionRoute = Literal["search", "lookup", "examples", "execute", "refuse_action", "finalize"]
+LookupRoute = Literal["prune_fallback", "controller", "finalize"]
+
+_TOOL_NODES: dict[str, ActionRoute] = {
+    "search": "search",
+    "lookup": "lookup",
+    "examples": "examples",
+    "execute": "execute",
+}
+
+
+def route_action(state: Mapping[str, Any]) -> ActionRoute:
+    """After the controller: the chosen tool's node, ``refuse_action``, or ``finalize`` (stop or budget)."""
+    try:
+        if state.get("stop_reason"):
+            return "finalize"
+        action = state.get("pending_action")
+        if not isinstance(action, Action):
+            return "finalize"
+        if action.problem is not None:
+            return "refuse_action"
+        if action.tool == "stop":
+            return "finalize"
+        return _TOOL_NODES.get(action.tool, "refuse_action")
+    except Exception:
+        return "finalize"
+
+
+def route_after_lookup(state: Mapping[str, Any]) -> LookupRoute:
+    """After lookup: the prune fallback when a prune request is waiting, else back to the controller."""
+    try:
+        return "prune_fallback" if state.get("prune_request") is not None else "controller"
+    except Exception:
+        return "finalize"

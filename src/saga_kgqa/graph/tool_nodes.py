@@ -1,0 +1,207 @@
+"""The tool nodes: search, lookup, examples, execute, and the refusal of actions that cannot run.
+
+Tool nodes are plain ``def`` functions: they do blocking store I/O, which LangGraph runs
+in a worker thread (an ``async def`` node doing this would block the event loop and is
+rejected under ``langgraph dev``). Each returns a delta: the step for the history, the
+knowledge-log lines, Θ's new evidence and its "[info] type discovered" lines (both only
+when ``persistent_type_state`` is on: types must not reach later steps without it), the
+tool message for the transcript, and the cleared pending action. Errors a model can
+cause (bad ids, bad queries) and store failures become observations, never exceptions.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import ToolMessage
+from langgraph.runtime import Runtime
+
+from saga_kgqa.context import SagaContext, resolve_context
+from saga_kgqa.errors import BackendError, ToolInputError
+from saga_kgqa.graph.dependencies import GraphDependencies
+from saga_kgqa.graph.records import discovered_types, knowledge, step_record
+from saga_kgqa.state import ANSWER_KEY, Action, KnowledgeEntry, Outcome, PruneRequest, QueryAttempt, TypeState
+from saga_kgqa.state.schema import SagaState
+from saga_kgqa.tools import LookupResult
+from saga_kgqa.tools.execute import ExecuteOutcome, ExecuteSettings
+
+_PROPERTIES_HEADER = "Properties ("
+
+
+class ToolNodes:
+    """Nodes that call the knowledge-graph tools, bound to the graph's dependencies."""
+
+    def __init__(self, dependencies: GraphDependencies) -> None:
+        """Keep the factories."""
+        self.dependencies = dependencies
+
+    def search(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
+        """Run ``search(text)``."""
+        context, action, step = _begin(state, runtime)
+        try:
+            result = self.dependencies.tools(context).search(action.argument)
+        except (ToolInputError, BackendError) as exc:
+            return _failed(action, step, exc)
+        outcome: Outcome = "ok" if result.hits else "empty"
+        entry = knowledge(step, outcome, f"search {action.argument[:60]!r}: {len(result.hits)} hits")
+        return _finish(action, step, result.text, outcome, [entry])
+
+    def examples(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
+        """Run ``examples(property)``."""
+        context, action, step = _begin(state, runtime)
+        try:
+            result = self.dependencies.tools(context).examples(action.argument)
+        except (ToolInputError, BackendError) as exc:
+            return _failed(action, step, exc)
+        outcome: Outcome = "ok" if result.found else "empty"
+        entry = knowledge(step, outcome, f"examples {result.info.property.id}: {len(result.examples)} triples")
+        return _finish(action, step, result.text, outcome, [entry])
+
+    def lookup(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
+        """Run the type-constrained ``lookup(entity)``; an untyped entity goes to the prune fallback."""
+        context, action, step = _begin(state, runtime)
+        tools = self.dependencies.tools(context)
+        try:
+            result = tools.lookup(action.argument, theta=_theta_for_tools(state, context), step=step)
+        except (ToolInputError, BackendError) as exc:
+            return _failed(action, step, exc)
+        theta_delta = result.type_delta if context.persistent_type_state else TypeState()
+        entries = discovered_types(state.get("theta"), theta_delta, step, tools.prefixes)
+        if result.needs_prune_fallback and context.prune_fallback:
+            request = prune_request(result, action, step)
+            if request is not None:
+                return {
+                    "prune_request": request,
+                    "pending_action": None,
+                    "theta": theta_delta,
+                    "knowledge_log": entries,
+                }
+        outcome: Outcome = "ok" if result.found else "empty"
+        summary = (
+            f"lookup {result.entity.id}: {len(result.types)} types, {result.shown} properties shown, "
+            f"{len(result.hidden)} hidden by domain"
+        )
+        return _finish(action, step, result.text, outcome, [knowledge(step, outcome, summary), *entries], theta_delta)
+
+    def execute(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
+        """Run ``execute(sparql)``: guard, type check, run, record result types, diagnose an empty result."""
+        context, action, step = _begin(state, runtime)
+        tools = self.dependencies.tools(context)
+        settings = ExecuteSettings(max_rows_shown=context.max_rows_shown, max_bytes=context.max_observation_bytes)
+        result = tools.execute(action.argument, theta=_theta_for_tools(state, context), step=step, settings=settings)
+        theta_delta = result.theta_delta if context.persistent_type_state else TypeState()
+        attempt = QueryAttempt(
+            step=step, sparql=action.argument, status=result.status, row_count=result.row_count, boolean=result.boolean
+        )
+        outcome: Outcome = result.status
+        entries = [knowledge(step, outcome, execute_summary(result))]
+        entries += discovered_types(state.get("theta"), theta_delta, step, tools.prefixes)
+        delta = _finish(action, step, result.text, outcome, entries, theta_delta)
+        delta["attempts"] = [attempt]
+        return delta
+
+    def refuse_action(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
+        """Answer an action that cannot run (unknown tool, bad arguments, a repeat) without running anything."""
+        action = state.get("pending_action")
+        step = state.get("steps", 0)
+        if not isinstance(action, Action):
+            return {"pending_action": None}
+        problem = action.problem or "This action cannot run."
+        return _finish(action, step, problem, "refused", [knowledge(step, "refused", problem)])
+
+
+def execute_summary(result: ExecuteOutcome) -> str:
+    """One knowledge-log line for an execute outcome."""
+    if result.status == "ok":
+        if result.boolean is not None:
+            return f"execute: ASK answered {str(result.boolean).lower()}"
+        return f"execute: {result.row_count} rows"
+    if result.status == "empty":
+        reason = result.diagnosis.message if result.diagnosis is not None else "no rows"
+        return f"execute: {reason}"
+    if result.status == "blocked":
+        if not result.blocked:
+            return "execute: not run, a type conflict"
+        first = result.blocked[0]
+        constraint = "domain" if first.side == "subject" else "range"
+        return f"execute: `{first.pattern}` conflicts with the {constraint} of its property"
+    message = result.error.message if result.error is not None else result.status
+    return f"execute: {message}"
+
+
+def prune_request(result: LookupResult, action: Action, step: int) -> PruneRequest | None:
+    """Split a rendered lookup into the parts the prune fallback keeps and the property lines it chooses from.
+
+    Returns ``None`` when the text does not list the properties line by line as expected
+    (then the lookup is shown unpruned).
+    """
+    lines = result.text.splitlines()
+    header = next((i for i, line in enumerate(lines) if line.startswith(_PROPERTIES_HEADER)), None)
+    if header is None or result.shown == 0:
+        return None
+    body = lines[header + 1 : header + 1 + result.shown]
+    ids = [kept.info.property.id for kept in result.kept[: result.shown]]
+    if len(body) != len(ids) or not all(prop_id in line for prop_id, line in zip(ids, body, strict=True)):
+        return None
+    return PruneRequest(
+        step=step,
+        argument=action.argument,
+        entity=f"{result.entity.label or result.entity.id} ({result.entity.id})",
+        head="\n".join(lines[:header]),
+        lines=tuple(zip(ids, body, strict=True)),
+        tail="\n".join(lines[header + 1 + result.shown :]),
+        thought=action.thought,
+    )
+
+
+def _begin(state: SagaState, runtime: Runtime[SagaContext]) -> tuple[SagaContext, Action, int]:
+    action = state.get("pending_action")
+    if not isinstance(action, Action):
+        # Routing sends only valid actions here; a hand-edited state still gets an answer.
+        action = Action(tool="", call_id="missing", problem="no action")
+    return resolve_context(runtime.context), action, state.get("steps", 0)
+
+
+def _theta_for_tools(state: SagaState, context: SagaContext) -> TypeState | None:
+    """Θ as the tools may use it: all of it, or (without persistence) only the answer prior."""
+    theta = state.get("theta")
+    if theta is None or context.persistent_type_state:
+        return theta
+    prior = theta.evidence(ANSWER_KEY)
+    return TypeState(entries={ANSWER_KEY: prior}) if prior else TypeState()
+
+
+def _failed(action: Action, step: int, exc: ToolInputError | BackendError) -> dict[str, Any]:
+    if isinstance(exc, ToolInputError):
+        text = f"Invalid argument for {action.tool}: {exc.message}"
+    else:
+        fault = "the query must change" if exc.query_at_fault else "not a problem with your request"
+        retry = "retrying later may help" if exc.retryable else "retrying the same call will not help"
+        text = f"The graph failed ({type(exc).__name__}: {exc.message}); {fault}; {retry}."
+    return _finish(action, step, text, "error", [knowledge(step, "error", text)])
+
+
+def _finish(
+    action: Action,
+    step: int,
+    observation: str,
+    outcome: Outcome,
+    entries: list[KnowledgeEntry],
+    theta_delta: TypeState | None = None,
+) -> dict[str, Any]:
+    delta: dict[str, Any] = {
+        "pending_action": None,
+        "history": [step_record(step, action, observation, outcome)],
+        "knowledge_log": entries,
+        "messages": [
+            ToolMessage(
+                observation,
+                tool_call_id=action.call_id,
+                name=action.tool or "none",
+                status="error" if outcome in ("refused", "error", "rejected") else "success",
+            )
+        ],
+    }
+    if theta_delta is not None and theta_delta.entries:
+        delta["theta"] = theta_delta
+    return delta

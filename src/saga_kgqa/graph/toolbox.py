@@ -1,0 +1,152 @@
+"""The knowledge-graph tools as the agent graph uses them, configured per run by the context switches.
+
+One :class:`SagaToolbox` holds a graph behind its guard and the full schema index. For
+each run it hands out a :class:`ToolView` that applies the run's switches: the schema
+coverage mask, the compatibility mode, the observation byte cap, and ``type_filter`` (off: the lookup sees no
+domains, so nothing is hidden, and execute skips its pre-execution type check). Views
+and their name indexes are built once per distinct setting and reused.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from saga_kgqa.context import SagaContext
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
+from saga_kgqa.state import TypeState
+from saga_kgqa.tools import GroundingToolkit, LookupResult, PropertyExamplesResult, SearchResult, ToolCaps
+from saga_kgqa.tools.execute import ExecuteOutcome, ExecuteSettings, execute
+
+
+@dataclass(frozen=True, slots=True)
+class _ViewKey:
+    coverage: float
+    seed: int
+    type_filter: bool
+    mode: CompatibilityMode
+    observation_bytes: int
+
+
+class ToolView:
+    """The tools under one run's switches."""
+
+    def __init__(self, toolkit: GroundingToolkit, graph: KnowledgeGraph, schema: SchemaIndex, *, type_filter: bool):
+        """Hold a toolkit over the (possibly masked) schema and the graph for execute."""
+        self.toolkit = toolkit
+        self.graph = graph
+        self.schema = schema
+        self.type_filter = type_filter
+
+    @property
+    def prefixes(self) -> dict[str, str]:
+        """Prefixes of the compact ids the tools show."""
+        return self.toolkit.prefixes
+
+    def search(self, text: str) -> SearchResult:
+        """Search names (see :meth:`GroundingToolkit.search`)."""
+        return self.toolkit.search(text)
+
+    def lookup(self, entity: str, *, theta: TypeState | None, step: int) -> LookupResult:
+        """Look up an entity with Θ (see :meth:`GroundingToolkit.lookup`)."""
+        return self.toolkit.lookup(entity, type_state=theta, step=step)
+
+    def examples(self, prop: str) -> PropertyExamplesResult:
+        """Property examples (see :meth:`GroundingToolkit.property_examples`)."""
+        return self.toolkit.property_examples(prop)
+
+    def execute(self, sparql: str, *, theta: TypeState | None, step: int, settings: ExecuteSettings) -> ExecuteOutcome:
+        """Run a model-written query: guard, type check (when ``type_filter``), run, diagnose."""
+        return execute(
+            sparql,
+            graph=self.graph,
+            schema=self.schema,
+            theta=theta,
+            mode=self.toolkit.context.mode,
+            settings=replace(settings, type_check=settings.type_check and self.type_filter),
+            step=step,
+        )
+
+    def resolve(self, argument: str) -> str | None:
+        """The IRI of a prefixed name, ``<iri>`` or absolute IRI, or ``None`` when it is not one."""
+        try:
+            return self.toolkit.context.resolve(argument, role="class")
+        except Exception:
+            return None
+
+
+class SagaToolbox:
+    """A graph, its schema index and the tool views built over them."""
+
+    def __init__(
+        self,
+        graph: KnowledgeGraph,
+        schema: SchemaIndex,
+        *,
+        vocabulary: SchemaVocabulary | None = None,
+        caps: ToolCaps | None = None,
+        prefixes: Mapping[str, str] | None = None,
+        extra_name_predicates: Sequence[str] = (),
+    ) -> None:
+        """Hold the graph and the full schema index.
+
+        Args:
+            graph: The graph behind its read-only guard.
+            schema: The full schema index (coverage masks are derived from it).
+            vocabulary: Type, label and description predicates (see :class:`GroundingToolkit`).
+            caps: Tool caps.
+            prefixes: Extra prefixes for compact ids (ones the guard also knows).
+            extra_name_predicates: More predicates whose literals name resources.
+        """
+        self.graph = graph
+        self.schema = schema
+        self._vocabulary = vocabulary
+        self._caps = caps
+        self._prefixes = dict(prefixes or {})
+        self._extra_names = tuple(extra_name_predicates)
+        self._views: dict[_ViewKey, ToolView] = {}
+        self._lock = threading.Lock()
+
+    def view(self, context: SagaContext) -> ToolView:
+        """The tools under a run's switches (built on first use, then reused)."""
+        key = _ViewKey(
+            context.schema_coverage,
+            context.coverage_seed,
+            context.type_filter,
+            context.matching,
+            context.max_observation_bytes,
+        )
+        with self._lock:
+            found = self._views.get(key)
+            if found is None:
+                schema = self.schema if key.coverage >= 1.0 else self.schema.with_coverage(key.coverage, key.seed)
+                lookup_schema = schema if key.type_filter else without_domains(schema)
+                toolkit = GroundingToolkit(
+                    self.graph,
+                    lookup_schema,
+                    vocabulary=self._vocabulary,
+                    caps=_with_observation_cap(self._caps or ToolCaps(), key.observation_bytes),
+                    mode=key.mode,
+                    prefixes=self._prefixes,
+                    extra_name_predicates=self._extra_names,
+                    language=context.language,
+                )
+                found = ToolView(toolkit, self.graph, schema, type_filter=key.type_filter)
+                self._views[key] = found
+            return found
+
+
+def _with_observation_cap(caps: ToolCaps, observation_bytes: int) -> ToolCaps:
+    """The caps with the run's observation byte cap (the context's ``max_observation_bytes``)."""
+    return replace(caps, text=replace(caps.text, observation_bytes=observation_bytes))
+
+
+def without_domains(schema: SchemaIndex) -> SchemaIndex:
+    """A copy of the index with every domain unknown: lookup then hides nothing (the ``type_filter`` ablation)."""
+    properties = {
+        iri: entry.model_copy(update={"domain": frozenset(), "domain_source": "none"})
+        for iri, entry in schema.properties.items()
+    }
+    return schema.model_copy(update={"properties": properties})
