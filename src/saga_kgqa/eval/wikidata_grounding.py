@@ -15,6 +15,7 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -171,6 +172,21 @@ def measure_gold(graph: KnowledgeGraph, schema: SchemaIndex, queries: Iterable[t
     return tally
 
 
+# Upper-case only, in FILTER lines only: SPARQL keywords there are functions, never bare OR/AND.
+_VIRTUOSO_OR = re.compile(r"\s+OR\s+")
+_VIRTUOSO_AND = re.compile(r"\s+AND\s+")
+
+
+def standard_filters(sparql: str) -> str:
+    """Rewrite Virtuoso's ``OR``/``AND`` between FILTER conditions (CWQ's gold) as SPARQL's ``||``/``&&``."""
+    lines = []
+    for line in sparql.splitlines():
+        if line.lstrip().upper().startswith("FILTER"):
+            line = _VIRTUOSO_AND.sub(" && ", _VIRTUOSO_OR.sub(" || ", line))
+        lines.append(line)
+    return "\n".join(lines)
+
+
 def wikidata_gold(data_dir: Path) -> Iterator[tuple[str, str]]:
     """Gold queries of QALD-10 test, QALD-7 test, WikiWebQuestions dev and SPINACH dev."""
     qald10 = json.loads((data_dir / "qald10" / "qald_10.json").read_text(encoding="utf-8"))
@@ -186,10 +202,10 @@ def wikidata_gold(data_dir: Path) -> Iterator[tuple[str, str]]:
 
 
 def freebase_gold(data_dir: Path) -> Iterator[tuple[str, str]]:
-    """Gold queries of the CWQ test and ToG's GrailQA sample."""
+    """Gold queries of the CWQ test and ToG's GrailQA sample (CWQ's Virtuoso ``OR``/``AND`` made standard)."""
     with gzip.open(data_dir / "tog_freebase" / "cwq_test.json.gz", "rt", encoding="utf-8") as handle:
         for number, q in enumerate(json.load(handle)):
-            yield f"cwq:{q.get('ID', number)}", q["sparql"]
+            yield f"cwq:{q.get('ID', number)}", standard_filters(q["sparql"])
     with gzip.open(data_dir / "tog_freebase" / "grailqa_sample1000.json.gz", "rt", encoding="utf-8") as handle:
         for number, q in enumerate(json.load(handle)):
             yield f"grailqa:{q.get('qid', number)}", q["sparql_query"]
