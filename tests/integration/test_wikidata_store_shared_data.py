@@ -52,11 +52,10 @@ def test_lookup_of_a_qald10_city_shows_qualifiers_and_the_hidden_count(store: Pa
 
 
 def test_no_codex_test_triple_is_in_the_store(store: Path, data_dir: Path) -> None:
-    held_out = [
-        tuple(line.split())
-        for split in ("codex-m", "codex-s")
-        for line in gzip.open(data_dir / "codex" / "triples" / split / "test.txt.gz", "rt")
-    ]
+    held_out = []
+    for split in ("codex-m", "codex-s"):
+        with gzip.open(data_dir / "codex" / "triples" / split / "test.txt.gz", "rt") as handle:
+            held_out.extend(tuple(line.split()) for line in handle)
     graph = ox.Store.read_only(str(store))
     found = [
         triple
