@@ -100,3 +100,14 @@ def test_lookup_shows_wdt_properties_with_qualifiers_not_labels(built: tuple[Pat
     assert detail.property.id == "pq:P585"
     assert detail.value.datatype_id == "xsd:dateTime"
     assert "pq:P585" in result.text
+
+
+def test_property_examples_come_from_p1855_then_from_sampled_triples(built: tuple[Path, Path]) -> None:
+    data, store = built
+    schema = build_dialect_index("wikidata", data_dir=data)
+    with KnowledgeGraph(EmbeddedStore(store, profile=get_profile("wikidata"))) as graph:
+        kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT)
+        recorded = kit.property_examples("wdt:P1082")
+        sampled = kit.property_examples("wdt:P27")
+    assert [(e.subject.id, e.object.value) for e in recorded.examples] == [("wd:Q42053", "1961260")]
+    assert {e.subject.id for e in sampled.examples} == {"wd:Q1", "wd:Q2"}  # no P1855 statement for P27

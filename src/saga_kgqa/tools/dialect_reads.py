@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from saga_kgqa.dialects.model import Dialect
-from saga_kgqa.kg.result import Term
+from saga_kgqa.kg.result import Row, Term
 from saga_kgqa.kg.sparql_terms import iri, string_literal
 from saga_kgqa.schema.queries import batched, values_clause
 from saga_kgqa.tools.graph_reads import Reads
@@ -87,6 +87,35 @@ def compound_values(
                 if term.value in parts:
                     found[(prop, term)] = parts[term.value]
     return found
+
+
+def recorded_examples(reads: Reads, dialect: Dialect, prop: str, *, limit: int) -> list[Row]:
+    """The property's own recorded examples (Wikidata P1855), as ``?s ?o`` rows.
+
+    The example's value is the P1855 statement's qualifier named after the property
+    (``pq:P57``) or, when the statement has none, the subject's own truthy value.
+    Examples whose value is unknown are left out.
+    """
+    entity = dialect.property_entity(prop)
+    if dialect.example_predicate is None or entity is None:
+        return []
+    claim = dialect.statement_predicates(dialect.example_predicate)
+    qualifier = ""
+    if claim is not None and dialect.qualifier_namespace is not None:
+        qualifier_iri = dialect.qualifier_namespace + prop.rsplit("/", 1)[-1]
+        qualifier = (
+            f"OPTIONAL {{ {iri(entity)} {iri(claim[0])} ?st . ?st {iri(claim[1])} ?s ; {iri(qualifier_iri)} ?q }}"
+        )
+    rows = reads.select(
+        f"SELECT ?s ?o WHERE {{ {iri(entity)} {iri(dialect.example_predicate)} ?s {qualifier} "
+        f"OPTIONAL {{ ?s {iri(prop)} ?t }} BIND(COALESCE(?q, ?t) AS ?o) FILTER(BOUND(?o)) }}",
+        limit=limit * 4,
+    ).rows
+    chosen: list[Row] = []
+    for row in rows:
+        if len(chosen) < limit and all(row["s"] != kept["s"] for kept in chosen):
+            chosen.append(row)
+    return chosen
 
 
 def graph_superclasses(reads: Reads, dialect: Dialect, classes: Sequence[str], *, limit: int) -> set[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from saga_kgqa.kg.result import Row
 from saga_kgqa.schema.vocab import OWL_CLASS, RDFS_CLASS
 from saga_kgqa.tools.context import ToolContext
+from saga_kgqa.tools.dialect_reads import recorded_examples
 from saga_kgqa.tools.graph_reads import Texts
 from saga_kgqa.tools.label_index import NameMatch, local_name
 from saga_kgqa.tools.render_observations import render_examples, render_search
@@ -38,7 +39,10 @@ def property_examples(context: ToolContext, argument: str) -> PropertyExamplesRe
     prop = context.resolve(argument, role="property")
     reads = context.reads()
     caps = context.caps
-    rows = _diverse(reads.examples(prop, limit=caps.examples * 5), caps.examples)
+    # The property's own recorded examples first (Wikidata P1855), else real triples sampled from the graph.
+    rows = recorded_examples(reads, context.dialect, prop, limit=caps.examples)
+    if not rows:
+        rows = _diverse(reads.examples(prop, limit=caps.examples * 5), caps.examples)
     if not rows:
         texts = context.texts(reads, context.schema_resources([prop]))
         name = context.schema.properties[prop].label if prop in context.schema.properties else None
