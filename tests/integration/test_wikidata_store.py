@@ -111,3 +111,15 @@ def test_property_examples_come_from_p1855_then_from_sampled_triples(built: tupl
         sampled = kit.property_examples("wdt:P27")
     assert [(e.subject.id, e.object.value) for e in recorded.examples] == [("wd:Q42053", "1961260")]
     assert {e.subject.id for e in sampled.examples} == {"wd:Q1", "wd:Q2"}  # no P1855 statement for P27
+
+
+def test_offline_search_finds_entities_by_label_and_properties_by_schema_name(built: tuple[Path, Path]) -> None:
+    data, store = built
+    schema = build_dialect_index("wikidata", data_dir=data)
+    with KnowledgeGraph(EmbeddedStore(store, profile=get_profile("wikidata"))) as graph:
+        kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT)
+        entities = kit.search("isfahan")
+        properties = kit.search("population")
+    assert entities.hits[0].resource.id == "wd:Q42053"
+    assert entities.hits[0].description == "city in Isfahan Province, Iran"
+    assert "wdt:P1082" in {h.resource.id for h in properties.hits if h.kind == "property"}

@@ -10,6 +10,7 @@ from saga_kgqa.dialects.model import RDF_DIALECT, Dialect
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.result import Term
+from saga_kgqa.kg.wikidata_search import WikidataEntitySearch
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
 from saga_kgqa.tools.graph_reads import Reads, Texts
 from saga_kgqa.tools.identifiers import resolve_iri
@@ -70,6 +71,7 @@ class ToolContext:
         extra_name_predicates: Sequence[str] = (),
         language: str = "en",
         dialect: Dialect | None = None,
+        entity_search: WikidataEntitySearch | None = None,
     ) -> None:
         """Hold what the tools need.
 
@@ -86,6 +88,8 @@ class ToolContext:
             language: Preferred language of labels and descriptions (a BCP 47 tag).
             dialect: What differs per graph (Wikidata qualifiers, Freebase CVT nodes and
                 reverse properties); plain RDF by default. Its vocabulary is the default one.
+            entity_search: Search Wikidata's ``wbsearchentities`` API instead of the
+                local name index (online Wikidata); ``None`` searches the graph's names.
 
         Raises:
             ConfigurationError: ``language`` is not a language tag.
@@ -93,6 +97,7 @@ class ToolContext:
         self.graph = graph
         self.schema = schema
         self.dialect = dialect or RDF_DIALECT
+        self.entity_search = entity_search
         if vocabulary is None and dialect is not None:
             vocabulary = dialect.vocabulary
         self.vocabulary = vocabulary or SchemaVocabulary(

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from saga_kgqa.dialects.model import Dialect
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.kg.wikidata_search import WikidataEntitySearch
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools.context import ToolCaps, ToolContext
@@ -37,6 +38,7 @@ class GroundingToolkit:
         extra_name_predicates: Sequence[str] = (),
         language: str = "en",
         dialect: Dialect | None = None,
+        entity_search: WikidataEntitySearch | None = None,
     ) -> None:
         """Hold the graph, the schema index and the caps.
 
@@ -55,6 +57,9 @@ class GroundingToolkit:
             dialect: The graph's dialect (:func:`saga_kgqa.dialects.get_dialect`): which
                 predicates are properties, qualifiers (Wikidata), compound value nodes and
                 reverse properties (Freebase), property examples (P1855). Plain RDF by default.
+            entity_search: Online Wikidata: search through ``wbsearchentities``
+                (:class:`~saga_kgqa.kg.wikidata_search.WikidataEntitySearch`) instead of
+                the name index built from the graph.
         """
         self.context = ToolContext(
             graph,
@@ -66,6 +71,7 @@ class GroundingToolkit:
             extra_name_predicates=extra_name_predicates,
             language=language,
             dialect=dialect,
+            entity_search=entity_search,
         )
 
     @property
