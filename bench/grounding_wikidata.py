@@ -14,6 +14,7 @@ from rich.console import Console
 from saga_kgqa.dialects import WIKIDATA_DIALECT
 from saga_kgqa.dialects.wikidata_store import build_wikidata_store
 from saga_kgqa.eval.wikidata_grounding import (
+    FREEBASE_CHECK_SETTINGS,
     codex_test_sample,
     freebase_gold,
     measure_codex,
@@ -56,7 +57,7 @@ def run_wikidata(args: argparse.Namespace) -> None:
         empty = Path(tempfile.mkdtemp(prefix="saga-freebase-"))
         load_files(empty, [])
         with KnowledgeGraph(EmbeddedStore(empty, profile=get_profile("embedded"), owns_dir=True)) as graph:
-            freebase = measure_gold(graph, freebase_schema, freebase_gold(args.data_dir))
+            freebase = measure_gold(graph, freebase_schema, freebase_gold(args.data_dir), FREEBASE_CHECK_SETTINGS)
         console.print(f"Freebase gold queries: {freebase.queries} ({time.perf_counter() - started:.0f} s)")
     finally:
         if scratch is not None:

@@ -110,7 +110,8 @@ def test_property_examples_come_from_p1855_then_from_sampled_triples(built: tupl
         recorded = kit.property_examples("wdt:P1082")
         sampled = kit.property_examples("wdt:P27")
     assert [(e.subject.id, e.object.value) for e in recorded.examples] == [("wd:Q42053", "1961260")]
-    assert {e.subject.id for e in sampled.examples} == {"wd:Q1", "wd:Q2"}  # no P1855 statement for P27
+    # No P1855 statement for P27: real triples, one per subject.
+    assert {e.subject.id for e in sampled.examples} == {"wd:Q1", "wd:Q2", "wd:Q3", "wd:Q4", "wd:Q99"}
 
 
 def test_offline_search_finds_entities_by_label_and_properties_by_schema_name(built: tuple[Path, Path]) -> None:
