@@ -3,6 +3,7 @@
 PYTHON ?= python3.11
 UV := .tools/bin/uv
 DATA_DIR ?= ../shared/data
+QUESTION ?= Which missions did Jim Lovell fly, and when were they launched?
 QUERY ?= PREFIX ex: <http://example.org/space/> SELECT ?mission ?launched WHERE { ?mission ex:crewMember/ex:name "Jim Lovell" ; ex:launchDate ?launched } ORDER BY ?launched
 
 export LANGSMITH_TRACING := false
@@ -11,7 +12,7 @@ export LANGGRAPH_CLI_NO_ANALYTICS := 1
 export LANGGRAPH_NO_VERSION_CHECK := true
 unexport LANGCHAIN_TRACING_V2
 
-.PHONY: setup test lint run bench clean
+.PHONY: setup test lint run query bench clean
 
 $(UV):
 	$(PYTHON) -m venv .tools
@@ -30,7 +31,10 @@ lint: setup  ## ruff and mypy --strict
 	.venv/bin/ruff check src tests bench
 	.venv/bin/mypy
 
-run: setup  ## the main job: query the example graph shipped with saga-kgqa
+run: setup  ## the main job: ask the example graph a question (needs SAGA_BASE_URL and SAGA_MODEL)
+	.venv/bin/saga ask '$(QUESTION)'
+
+query: setup  ## one SPARQL query on the example graph, no model needed
 	.venv/bin/saga sparql '$(QUERY)'
 
 bench: setup  ## every benchmark under bench/

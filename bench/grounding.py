@@ -24,12 +24,11 @@ import time
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 
 from saga_kgqa.eval.datasets import BenchmarkGraph, discover_graphs
 from saga_kgqa.eval.grounding import GraphMeasurement, MeasureSettings, measure_graph
 from saga_kgqa.eval.grounding_probe import ToolkitProbe
-from saga_kgqa.eval.grounding_report import merged, metric_rows, result_line, token_rows
+from saga_kgqa.eval.grounding_report import SUMMARY_COLUMNS, aligned, merged, result_line, summary_row, token_rows
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import build_schema_index
@@ -54,18 +53,17 @@ def main() -> None:
         run_wikidata(args)
         return
 
-    console = Console(width=140)
+    console = Console(width=200)
     catalog = discover_graphs(args.data_dir)
     for name, questions in catalog.absent_graphs.items():
         console.print(f"skipped {name}: graph absent ({questions} questions)")
     measurements = []
     started = time.perf_counter()
     for graph in catalog.graphs:
-        measurement = _measure(graph, args)
-        measurements.append(measurement)
-        _print_graph(console, measurement, time.perf_counter() - started)
+        measurements.append(_measure(graph, args))
+        console.print(f"measured {graph.name} ({time.perf_counter() - started:.0f} s elapsed)")
     overall = merged(measurements)
-    _print_graph(console, overall, time.perf_counter() - started)
+    _print_summary(console, [*measurements, overall])
     _print_tokens(console, overall)
     _print_details(console, overall, args.details)
     console.print(
@@ -88,24 +86,30 @@ def _measure(graph: BenchmarkGraph, args: argparse.Namespace) -> GraphMeasuremen
         return measurement
 
 
-def _print_graph(console: Console, m: GraphMeasurement, elapsed: float) -> None:
-    table = Table(title=f"{m.graph}  ({elapsed:.0f} s elapsed)", title_justify="left")
-    table.add_column("metric")
-    table.add_column("subclass-aware", justify="right")
-    table.add_column("exact", justify="right")
-    for row in metric_rows(m):
-        table.add_row(*row)
-    console.print(table)
+def _print_summary(console: Console, rows: list[GraphMeasurement]) -> None:
+    console.print("\ngrounding per graph and overall (subclass-aware and exact compatibility)")
+    headers = [name for name, _meaning in SUMMARY_COLUMNS]
+    console.print(aligned(headers, [summary_row(m) for m in rows]), markup=False, highlight=False)
+    for name, meaning in SUMMARY_COLUMNS[1:]:
+        console.print(f"  {name}: {meaning}", markup=False, highlight=False)
 
 
 def _print_tokens(console: Console, m: GraphMeasurement) -> None:
-    table = Table(title="tokens (cl100k_base): compact lookup vs SPINACH raw JSON, by neighbourhood size (values)")
-    for column in ("values", "entities", "compact", "raw JSON", "compact / raw"):
-        table.add_column(column, justify="right")
-    for row in token_rows(m.tokens):
-        ratio = "n/a" if row.ratio is None else f"{row.ratio:.3f}"
-        table.add_row(row.bucket, str(row.entities), str(row.compact_tokens), str(row.raw_tokens), ratio)
-    console.print(table)
+    console.print("\ntokens (cl100k_base), compact lookup text vs SPINACH raw JSON, by neighbourhood size (values):")
+    rows = [
+        (row.bucket, str(row.entities), str(row.compact_tokens), str(row.raw_tokens), _ratio(row.ratio))
+        for row in token_rows(m.tokens)
+    ]
+    console.print(aligned(["values", "entities", "compact", "raw JSON", "compact/raw"], rows), markup=False)
+    console.print(
+        "  SPINACH also sends the raw JSON to a pruning LLM call (not counted here); lookup needs none "
+        "when the entity's types are known.",
+        markup=False,
+    )
+
+
+def _ratio(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
 
 
 def _print_details(console: Console, m: GraphMeasurement, limit: int) -> None:

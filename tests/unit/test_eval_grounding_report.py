@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from saga_kgqa.eval.grounding import GraphMeasurement, LostUse, TokenSample
-from saga_kgqa.eval.grounding_report import merged, metric_rows, result_line, token_rows
+from saga_kgqa.eval.grounding_report import SUMMARY_COLUMNS, aligned, merged, result_line, summary_row, token_rows
 
 
 def _measurement(name: str, typed: int, retained: int, swaps: int, detected: int) -> GraphMeasurement:
@@ -52,9 +52,22 @@ def test_empty_measurements_print_nan_not_zero() -> None:
     assert "retention=nan" in line and "false_blocks=0" in line and "token_ratio=nan" in line
 
 
-def test_metric_rows_show_counts_behind_each_share() -> None:
+def test_summary_rows_show_counts_behind_each_share() -> None:
     m = _measurement("a", 4, 3, 2, 1)
     m.modes["exact"].lost.append(LostUse("a:1", "?x", "p", frozenset()))
-    rows = {row[0]: row[1:] for row in metric_rows(m)}
-    assert rows["retention"] == ("0.750 (3/4)", "0.000 (0/4)")
-    assert rows["detection (Θ with sampled types)"][0] == "0.500 (1/2)"
+    row = dict(zip((name for name, _meaning in SUMMARY_COLUMNS), summary_row(m), strict=True))
+    assert row["ret.sub"] == "0.750 3/4"
+    assert row["ret.exact"] == "0.000 0/4"
+    assert row["det.sub"] == "0.500 1/2"
+    assert row["red.sub"] == "0.250"
+    assert row["tok c/r"] == "n/a (0)"
+
+
+def test_aligned_text_pads_every_column_to_its_widest_cell() -> None:
+    text = aligned(["graph", "n"], [["ck25", "50"], ["spider/world_1", "120"]])
+    assert text.splitlines() == [
+        "graph             n",
+        "--------------  ---",
+        "ck25             50",
+        "spider/world_1  120",
+    ]

@@ -28,6 +28,7 @@ from saga_kgqa.errors import SagaError
 from saga_kgqa.eval.datasets import GoldQuestion
 from saga_kgqa.eval.gold_patterns import PropertyUse, property_uses
 from saga_kgqa.eval.property_swap import PropertySwap, choose_swap
+from saga_kgqa.eval.tokens import count_tokens
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex
 from saga_kgqa.state import TypeEvidence, TypeState, type_state_of
 
@@ -211,7 +212,7 @@ def measure_graph(
         result.questions += 1
         try:
             _measure_question(question, probe, schema, settings, result, looked_up)
-        except SagaError as exc:
+        except (SagaError, ValueError) as exc:  # ValueError: a swap that found no property to rewrite
             result.errors.append(f"{question.qid}: {type(exc).__name__}: {exc}")
     for (entity, mode), view in looked_up.items():
         total = len(view.kept) + len(view.hidden)
@@ -219,15 +220,8 @@ def measure_graph(
             result.modes[mode].hidden_shares.append(len(view.hidden) / total)
         if mode == "subclass":
             raw, values = probe.raw_neighbourhood(entity)
-            result.tokens.append(TokenSample(entity, values, count(view.text), count(raw)))
+            result.tokens.append(TokenSample(entity, values, count_tokens(view.text), count_tokens(raw)))
     return result
-
-
-def count(text: str) -> int:
-    """Tokens of ``text`` (imported lazily: the BPE table costs a fraction of a second)."""
-    from saga_kgqa.eval.tokens import count_tokens
-
-    return count_tokens(text)
 
 
 def _measure_question(

@@ -1,10 +1,10 @@
 """The real tools behind :class:`~saga_kgqa.eval.grounding.GroundingProbe`: lookup, the pre-execution check, reads.
 
 * lookup is :meth:`GroundingToolkit.lookup`, one toolkit per compatibility mode;
-* the pre-execution check is what ``tools.execute.execute`` runs before it sends a query
-  (guard, algebra, the query's type patterns, :func:`check_query_types` with the
-  verifying ASK), without running the query itself: gold queries can take seconds, and
-  whether they *would* run is the question;
+* the pre-execution check is :func:`~saga_kgqa.tools.preflight.preflight`, what
+  ``execute`` runs before it sends a query (guard, the query's type patterns, the type
+  check with its verifying ASK); the query itself is never run: gold queries can take
+  seconds, and whether they *would* run is the question;
 * subjects are sampled by running each property use's block through the guard;
 * the raw neighbourhood is SPINACH's JSON, with ids shortened exactly as lookup does.
 """
@@ -13,20 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from rdflib.plugins.sparql.parserutils import CompValue
-
-from saga_kgqa.errors import QueryTimeout
+from saga_kgqa.errors import QueryRejected, QueryTimeout
 from saga_kgqa.eval.gold_patterns import PropertyUse
 from saga_kgqa.eval.grounding import MODES, LookupView
 from saga_kgqa.eval.spinach_format import outgoing_edges, spinach_entry
 from saga_kgqa.kg.backend import ExecutionLimits
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.sparql_algebra import parse_algebra
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex
-from saga_kgqa.state import TypeState, extract_type_patterns
+from saga_kgqa.state import TypeState
+from saga_kgqa.tools.preflight import preflight
 from saga_kgqa.tools.render import compact_iri
 from saga_kgqa.tools.toolkit import GroundingToolkit
-from saga_kgqa.tools.type_check import TypeCheckSettings, check_query_types
 
 
 class ToolkitProbe:
@@ -54,7 +51,6 @@ class ToolkitProbe:
         self._prefixes = self._toolkits["subclass"].prefixes
         self._sample_deadline_s = sample_deadline_s
         self._samples: dict[str, list[str]] = {}
-        self._analysed: dict[str, tuple[CompValue, TypeState]] = {}
         self.notes: list[str] = []
 
     def lookup(self, entity: str, mode: CompatibilityMode) -> LookupView:
@@ -83,35 +79,18 @@ class ToolkitProbe:
         return self._samples[text]
 
     def blocked(self, sparql: str, theta: TypeState, mode: CompatibilityMode) -> tuple[str, ...]:
-        """The patterns the pre-execution check blocks, as ``execute`` would run it.
+        """The patterns the pre-execution check blocks (the query itself is not run).
 
         Raises:
             QueryRejected: The guard refused the query.
         """
-        root, pattern_types = self._analyse(sparql)
-        report = check_query_types(
-            root,
-            graph=self._graph,
-            schema=self._schema,
-            theta=theta,
-            pattern_types=pattern_types,
-            display_prefixes=self._prefixes,
-            settings=TypeCheckSettings(mode=mode),
-        )
-        return tuple(blocked.pattern for blocked in report.blocked)
-
-    def _analyse(self, sparql: str) -> tuple[CompValue, TypeState]:
-        if sparql not in self._analysed:
-            checked = self._graph.check(sparql)
-            prefixes = dict(self._graph.profile.prefixes)
-            pattern_types = extract_type_patterns(
-                checked.text,
-                type_predicates=self._schema.type_predicates,
-                subclass_predicates=self._schema.subclass_predicates,
-                prefixes=prefixes,
-            )
-            self._analysed[sparql] = (parse_algebra(checked.text, prefixes), pattern_types)
-        return self._analysed[sparql]
+        checks = preflight(sparql, graph=self._graph, schema=self._schema, theta=theta, mode=mode)
+        if checks.checked is None:
+            error = checks.stop.error if checks.stop is not None else None
+            message = error.message if error is not None else "the guard refused the query"
+            raise QueryRejected(message, reason=(error.reason if error is not None else None) or "guard")
+        self.notes.extend(note for note in checks.notes if "could not" in note)
+        return tuple(blocked.pattern for blocked in checks.report.blocked)
 
     def raw_neighbourhood(self, entity: str) -> tuple[str, int]:
         """SPINACH's JSON of ``entity`` (ids shortened as lookup shortens them) and its number of values."""

@@ -75,42 +75,58 @@ def _token_row(label: str, samples: Sequence[TokenSample]) -> TokenRow:
     return TokenRow(label, len(samples), sum(s.compact_tokens for s in samples), sum(s.raw_tokens for s in samples))
 
 
-def metric_rows(m: GraphMeasurement) -> list[tuple[str, str, str]]:
-    """One graph's metrics as (metric, subclass-aware, exact) cells."""
+#: Column headers of :func:`summary_row`, with what each means.
+SUMMARY_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("graph", "graph"),
+    ("qs", "gold questions"),
+    ("uses(unt/uns)", "property uses (with untyped / unsampled subjects)"),
+    ("ret.sub", "retention, subclass-aware"),
+    ("ret.exact", "retention, exact"),
+    ("red.sub", "reduction (mean share of outgoing properties hidden), subclass-aware"),
+    ("red.exact", "reduction, exact"),
+    ("fblk s/e", "gold queries blocked (false blocks), subclass-aware / exact"),
+    ("det.sub", "swapped queries blocked, subclass-aware, Θ with the variables' sampled types"),
+    ("det.exact", "the same, exact"),
+    ("det.notrace", "the same, subclass-aware, Θ empty (query type patterns and constants only)"),
+    ("noswap", "queries with no typed subject that a declared domain excludes"),
+    ("tok c/r", "tokens compact lookup / SPINACH raw JSON (entities)"),
+)
+
+
+def aligned(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Plain aligned text: the first column left-aligned, the others right-aligned."""
+    widths = [max(len(str(row[i])) for row in [headers, *rows]) for i in range(len(headers))]
+
+    def line(cells: Sequence[str]) -> str:
+        first, *rest = cells
+        return "  ".join([first.ljust(widths[0]), *(c.rjust(w) for c, w in zip(rest, widths[1:], strict=True))])
+
+    return "\n".join([line(headers), "  ".join("-" * w for w in widths), *(line(row) for row in rows)])
+
+
+def summary_row(m: GraphMeasurement) -> tuple[str, ...]:
+    """One graph's metrics in both modes, as cells under :data:`SUMMARY_COLUMNS` (shares with their counts)."""
     sub, exact = m.modes["subclass"], m.modes["exact"]
-
-    def both(render: str, a: ModeTally, b: ModeTally) -> tuple[str, str]:
-        return _cell(render, a), _cell(render, b)
-
     tokens = token_rows(m.tokens)[-1]
-    rows = [
-        ("questions", str(m.questions), ""),
-        ("property uses (untyped / unsampled)", f"{m.uses} ({m.untyped_uses} / {m.unsampled_uses})", ""),
-        ("retention", *both("retention", sub, exact)),
-        ("reduction (mean share hidden)", *both("reduction", sub, exact)),
-        ("false blocks", str(len(sub.false_blocks)), str(len(exact.false_blocks))),
-        ("detection (Θ with sampled types)", *both("detection", sub, exact)),
-        ("detection (query patterns only)", *both("detection_without_trace", sub, exact)),
-        ("queries with no possible swap", str(m.no_swap), ""),
-        (
-            "tokens compact / raw JSON",
-            f"{tokens.compact_tokens} / {tokens.raw_tokens} = {_share(tokens.ratio)}",
-            f"{tokens.entities} entities",
-        ),
-    ]
-    if m.errors:
-        rows.append(("questions that failed", str(len(m.errors)), ""))
-    return rows
+    return (
+        m.graph,
+        str(m.questions),
+        f"{m.uses} ({m.untyped_uses}/{m.unsampled_uses})",
+        _counted(sub.retention, sub.retained_uses, sub.typed_uses),
+        _counted(exact.retention, exact.retained_uses, exact.typed_uses),
+        _share(sub.reduction),
+        _share(exact.reduction),
+        f"{len(sub.false_blocks)}/{len(exact.false_blocks)}",
+        _counted(sub.detection, sub.detected, sub.swaps),
+        _counted(exact.detection, exact.detected, exact.swaps),
+        _counted(sub.detection_without_trace, sub.detected_without_trace, sub.swaps),
+        str(m.no_swap),
+        f"{_share(tokens.ratio)} ({tokens.entities})",
+    )
 
 
-def _cell(metric: str, tally: ModeTally) -> str:
-    if metric == "retention":
-        return f"{_share(tally.retention)} ({tally.retained_uses}/{tally.typed_uses})"
-    if metric == "reduction":
-        return f"{_share(tally.reduction)} ({len(tally.hidden_shares)} entities)"
-    if metric == "detection":
-        return f"{_share(tally.detection)} ({tally.detected}/{tally.swaps})"
-    return f"{_share(tally.detection_without_trace)} ({tally.detected_without_trace}/{tally.swaps})"
+def _counted(value: float | None, part: int, whole: int) -> str:
+    return f"{_share(value)} {part}/{whole}"
 
 
 def _share(value: float | None) -> str:

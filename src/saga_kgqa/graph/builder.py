@@ -34,6 +34,7 @@ from saga_kgqa.graph.models import ModelFactory, no_model_configured, transient_
 from saga_kgqa.graph.prompting import prompt_names
 from saga_kgqa.graph.routing import route_action, route_after_lookup
 from saga_kgqa.graph.tool_nodes import ToolNodes
+from saga_kgqa.graph.tracing import traced_tool_node
 from saga_kgqa.state.schema import InputState, OutputState, SagaState
 
 #: Supersteps one controller step can take: controller, a tool node, and the prune fallback.
@@ -88,10 +89,11 @@ def build_graph(
     # The controller picks one action per step, or ends the loop when the budget is spent.
     builder.add_node("controller", models.controller, retry_policy=model_retry)
     # Tool nodes: blocking store I/O in sync functions.
-    builder.add_node("search", tools.search)
-    builder.add_node("lookup", tools.lookup)
-    builder.add_node("examples", tools.examples)
-    builder.add_node("execute", tools.execute)
+    # Each tool call is also its own traced run, "tool:<name>", with the argument as metadata.
+    builder.add_node("search", traced_tool_node("search", tools.search))
+    builder.add_node("lookup", traced_tool_node("lookup", tools.lookup))
+    builder.add_node("examples", traced_tool_node("examples", tools.examples))
+    builder.add_node("execute", traced_tool_node("execute", tools.execute))
     # An untyped entity's neighbourhood is pruned by the model (the paper's LLMPrune).
     builder.add_node("prune_fallback", models.prune_fallback, retry_policy=model_retry)
     # Unknown tools, bad arguments and repeated actions are answered without running anything.

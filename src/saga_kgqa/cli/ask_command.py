@@ -1,0 +1,141 @@
+"""``saga ask "question"``: answer a question with the SAGA agent, durably.
+
+Every step is checkpointed to SQLite (``--checkpoint-db``), so a run stopped by an error,
+a provider outage or Ctrl-C continues with ``saga ask --resume THREAD`` without repeating
+completed model calls; resuming against another graph or model needs ``--force``.
+Exit status: 0 answered; 3 finished without an answer (budget spent, gave up); 2 bad
+configuration (no model configured, unknown thread, ...); 1 a model or graph failure
+(the run is saved and resumable); 130 interrupted.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from saga_kgqa.cli.output import fail, print_json, stdout
+from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption
+from saga_kgqa.context import Dialect, Matching, ToolCalling
+from saga_kgqa.errors import SagaError
+
+#: Exit status of a run that finished without an answer (budget exhausted, gave up, failed).
+EXIT_UNANSWERED = 3
+
+_MODEL = "Model (explicit > SAGA_* > OPENAI_* environment)"
+_SWITCHES = "Switches (explicit > SAGA_<NAME> environment > default)"
+_RUN = "Run"
+
+
+def _switch(help_text: str) -> Any:
+    return typer.Option(help=help_text, rich_help_panel=_SWITCHES, show_default=False)
+
+
+def ask(
+    question: Annotated[str | None, typer.Argument(help="The question (omit it with --resume).")] = None,
+    data: DataOption = None,
+    endpoint: EndpointOption = None,
+    profile: ProfileOption = None,
+    schema_file: Annotated[
+        Path | None, typer.Option("--schema", help="Schema index from `saga index build` (default: build it now).")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="Model name [SAGA_MODEL].", rich_help_panel=_MODEL)] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option(
+            help="OpenAI-compatible API root, e.g. http://localhost:8000/v1 [SAGA_BASE_URL].", rich_help_panel=_MODEL
+        ),
+    ] = None,
+    api_key: Annotated[
+        str | None, typer.Option(help="API key [SAGA_API_KEY, OPENAI_API_KEY].", rich_help_panel=_MODEL)
+    ] = None,
+    reasoning_effort: Annotated[
+        str | None,
+        typer.Option(help="low, medium or high, for reasoning models [SAGA_REASONING_EFFORT].", rich_help_panel=_MODEL),
+    ] = None,
+    type_filter: Annotated[bool | None, _switch("Hide properties whose domain conflicts (default on).")] = None,
+    persistent_type_state: Annotated[bool | None, _switch("Keep Θ across steps (default on).")] = None,
+    answer_type_prior: Annotated[bool | None, _switch("Predict the answer type first (default on).")] = None,
+    prune_fallback: Annotated[bool | None, _switch("Prune untyped neighbourhoods (default on).")] = None,
+    schema_coverage: Annotated[float | None, _switch("Fraction of domain constraints kept (default 1).")] = None,
+    coverage_seed: Annotated[int | None, _switch("Seed of the coverage mask (default 0).")] = None,
+    matching: Annotated[Matching | None, _switch("Type compatibility (default subclass).")] = None,
+    max_steps: Annotated[int | None, _switch("Controller steps before finalizing (default 20).")] = None,
+    dialect: Annotated[Dialect | None, _switch("Prompt wording (default generic).")] = None,
+    tool_calling: Annotated[ToolCalling | None, _switch("native tool calls or text actions (default native).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON document.")] = False,
+    trace: Annotated[
+        Path | None, typer.Option(help="Append the full trajectory to this JSONL file.", rich_help_panel=_RUN)
+    ] = None,
+    resume: Annotated[
+        str | None, typer.Option(help="Continue the saved run of this thread.", rich_help_panel=_RUN)
+    ] = None,
+    thread: Annotated[
+        str | None, typer.Option(help="Thread id of a new run (default: a fresh one).", rich_help_panel=_RUN)
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Resume even against another graph or model.", rich_help_panel=_RUN)
+    ] = False,
+    checkpoint_db: Annotated[
+        Path | None, typer.Option(help="Checkpoint database [SAGA_CHECKPOINT_DB].", rich_help_panel=_RUN)
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live view of the steps.")] = False,
+) -> None:
+    """Answer a question with an executable SPARQL query, built step by step by the SAGA agent.
+
+    Needs a chat model: set SAGA_BASE_URL and SAGA_MODEL (an OpenAI-compatible server such
+    as vLLM, Ollama or llama.cpp), or OPENAI_API_KEY and SAGA_MODEL. Without --data or
+    --endpoint it asks the example graph shipped with saga-kgqa.
+    """
+    # Imported here so that the other commands do not load LangGraph and the OpenAI client.
+    from saga_kgqa.cli.ask_run import AskRequest, run_ask
+    from saga_kgqa.cli.ask_view import print_outcome
+    from saga_kgqa.graph.trajectory import jsonable
+    from saga_kgqa.models import ModelSettings
+
+    request = AskRequest(
+        question=question,
+        resume=resume,
+        thread=thread,
+        force=force,
+        data=data,
+        endpoint=endpoint,
+        profile=profile,
+        schema_file=schema_file,
+        model=ModelSettings(model=model, base_url=base_url, api_key=api_key, reasoning_effort=reasoning_effort),
+        switches={
+            "type_filter": type_filter,
+            "persistent_type_state": persistent_type_state,
+            "answer_type_prior": answer_type_prior,
+            "prune_fallback": prune_fallback,
+            "schema_coverage": schema_coverage,
+            "coverage_seed": coverage_seed,
+            "matching": matching,
+            "max_steps": max_steps,
+            "dialect": dialect,
+            "tool_calling": tool_calling,
+        },
+        checkpoint_db=checkpoint_db,
+        trace=trace,
+        live=not quiet,
+    )
+    try:
+        result = run_ask(request)
+    except SagaError as exc:
+        fail(exc)
+    values = result.values
+    if as_json:
+        fields = ("status", "final_sparql", "answer", "summary", "attempts")
+        print_json(
+            {"thread_id": result.thread_id, "question": result.question, **jsonable({f: values.get(f) for f in fields})}
+        )
+    else:
+        print_outcome(stdout, values)
+    if values.get("status") != "answered":
+        raise typer.Exit(EXIT_UNANSWERED)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``saga ask`` to the ``saga`` application."""
+    app.command("ask")(ask)

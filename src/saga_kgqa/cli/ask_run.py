@@ -1,0 +1,191 @@
+"""The body of ``saga ask``: open the graph, run or resume a checkpointed thread, stream the steps.
+
+Kept apart from the option parsing in :mod:`saga_kgqa.cli.ask_command` so that other
+``saga`` commands do not pay for importing LangGraph and the OpenAI client.
+"""
+
+from __future__ import annotations
+
+import uuid
+from contextlib import nullcontext
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import openai
+import typer
+from langchain_core.runnables import RunnableConfig
+
+from saga_kgqa import settings
+from saga_kgqa.cli.ask_view import StepView
+from saga_kgqa.cli.index_commands import load_or_build_schema
+from saga_kgqa.cli.output import EXIT_BACKEND, stderr
+from saga_kgqa.cli.store_commands import open_graph
+from saga_kgqa.context import SagaContext
+from saga_kgqa.errors import ConfigurationError, SagaError
+from saga_kgqa.graph.builder import SagaGraph, build_graph, recursion_limit
+from saga_kgqa.graph.persistence import CheckpointStore, RunIdentity, default_checkpoint_path
+from saga_kgqa.graph.toolbox import SagaToolbox
+from saga_kgqa.graph.tracing import question_run_config
+from saga_kgqa.graph.trajectory import TrajectoryWriter
+from saga_kgqa.kg.declared_prefixes import read_declared_prefixes
+from saga_kgqa.models import ConfiguredModelFactory, ModelSettings
+from saga_kgqa.state.checkpointing import checkpoint_serde
+from saga_kgqa.state.schema import InputState
+
+#: Exit status after Ctrl-C (the run is saved).
+EXIT_INTERRUPTED = 130
+
+
+@dataclass(frozen=True)
+class AskRequest:
+    """Everything ``saga ask`` was told.
+
+    Attributes:
+        question: The question of a new run (``None`` when resuming).
+        resume: The thread to resume (``None`` for a new run).
+        thread: Thread id for a new run (a fresh one when ``None``).
+        force: Resume even against another graph or model.
+        data: RDF files or one store directory (the example graph when neither this nor ``endpoint``).
+        endpoint: Remote SPARQL endpoint URL.
+        profile: Endpoint profile name.
+        schema_file: A saved schema index (built on the fly when ``None``).
+        model: Explicit model settings (``None`` fields fall back to the environment).
+        switches: Context switches given on the command line (``None`` values fall back to the environment).
+        checkpoint_db: Checkpoint database (the default path when ``None``).
+        trace: JSONL file the trajectory is appended to.
+        live: Show the live view of the steps.
+    """
+
+    question: str | None
+    resume: str | None
+    thread: str | None = None
+    force: bool = False
+    data: list[Path] | None = None
+    endpoint: str | None = None
+    profile: str | None = None
+    schema_file: Path | None = None
+    model: ModelSettings = field(default_factory=ModelSettings)
+    switches: dict[str, Any] = field(default_factory=dict)
+    checkpoint_db: Path | None = None
+    trace: Path | None = None
+    live: bool = True
+
+
+@dataclass(frozen=True)
+class AskResult:
+    """A finished (or already finished) thread: its id, question and final state values."""
+
+    thread_id: str
+    question: str
+    values: dict[str, Any]
+
+
+def graph_identity(data: list[Path] | None, endpoint: str | None, profile: str | None = None) -> str:
+    """How a thread records its graph: the endpoint URL or the absolute data paths, and the profile if given."""
+    source = endpoint or ",".join(str(path.resolve()) for path in (data or [settings.example_graph_path()]))
+    return f"{source} (profile {profile})" if profile else source
+
+
+def run_ask(request: AskRequest) -> AskResult:
+    """Run or resume one thread and return its final state.
+
+    Raises:
+        ConfigurationError: Bad options, no model configured, an unknown thread, or a
+            resume against another graph or model without ``force``.
+        SagaError: The graph failed (the run is saved and resumable).
+        typer.Exit: A model call failed after its retries, or the user pressed Ctrl-C.
+    """
+    if (request.question is None) == (request.resume is None):
+        raise ConfigurationError("give a question, or --resume THREAD (not both)")
+    context = SagaContext.from_env(**{k: v for k, v in request.switches.items() if v is not None})
+    factory = ConfiguredModelFactory(request.model)
+    model_settings = factory.settings_for(context)
+    model_settings.require_complete()
+    identity = RunIdentity(
+        graph=graph_identity(request.data, request.endpoint, request.profile), model=model_settings.describe()
+    )
+    with CheckpointStore(request.checkpoint_db or default_checkpoint_path(), serde=checkpoint_serde()) as store:
+        inputs: InputState | None
+        if request.resume is not None:
+            thread_id = request.resume
+            question = store.check_resume(thread_id, identity, force=request.force).question
+            inputs = None
+        else:
+            assert request.question is not None  # one of the two is set, checked above
+            thread_id, question = request.thread or uuid.uuid4().hex[:12], request.question
+            store.start_thread(thread_id, identity, question)
+            inputs = {"question": question}
+        with open_graph(request.data, request.endpoint, request.profile) as knowledge_graph:
+            schema = load_or_build_schema(knowledge_graph, request.schema_file)
+            prefixes = read_declared_prefixes(request.data or [settings.example_graph_path()])
+            toolbox = SagaToolbox(knowledge_graph, schema, prefixes=prefixes)
+            app = build_graph(model_factory=factory, toolbox_factory=lambda _: toolbox, checkpointer=store.saver)
+            config = question_run_config(
+                question,
+                thread_id=thread_id,
+                graph=identity.graph,
+                model=identity.model,
+                recursion_limit=recursion_limit(context.max_steps),
+            )
+            if inputs is None and not app.get_state(config).next:
+                stderr.print(f"thread {thread_id} has already finished; showing its result", style="dim")
+            else:
+                _stream(app, inputs, config, context, request, thread_id, identity)
+            values = dict(app.get_state(config).values)
+    return AskResult(thread_id=thread_id, question=question, values=values)
+
+
+def _stream(
+    app: SagaGraph,
+    inputs: InputState | None,
+    config: RunnableConfig,
+    context: SagaContext,
+    request: AskRequest,
+    thread_id: str,
+    identity: RunIdentity,
+) -> None:
+    """Stream node updates (checkpointed after every step) into the live view and the trace."""
+    tracing = TrajectoryWriter(request.trace) if request.trace is not None else nullcontext()
+    resumed = inputs is None
+    with tracing as writer, StepView(stderr, enabled=request.live) as view:
+        view.note(f"thread {thread_id}{' (resumed)' if resumed else ''}; resume with --resume {thread_id}")
+        if writer is not None:
+            writer.start(
+                question=config.get("metadata", {}).get("question"),
+                thread_id=thread_id,
+                resumed=resumed,
+                knowledge_graph=identity.graph,
+                model=identity.model,
+                context=vars(context),
+            )
+        try:
+            for chunk in app.stream(inputs, config, context=context, stream_mode="updates", durability="sync"):
+                for node, delta in chunk.items():
+                    if writer is not None:
+                        writer.update(node, delta)
+                    view.update(node, delta if isinstance(delta, dict) else None)
+        except KeyboardInterrupt:
+            _end(writer, error="interrupted")
+            stderr.print(f"interrupted; the run is saved: saga ask --resume {thread_id}", style="yellow")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except openai.APIError as exc:
+            _end(writer, error=f"{type(exc).__name__}: {exc}")
+            stderr.print(
+                f"error: the model call failed ({type(exc).__name__}: {exc}); "
+                f"the run is saved: saga ask --resume {thread_id}",
+                markup=False,
+                highlight=False,
+            )
+            raise typer.Exit(EXIT_BACKEND) from None
+        except SagaError as exc:
+            _end(writer, error=f"{type(exc).__name__}: {exc.message}")
+            stderr.print(f"the run is saved: saga ask --resume {thread_id}", style="dim")
+            raise
+        state = app.get_state(config).values
+        _end(writer, status=state.get("status"), final_sparql=state.get("final_sparql"))
+
+
+def _end(writer: TrajectoryWriter | None, **details: Any) -> None:
+    if writer is not None:
+        writer.end(**details)

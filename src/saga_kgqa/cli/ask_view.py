@@ -1,0 +1,127 @@
+"""What ``saga ask`` shows: a live line per step while the graph streams, then the answer.
+
+The live view goes to stderr (a spinner names the node at work, and one line per node
+update stays on screen), so stdout holds only the answer or, with ``--json``, one JSON
+document. Node updates are the graph's state deltas, read defensively: a node that
+wrote nothing the view knows is shown by name only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any
+
+from rich.console import Console
+from rich.status import Status
+from rich.table import Table
+
+from saga_kgqa.graph.trajectory import jsonable
+
+#: Characters of a tool argument or observation line shown per step.
+SHOWN_CHARS = 110
+
+_NEXT_NODE = {
+    "predict_answer_type": "choosing the next action",
+    "controller": "running the tool",
+    "finalize": "done",
+}
+
+
+def _clip(text: str, limit: int = SHOWN_CHARS) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def describe_update(node: str, delta: Mapping[str, Any] | None) -> list[str]:
+    """Human lines for one node's state delta (plain text, no markup)."""
+    data: dict[str, Any] = jsonable(dict(delta or {}))
+    if node == "predict_answer_type":
+        found = data.get("answer_type")
+        if not found:
+            return ["answer type: none (prior off or not understood)"]
+        type_id = f" ({found['type_id']})" if found.get("type_id") else ""
+        return [f"answer type: {found.get('label', '?')}{type_id}"]
+    if node == "controller":
+        action = data.get("pending_action")
+        if not action:
+            return [f"controller: {data.get('stop_reason', 'no action')} → finalize"]
+        argument = f"({_clip(action.get('argument', ''), 80)})" if action.get("argument") else "()"
+        lines = [f"{action.get('tool', '?')}{argument}"]
+        if action.get("thought"):
+            lines.append(f"  thought: {_clip(action['thought'])}")
+        return lines
+    if node == "finalize":
+        return [f"finalize: {data.get('status', '?')}"]
+    history = data.get("history") or []
+    if history:
+        step = history[-1]
+        first_line = next((line for line in str(step.get("observation", "")).splitlines() if line.strip()), "")
+        return [f"  → {step.get('outcome', '?')}: {_clip(first_line)}"]
+    if node == "prune_fallback":
+        return ["  → neighbourhood pruned by the model"]
+    return [f"  → {node}"]
+
+
+class StepView:
+    """The live view: a spinner plus one printed line per node update (use as a context manager)."""
+
+    def __init__(self, console: Console, *, enabled: bool = True) -> None:
+        """Show on ``console`` when ``enabled``."""
+        self.console = console
+        self.enabled = enabled
+        self._status: Status | None = None
+        self._step = 0
+
+    def __enter__(self) -> StepView:
+        if self.enabled:
+            self._status = self.console.status("predicting the answer type", spinner="dots")
+            self._status.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._status is not None:
+            self._status.stop()
+
+    def note(self, text: str) -> None:
+        """Print a line that is not a node update (thread id, resume notice)."""
+        if self.enabled:
+            self.console.print(text, markup=False, highlight=False, style="dim")
+
+    def update(self, node: str, delta: Mapping[str, Any] | None) -> None:
+        """Show one node's update."""
+        if not self.enabled:
+            return
+        lines = describe_update(node, delta)
+        if node == "controller" and (delta or {}).get("pending_action") is not None:
+            self._step += 1
+            lines[0] = f"step {self._step}: {lines[0]}"
+        for line in lines:
+            self.console.print(line, markup=False, highlight=False)
+        if self._status is not None:
+            self._status.update(_NEXT_NODE.get(node, "thinking"))
+
+
+def print_outcome(console: Console, values: Mapping[str, Any]) -> None:
+    """Print the final query and the answer (rows as a table, or the ASK boolean)."""
+    data: dict[str, Any] = jsonable(dict(values))
+    sparql = data.get("final_sparql")
+    answer = data.get("answer") or {}
+    console.print(sparql or "(no query)", markup=False, highlight=False)
+    if answer.get("boolean") is not None:
+        console.print("true" if answer["boolean"] else "false", markup=False, highlight=False)
+    elif answer.get("variables"):
+        table = Table(*answer["variables"], highlight=False)
+        for row in answer.get("rows", []):
+            table.add_row(*(row.get(name, "") for name in answer["variables"]))
+        console.print(table)
+    summary = data.get("summary") or {}
+    console.print(
+        f"{data.get('status', '?')}: {answer.get('row_count', 0)} row(s), {summary.get('steps', 0)} step(s), "
+        f"{summary.get('llm_calls', 0)} model call(s)",
+        markup=False,
+        highlight=False,
+        style="dim",
+    )

@@ -1,0 +1,196 @@
+"""Durable runs: a SQLite checkpointer and the identity of each thread.
+
+``saga ask`` checkpoints every step (``durability="sync"``) so an interrupted or failed run
+resumes with ``saga ask --resume THREAD`` without repeating completed model calls. The
+database runs in WAL mode with a busy timeout, so several workers may share one file
+without "database is locked" (faults.md E7). Each thread records which graph and which
+model it ran against; resuming with another one is refused unless forced (faults.md E6),
+because a half-built query grounded in one graph means nothing in another.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from langgraph.checkpoint.serde.base import SerializerProtocol
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from saga_kgqa.errors import ConfigurationError
+
+CHECKPOINT_DB_ENV = "SAGA_CHECKPOINT_DB"
+#: Seconds a writer waits for another writer's lock before SQLite gives up.
+DEFAULT_BUSY_TIMEOUT_S = 30.0
+
+_THREADS_TABLE = """
+CREATE TABLE IF NOT EXISTS saga_threads (
+    thread_id TEXT PRIMARY KEY,
+    graph TEXT NOT NULL,
+    model TEXT NOT NULL,
+    question TEXT NOT NULL,
+    created REAL NOT NULL
+)
+"""
+
+
+class UnknownThread(ConfigurationError):
+    """``--resume`` names a thread that this checkpoint database has never seen."""
+
+
+class ResumeMismatch(ConfigurationError):
+    """A thread would resume against another graph or model than it started with."""
+
+
+@dataclass(frozen=True)
+class RunIdentity:
+    """What a thread's state is only valid against.
+
+    Attributes:
+        graph: The knowledge graph (endpoint URL, data files or store directory).
+        model: The model (name and server, never the key).
+    """
+
+    graph: str
+    model: str
+
+
+@dataclass(frozen=True)
+class ThreadRecord:
+    """A thread as recorded when it started.
+
+    Attributes:
+        thread_id: The LangGraph thread id.
+        identity: Graph and model it ran against.
+        question: The question it answers.
+        created: Unix time it started.
+    """
+
+    thread_id: str
+    identity: RunIdentity
+    question: str
+    created: float
+
+
+def default_checkpoint_path() -> Path:
+    """``$SAGA_CHECKPOINT_DB``, else ``checkpoints.sqlite`` under ``$XDG_STATE_HOME/saga-kgqa``."""
+    explicit = os.environ.get(CHECKPOINT_DB_ENV, "").strip()
+    if explicit:
+        return Path(explicit)
+    state_home = os.environ.get("XDG_STATE_HOME", "").strip() or str(Path.home() / ".local" / "state")
+    return Path(state_home) / "saga-kgqa" / "checkpoints.sqlite"
+
+
+def connect(path: Path, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -> sqlite3.Connection:
+    """Open a checkpoint database in WAL mode with a busy timeout (shared by threads of one process)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, check_same_thread=False, timeout=busy_timeout_s, isolation_level=None)
+    conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute(_THREADS_TABLE)
+    return conn
+
+
+class CheckpointStore:
+    """A SQLite checkpointer plus the thread registry, in one database file.
+
+    Use as a context manager; :attr:`saver` goes to ``builder.compile(checkpointer=...)``.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        serde: SerializerProtocol | None = None,
+        busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
+    ) -> None:
+        """Open (or create) the database at ``path``.
+
+        Args:
+            path: The database file; its directory is created.
+            serde: Checkpoint serializer (LangGraph's default when ``None``).
+            busy_timeout_s: How long a write waits for another writer.
+        """
+        self.path = path
+        self._conn = connect(path, busy_timeout_s)
+        self.saver = SqliteSaver(self._conn, serde=serde)
+        self.saver.setup()
+
+    def __enter__(self) -> CheckpointStore:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the database connection."""
+        self._conn.close()
+
+    def thread(self, thread_id: str) -> ThreadRecord | None:
+        """Return the recorded thread, or ``None`` when unknown."""
+        row = self._conn.execute(
+            "SELECT thread_id, graph, model, question, created FROM saga_threads WHERE thread_id = ?", (thread_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        return ThreadRecord(row[0], RunIdentity(graph=row[1], model=row[2]), row[3], row[4])
+
+    def start_thread(self, thread_id: str, identity: RunIdentity, question: str) -> ThreadRecord:
+        """Record a new thread.
+
+        Raises:
+            ConfigurationError: The thread id is already taken.
+        """
+        try:
+            self._conn.execute(
+                "INSERT INTO saga_threads (thread_id, graph, model, question, created) VALUES (?, ?, ?, ?, ?)",
+                (thread_id, identity.graph, identity.model, question, time.time()),
+            )
+        except sqlite3.IntegrityError:
+            raise ConfigurationError(
+                f"thread {thread_id!r} already exists in {self.path}; resume it with --resume {thread_id}"
+            ) from None
+        record = self.thread(thread_id)
+        assert record is not None  # just inserted
+        return record
+
+    def check_resume(self, thread_id: str, identity: RunIdentity, *, force: bool = False) -> ThreadRecord:
+        """Return the thread to resume, refusing another graph or model unless forced.
+
+        Args:
+            thread_id: The thread to resume.
+            identity: Graph and model of the resuming run.
+            force: Resume even when graph or model differ (the record is updated).
+
+        Raises:
+            UnknownThread: No such thread in this database.
+            ResumeMismatch: Graph or model differ and ``force`` is false.
+        """
+        record = self.thread(thread_id)
+        if record is None:
+            raise UnknownThread(f"no thread {thread_id!r} in {self.path}")
+        if record.identity == identity:
+            return record
+        changes = [
+            f"{name} was {before!r}, now {after!r}"
+            for name, before, after in (
+                ("graph", record.identity.graph, identity.graph),
+                ("model", record.identity.model, identity.model),
+            )
+            if before != after
+        ]
+        if not force:
+            raise ResumeMismatch(
+                f"thread {thread_id!r} started against another setup ({'; '.join(changes)}); "
+                "resume with the same --data/--endpoint and model, or pass --force"
+            )
+        self._conn.execute(
+            "UPDATE saga_threads SET graph = ?, model = ? WHERE thread_id = ?",
+            (identity.graph, identity.model, thread_id),
+        )
+        return ThreadRecord(thread_id, identity, record.question, record.created)

@@ -1,0 +1,132 @@
+"""LangSmith run names, tags and metadata for one question and for each tool call.
+
+LangGraph, its nodes and ChatOpenAI are traced by LangSmith automatically once
+``LANGSMITH_TRACING=true`` and ``LANGSMITH_API_KEY`` are set (``LANGSMITH_PROJECT`` and
+``LANGSMITH_ENDPOINT`` are optional); with tracing off nothing is sent. These helpers
+only name what is traced, so a run reads "saga: <question>" with one ``tool:<name>``
+child per tool call, filterable by the tags and metadata below. The same names reach
+any LangChain callback handler, which is how the tests check them without a network.
+
+Beware ``LANGCHAIN_TRACING_V2``: LangSmith reads it before ``LANGSMITH_TRACING``, so
+``LANGCHAIN_TRACING_V2=true`` turns tracing on whatever ``LANGSMITH_TRACING`` says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, TypeVar
+
+from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langgraph.runtime import Runtime
+from langsmith import utils as langsmith_utils
+
+from saga_kgqa.context import SagaContext
+from saga_kgqa.state.schema import SagaState
+
+#: Tag on every run of the agent, to filter a LangSmith project.
+AGENT_TAG = "saga-kgqa"
+#: Tag on every tool-call run.
+TOOL_TAG = "saga-tool"
+#: Characters of a question kept in a run name.
+RUN_NAME_CHARS = 80
+
+ResultT = TypeVar("ResultT")
+
+
+def tracing_enabled() -> bool:
+    """Whether LangSmith tracing is on for this process (environment or ``tracing_context``)."""
+    return bool(langsmith_utils.tracing_is_enabled())
+
+
+def question_run_config(
+    question: str,
+    *,
+    thread_id: str | None = None,
+    graph: str | None = None,
+    model: str | None = None,
+    tags: tuple[str, ...] = (),
+    metadata: Mapping[str, Any] | None = None,
+    recursion_limit: int | None = None,
+) -> RunnableConfig:
+    """The config of one question's run: a readable name, tags and metadata.
+
+    Args:
+        question: The question; its start names the run.
+        thread_id: Checkpointer thread, when the run is durable.
+        graph: The knowledge graph (endpoint URL or data), recorded as metadata.
+        model: The model (name and server), recorded as metadata and as a tag.
+        tags: More tags (benchmark name, ablation, ...).
+        metadata: More metadata.
+        recursion_limit: LangGraph's recursion limit for the run.
+    """
+    short = " ".join(question.split())
+    if len(short) > RUN_NAME_CHARS:
+        short = short[: RUN_NAME_CHARS - 1] + "…"
+    run_metadata: dict[str, Any] = {"question": question}
+    if graph is not None:
+        run_metadata["knowledge_graph"] = graph
+    if model is not None:
+        run_metadata["model"] = model
+    run_metadata.update(metadata or {})
+    config: RunnableConfig = {
+        "run_name": f"saga: {short}",
+        "tags": [AGENT_TAG, *([f"model:{model}"] if model else []), *tags],
+        "metadata": run_metadata,
+    }
+    if thread_id is not None:
+        config["configurable"] = {"thread_id": thread_id}
+    if recursion_limit is not None:
+        config["recursion_limit"] = recursion_limit
+    return config
+
+
+def tool_call_config(tool: str, arguments: Mapping[str, Any], *, step: int | None = None) -> RunnableConfig:
+    """The config of one tool call's run: ``tool:<name>``, tagged, with its arguments as metadata."""
+    metadata: dict[str, Any] = {"tool": tool, "tool_arguments": dict(arguments)}
+    if step is not None:
+        metadata["step"] = step
+    return {"run_name": f"tool:{tool}", "tags": [TOOL_TAG, f"tool:{tool}"], "metadata": metadata}
+
+
+def traced_tool_call(
+    tool: str,
+    arguments: Mapping[str, Any],
+    call: Callable[[], ResultT],
+    *,
+    step: int | None = None,
+) -> ResultT:
+    """Run ``call`` as its own traced run, a child of the node that makes it.
+
+    Inside a graph node the parent run is found through context variables, so the
+    tool run nests under the node; with tracing off this costs one extra function call.
+
+    Args:
+        tool: Tool name (``search``, ``lookup``, ``execute``, ...).
+        arguments: The tool's arguments, recorded as metadata.
+        call: Runs the tool; its exceptions propagate unchanged.
+        step: Controller step, recorded as metadata.
+    """
+    runnable: RunnableLambda[None, ResultT] = RunnableLambda(lambda _: call(), name=f"tool:{tool}")
+    return runnable.invoke(None, tool_call_config(tool, arguments, step=step))
+
+
+class ToolNodeFunction(Protocol):
+    """A tool node of the SAGA graph."""
+
+    def __call__(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
+        """Run the node."""
+
+
+def traced_tool_node(tool: str, node: ToolNodeFunction) -> ToolNodeFunction:
+    """Wrap a tool node so each call is its own ``tool:<name>`` run with the action's argument.
+
+    Args:
+        tool: The tool's name.
+        node: The node; it reads the pending action from the state.
+    """
+
+    def traced(state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
+        arguments = {"argument": getattr(state.get("pending_action"), "argument", "")}
+        return traced_tool_call(tool, arguments, lambda: node(state, runtime), step=state.get("steps"))
+
+    return traced

@@ -1,0 +1,171 @@
+"""``saga ask`` end to end against a loopback server speaking the OpenAI chat-completions protocol."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pyoxigraph as ox
+import pytest
+from typer.testing import CliRunner
+
+from saga_kgqa.cli import app
+from saga_kgqa.graph.trajectory import read_trajectory
+from saga_kgqa.settings import example_graph_path
+from tests.conftest import REPO_ROOT
+from tests.support.openai_mock import MockReply, MockToolCall, serve_openai_mock
+
+QUESTION = "Which missions did Jim Lovell fly?"
+SPARQL = (
+    "PREFIX ex: <http://example.org/space/> "
+    'SELECT ?mission WHERE { ?mission ex:crewMember ?a . ?a ex:name "Jim Lovell" }'
+)
+ANSWER_TYPE = MockReply(content=json.dumps({"answer_type_label": "space mission", "answer_type_id": "ex:Mission"}))
+SEARCH = MockReply(tool_calls=(MockToolCall("search", {"text": "Jim Lovell"}),))
+EXECUTE = MockReply(tool_calls=(MockToolCall("execute", {"sparql": SPARQL}),))
+STOP = MockReply(tool_calls=(MockToolCall("stop", {}),))
+
+
+def expected_missions() -> set[str]:
+    """The answer straight from pyoxigraph, independent of the agent."""
+    store = ox.Store()
+    store.load(path=example_graph_path(), format=ox.RdfFormat.TURTLE)
+    return {solution["mission"].value for solution in store.query(SPARQL)}
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """The environment minus any model settings of the developer's shell."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SAGA_", "OPENAI_"))}
+    return {**env, **extra}
+
+
+def _prompt_text(request: dict[str, Any]) -> str:
+    return "\n".join(str(message.get("content") or "") for message in request["messages"])
+
+
+def test_saga_ask_answers_through_a_chat_completions_server(tmp_path: Path) -> None:
+    trace = tmp_path / "trace.jsonl"
+    with serve_openai_mock([ANSWER_TYPE, SEARCH, EXECUTE, STOP]) as mock:
+        command = [
+            sys.executable, "-m", "saga_kgqa", "ask", QUESTION, "--json",
+            "--trace", str(trace), "--checkpoint-db", str(tmp_path / "checkpoints.sqlite"),
+        ]  # fmt: skip
+        env = clean_env(SAGA_BASE_URL=mock.base_url, SAGA_MODEL="gpt-oss-120b")
+        done = subprocess.run(command, env=env, cwd=REPO_ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["status"] == "answered"
+    assert result["final_sparql"] == SPARQL
+    assert {row["mission"] for row in result["answer"]["rows"]} == expected_missions()
+    # The live view names each step on stderr.
+    assert "step 1: search(Jim Lovell)" in done.stderr
+    assert "finalize: answered" in done.stderr
+
+    answer_type, first_step, second_step, last_step = mock.requests
+    assert {r["model"] for r in mock.requests} == {"gpt-oss-120b"}
+    assert (answer_type["temperature"], answer_type["max_tokens"]) == (0.0, 100)
+    assert "tools" not in answer_type
+    assert (first_step["temperature"], first_step["top_p"], first_step["max_tokens"]) == (1.0, 0.9, 700)
+    assert {tool["function"]["name"] for tool in first_step["tools"]} == {
+        "search",
+        "lookup",
+        "examples",
+        "execute",
+        "stop",
+    }
+    # The search's observation went back to the model before it wrote the query.
+    assert "Jim Lovell" in _prompt_text(second_step)
+    assert "Apollo" in _prompt_text(last_step)
+
+    events = read_trajectory(trace)
+    assert (events[0]["event"], events[-1]["event"]) == ("start", "end")
+    assert events[0]["question"] == QUESTION
+    nodes = [e["node"] for e in events if e["event"] == "update"]
+    assert nodes == ["predict_answer_type", "controller", "search", "controller", "execute", "controller", "finalize"]
+    assert events[-1]["status"] == "answered"
+
+
+@pytest.fixture
+def runner(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    for name in list(os.environ):
+        if name.startswith(("SAGA_", "OPENAI_")):
+            monkeypatch.delenv(name)
+    return CliRunner()
+
+
+def test_failed_run_resumes_without_repeating_completed_model_calls(runner: CliRunner, tmp_path: Path) -> None:
+    db = str(tmp_path / "checkpoints.sqlite")
+    trace = tmp_path / "trace.jsonl"
+    # A 503 is transient (retried by the node policy); a 400 is not, so the run stops there, saved.
+    script = [MockReply(status=503), ANSWER_TYPE, SEARCH, MockReply(status=400)]
+    with serve_openai_mock(script) as mock:
+        model = ["--base-url", mock.base_url, "--model", "m1", "--checkpoint-db", db, "--trace", str(trace)]
+        first = runner.invoke(app, ["ask", QUESTION, "--thread", "t1", *model])
+        assert first.exit_code == 1, first.output
+        assert "--resume t1" in first.stderr
+        assert len(mock.requests) == 4
+
+        refused = runner.invoke(app, ["ask", "--resume", "t1", *model[:-4], "--model", "m2", "--checkpoint-db", db])
+        assert refused.exit_code == 2
+        assert "ResumeMismatch" in refused.stderr and "--force" in refused.stderr
+
+        mock.replies.extend([EXECUTE, STOP])
+        resumed = runner.invoke(app, ["ask", "--resume", "t1", "--json", *model])
+        assert resumed.exit_code == 0, resumed.output
+    result = json.loads(resumed.stdout)
+    assert result["thread_id"] == "t1" and result["question"] == QUESTION
+    assert {row["mission"] for row in result["answer"]["rows"]} == expected_missions()
+    # Resuming sent only the failed controller call and the ones after it.
+    assert len(mock.requests) == 6
+    answer_type_calls = [r for r in mock.requests if "tools" not in r]
+    assert len(answer_type_calls) == 2  # the 503 and its retry, never again on resume
+    events = read_trajectory(trace)
+    assert [e.get("resumed") for e in events if e["event"] == "start"] == [False, True]
+    assert [e.get("status") for e in events if e["event"] == "end"] == [None, "answered"]
+
+
+def test_saga_ask_without_a_model_says_what_to_set(runner: CliRunner, tmp_path: Path) -> None:
+    done = runner.invoke(app, ["ask", QUESTION, "--checkpoint-db", str(tmp_path / "c.sqlite")])
+    assert done.exit_code == 2
+    assert "ModelNotConfigured" in done.stderr
+    assert "SAGA_BASE_URL" in done.stderr and "SAGA_MODEL" in done.stderr
+    assert done.stdout == ""
+
+
+def test_question_and_resume_are_exclusive(runner: CliRunner, tmp_path: Path) -> None:
+    done = runner.invoke(app, ["ask", "--checkpoint-db", str(tmp_path / "c.sqlite")])
+    assert done.exit_code == 2
+    assert "--resume" in done.stderr
+
+
+def test_killed_run_resumes_without_repeating_completed_steps(runner: CliRunner, tmp_path: Path) -> None:
+    """faults.md E3: SIGKILL mid-run (a model call in flight), then --resume finishes the run."""
+    db = str(tmp_path / "checkpoints.sqlite")
+    stuck = MockReply(content="never delivered", delay_s=60)
+    with serve_openai_mock([ANSWER_TYPE, SEARCH, stuck]) as mock:
+        model = ["--base-url", mock.base_url, "--model", "m1", "--checkpoint-db", db]
+        command = [sys.executable, "-m", "saga_kgqa", "ask", QUESTION, "--thread", "killed", *model]
+        log = tmp_path / "killed.stderr"
+        with log.open("wb") as sink:
+            process = subprocess.Popen(command, env=clean_env(), cwd=REPO_ROOT, stderr=sink)
+        deadline = time.monotonic() + 90
+        while len(mock.requests) < 3 and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.05)
+        process.kill()
+        process.wait(timeout=10)
+        assert len(mock.requests) == 3, log.read_text()
+
+        mock.replies.extend([EXECUTE, STOP])
+        resumed = runner.invoke(app, ["ask", "--resume", "killed", "--json", *model])
+    assert resumed.exit_code == 0, resumed.output
+    result = json.loads(resumed.stdout)
+    assert {row["mission"] for row in result["answer"]["rows"]} == expected_missions()
+    # Only the call in flight was repeated; the answer type and the search step were not.
+    assert len(mock.requests) == 5
+    assert len([r for r in mock.requests if "tools" not in r]) == 1
+    assert [a["sparql"] for a in result["attempts"]] == [SPARQL]

@@ -1,0 +1,28 @@
+"""A callback handler that records runs as LangSmith's tracer receives them: name, tags, metadata."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from langchain_core.callbacks import BaseCallbackHandler
+
+
+class Recorder(BaseCallbackHandler):
+    """Records the name, tags and metadata of every run, as LangSmith's tracer receives them."""
+
+    def __init__(self) -> None:
+        self.runs: list[tuple[str, list[str], dict[str, Any]]] = []
+
+    def on_chain_start(
+        self,
+        serialized: dict[str, Any] | None,
+        inputs: Any,
+        *,
+        run_id: UUID,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self.runs.append((name or "", list(tags or []), dict(metadata or {})))

@@ -1,0 +1,139 @@
+"""The checkpoint database: WAL and busy timeout, concurrent writers (E7), resume identity (E6), durable resume."""
+
+from __future__ import annotations
+
+import operator
+import threading
+from pathlib import Path
+from typing import Annotated, TypedDict
+
+import pytest
+from langgraph.graph import END, START, StateGraph
+
+from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.graph.persistence import (
+    CheckpointStore,
+    ResumeMismatch,
+    RunIdentity,
+    UnknownThread,
+    connect,
+    default_checkpoint_path,
+)
+
+SETUP = RunIdentity(graph="/data/space.ttl", model="m at http://h/v1")
+
+
+def test_database_runs_in_wal_mode_with_a_busy_timeout(tmp_path: Path) -> None:
+    conn = connect(tmp_path / "c.sqlite", busy_timeout_s=7)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == 7000
+    conn.close()
+
+
+def test_default_path_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("SAGA_CHECKPOINT_DB", str(tmp_path / "x.sqlite"))
+    assert default_checkpoint_path() == tmp_path / "x.sqlite"
+    monkeypatch.delenv("SAGA_CHECKPOINT_DB")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    assert default_checkpoint_path() == tmp_path / "saga-kgqa" / "checkpoints.sqlite"
+
+
+def test_resume_with_the_same_setup_is_allowed(tmp_path: Path) -> None:
+    with CheckpointStore(tmp_path / "c.sqlite") as store:
+        store.start_thread("t1", SETUP, "Who flew Apollo 13?")
+    with CheckpointStore(tmp_path / "c.sqlite") as store:
+        record = store.check_resume("t1", SETUP)
+    assert record.question == "Who flew Apollo 13?"
+
+
+def test_resume_with_another_model_or_graph_is_refused_unless_forced(tmp_path: Path) -> None:
+    other = RunIdentity(graph="https://query.wikidata.org/sparql", model="other at http://h/v1")
+    with CheckpointStore(tmp_path / "c.sqlite") as store:
+        store.start_thread("t1", SETUP, "q")
+        with pytest.raises(ResumeMismatch, match="--force") as caught:
+            store.check_resume("t1", other)
+        assert "graph was '/data/space.ttl'" in caught.value.message
+        assert "model was" in caught.value.message
+        assert store.check_resume("t1", other, force=True).identity == other
+        assert store.check_resume("t1", other).identity == other
+
+
+def test_unknown_thread_and_duplicate_thread_are_typed_errors(tmp_path: Path) -> None:
+    with CheckpointStore(tmp_path / "c.sqlite") as store:
+        with pytest.raises(UnknownThread):
+            store.check_resume("nope", SETUP)
+        store.start_thread("t1", SETUP, "q")
+        with pytest.raises(ConfigurationError, match="--resume t1"):
+            store.start_thread("t1", SETUP, "q")
+
+
+class Counter(TypedDict):
+    seen: Annotated[list[str], operator.add]
+
+
+def _appender(name: str) -> StateGraph[Counter, None, Counter, Counter]:
+    builder: StateGraph[Counter, None, Counter, Counter] = StateGraph(Counter)
+    builder.add_node("a", lambda s: {"seen": [name]})
+    builder.add_node("b", lambda s: {"seen": [name]})
+    builder.add_edge(START, "a")
+    builder.add_edge("a", "b")
+    builder.add_edge("b", END)
+    return builder
+
+
+def test_concurrent_writers_share_one_database_without_lock_errors(tmp_path: Path) -> None:
+    path = tmp_path / "shared.sqlite"
+    errors: list[BaseException] = []
+
+    def worker(index: int) -> None:
+        try:
+            with CheckpointStore(path, busy_timeout_s=30) as store:
+                graph = _appender(f"w{index}").compile(checkpointer=store.saver)
+                for run in range(5):
+                    config = {"configurable": {"thread_id": f"w{index}-{run}"}}
+                    graph.invoke({"seen": []}, config, durability="sync")
+        except BaseException as exc:
+            errors.append(exc)
+
+    workers = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+    for thread in workers:
+        thread.start()
+    for thread in workers:
+        thread.join()
+    assert errors == []
+    with CheckpointStore(path) as store:
+        graph = _appender("x").compile(checkpointer=store.saver)
+        state = graph.get_state({"configurable": {"thread_id": "w3-4"}})
+    assert state.values["seen"] == ["w3", "w3"]
+
+
+def test_failed_run_resumes_from_a_new_connection_without_repeating_completed_nodes(tmp_path: Path) -> None:
+    calls: list[str] = []
+    fail = {"b": True}
+
+    def node_a(state: Counter) -> Counter:
+        calls.append("a")
+        return {"seen": ["a"]}
+
+    def node_b(state: Counter) -> Counter:
+        calls.append("b")
+        if fail["b"]:
+            raise ConnectionError("injected")
+        return {"seen": ["b"]}
+
+    builder: StateGraph[Counter, None, Counter, Counter] = StateGraph(Counter)
+    builder.add_node("a", node_a)
+    builder.add_node("b", node_b)
+    builder.add_edge(START, "a")
+    builder.add_edge("a", "b")
+    builder.add_edge("b", END)
+    config = {"configurable": {"thread_id": "t"}}
+    with CheckpointStore(tmp_path / "c.sqlite") as store, pytest.raises(ConnectionError):
+        builder.compile(checkpointer=store.saver).invoke({"seen": []}, config, durability="sync")
+    fail["b"] = False
+    with CheckpointStore(tmp_path / "c.sqlite") as store:
+        graph = builder.compile(checkpointer=store.saver)
+        assert graph.get_state(config).next == ("b",)
+        out = graph.invoke(None, config, durability="sync")
+    assert out["seen"] == ["a", "b"]
+    assert calls == ["a", "b", "b"]
