@@ -105,7 +105,8 @@ class TraceFacts:
     calls: dict[str, int] = field(default_factory=dict)
     skipped: dict[str, int] = field(default_factory=dict)
 
-    def _count(self, table: dict[str, int], tool: str) -> None:
+    def tally(self, table: dict[str, int], tool: str) -> None:
+        """Count one observation of ``tool`` in ``table`` (``calls`` or ``skipped``)."""
         table[tool] = table.get(tool, 0) + 1
 
 
@@ -131,10 +132,10 @@ def read_trace(path: Path) -> TraceFacts:
         observation = action.get("observation")
         if not isinstance(observation, str):
             continue
-        facts._count(facts.calls, name)
+        facts.tally(facts.calls, name)
         reader = _READERS.get(name)
         if reader is not None and not reader(facts, argument, observation):
-            facts._count(facts.skipped, name)
+            facts.tally(facts.skipped, name)
     return facts
 
 

@@ -19,14 +19,14 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from saga_kgqa.eval.spinach_format import outgoing_edges, spinach_entry
+from saga_kgqa.eval.spinach_format import Edge, outgoing_edges, spinach_entry
 from saga_kgqa.eval.tokens import count_tokens
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.schema.wikidata_sources import read_entity_types, read_triples
 from saga_kgqa.tools import GroundingToolkit
+from saga_kgqa.tools.dialect_reads import graph_superclasses
 from saga_kgqa.tools.execute_models import ExecuteSettings
 from saga_kgqa.tools.preflight import preflight
 from saga_kgqa.tools.render import compact_iri
@@ -157,16 +157,15 @@ def measure_codex(
 
 
 def _superclasses(kit: GroundingToolkit, types: frozenset[str]) -> set[str]:
-    from saga_kgqa.tools.dialect_reads import graph_superclasses
-
     return graph_superclasses(kit.context.reads(), kit.context.dialect, sorted(types), limit=500)
 
 
-def _with_property_label(edge: Any, schema: SchemaIndex) -> Any:
+def _with_property_label(edge: Edge, schema: SchemaIndex) -> Edge:
+    """SPINACH names each property by its label; the store's edges carry none, the index has them."""
     entry = schema.properties.get(edge.property_iri)
     if entry is None or entry.label is None:
         return edge
-    return type(edge)(edge.property_iri, edge.value, entry.label, edge.value_label)
+    return Edge(edge.property_iri, edge.value, entry.label, edge.value_label)
 
 
 def measure_gold(
