@@ -10,6 +10,7 @@ from saga_kgqa.cli.execute_command import register as register_execute_command
 from saga_kgqa.cli.index_commands import register as register_index_commands
 from saga_kgqa.cli.store_commands import register as register_store_commands
 from saga_kgqa.cli.tool_commands import register as register_tool_commands
+from saga_kgqa.cli.wikidata_commands import register as register_wikidata_commands
 
 app = typer.Typer(
     name="saga",
@@ -24,6 +25,7 @@ register_tool_commands(app)
 register_eval_commands(app)
 register_execute_command(app)
 register_ask_command(app)
+register_wikidata_commands(app)
 
 
 def main() -> None:

@@ -43,7 +43,7 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.sparql_algebra import iter_triple_patterns, unescape_local_name
 from saga_kgqa.kg.sparql_terms import iri
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaSource, Verdict
-from saga_kgqa.schema.vocab import literal_type
+from saga_kgqa.schema.vocab import is_datatype, literal_type
 from saga_kgqa.state import TypeProvenance, TypeState
 from saga_kgqa.tools.execute_text import display_writer
 from saga_kgqa.tools.graph_access import ask, fetch_types, instance_of, usable_iris
@@ -123,12 +123,21 @@ class TypeCheckSettings:
         block_sources: Schema sources trusted to block (formal, induced, surveyed).
         max_constants: Most constants whose types are read from the graph.
         deadline_s: Budget of each helper query.
+        unplaced_types_block: Let a term block even when one of its types has no known
+            place in the hierarchy (:meth:`SchemaIndex.placed_classes`). Off for graphs whose
+            hierarchy is mostly missing (offline Wikidata): such a type may be a subclass
+            of the domain, so the conflict is not certain.
+        plain_literals_typed: Read a plain literal constant (``"33"``) as ``xsd:string``.
+            Off for stores that match plain strings against typed values (the Virtuoso
+            Freebase behind CWQ answers ``presidency_number "33"``).
     """
 
     mode: CompatibilityMode = "subclass"
     check_ranges: bool = True
     verify: bool = True
     block_sources: frozenset[SchemaSource] = frozenset({"formal", "induced", "surveyed"})
+    unplaced_types_block: bool = True
+    plain_literals_typed: bool = True
     max_constants: int = 50
     deadline_s: float = 5.0
 
@@ -274,6 +283,10 @@ def _check_side(
     if not types:
         return None
     schema = context.schema
+    if not context.settings.unplaced_types_block and any(
+        not is_datatype(t) and t not in schema.placed_classes() for t in types
+    ):
+        return None  # an unplaced type could be a subclass of the constraint: nothing certain to check
     mode = context.settings.mode
     verdict: Verdict = (
         schema.compatibility(types, prop, mode=mode)
@@ -327,6 +340,8 @@ def _known_types(term: Any, context: _Context, visible: frozenset[str] | None) -
             return declared | extra, "graph"
         return extra, "query" if context.pattern_types.types_of(value) else "type_state"
     if isinstance(term, RdfLiteral):
+        if term.datatype is None and not term.language and not context.settings.plain_literals_typed:
+            return frozenset(), "literal"
         datatype = str(term.datatype) if term.datatype is not None else None
         return frozenset({literal_type(datatype, term.language)}), "literal"
     return frozenset(), "query"
