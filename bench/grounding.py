@@ -9,6 +9,12 @@ also spends a pruning LLM call on that raw JSON, which lookup does not need when
 known; that call is not counted here.
 
 Usage: python bench/grounding.py --data-dir ../shared/data [--limit-questions N]
+       python bench/grounding.py --wikidata --data-dir ../shared/data [--store DIR] [--codex-sample N]
+
+--wikidata measures on real Wikidata and Freebase data instead (saga_kgqa.eval.wikidata_grounding):
+CoDEx-M test triples over the offline Wikidata store (built into a temporary directory unless
+--store names one from `saga wikidata build-store`), gold SPARQL of QALD-10, QALD-7, WWQ dev and
+SPINACH dev, and Freebase gold SPARQL of CWQ test and the GrailQA sample (fb_roles, no graph).
 """
 
 from __future__ import annotations
@@ -37,7 +43,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the property swaps")
     parser.add_argument("--induce", action="store_true", help="also induce domains the schema does not declare")
     parser.add_argument("--details", type=int, default=10, help="lost uses and missed swaps listed")
+    parser.add_argument("--wikidata", action="store_true", help="measure on Wikidata and Freebase data instead")
+    parser.add_argument("--store", type=Path, default=None, help="offline Wikidata store (--wikidata)")
+    parser.add_argument("--codex-sample", type=int, default=1500, help="CoDEx-M test triples sampled (--wikidata)")
     args = parser.parse_args()
+    if args.wikidata:
+        from grounding_wikidata import run_wikidata
+
+        run_wikidata(args)
+        return
 
     console = Console(width=200)
     catalog = discover_graphs(args.data_dir)

@@ -44,6 +44,7 @@ from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, SecretStr
 
 from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.model_gate import model_slot
 
 #: Environment variables read for each setting, in order of precedence.
 MODEL_ENV = ("SAGA_MODEL", "OPENAI_MODEL")
@@ -51,6 +52,7 @@ BASE_URL_ENV = ("SAGA_BASE_URL", "OPENAI_BASE_URL")
 API_KEY_ENV = ("SAGA_API_KEY", "OPENAI_API_KEY")
 FACTORY_ENV = "SAGA_MODEL_FACTORY"
 REASONING_EFFORT_ENV = "SAGA_REASONING_EFFORT"
+MODEL_CONCURRENCY_ENV = "SAGA_MODEL_CONCURRENCY"
 
 #: Sent as the key when a local server (vLLM, Ollama, llama.cpp) needs none; the OpenAI client requires one.
 PLACEHOLDER_API_KEY = "EMPTY"
@@ -109,6 +111,19 @@ ROLE_DECODING: Mapping[PromptRole, Decoding] = {
 }
 
 
+def _concurrency_env(environ: Mapping[str, str]) -> int | None:
+    raw = environ.get(MODEL_CONCURRENCY_ENV)
+    if not raw:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigurationError(f"{MODEL_CONCURRENCY_ENV} must be a whole number, not {raw!r}") from None
+    if value < 1:
+        raise ConfigurationError(f"{MODEL_CONCURRENCY_ENV} must be at least 1")
+    return value
+
+
 def _first_env(names: tuple[str, ...], environ: Mapping[str, str]) -> str | None:
     for name in names:
         value = environ.get(name, "").strip()
@@ -128,6 +143,8 @@ class ModelSettings:
         timeout_s: Per-request timeout in seconds.
         reasoning_effort: ``low``/``medium``/``high`` for reasoning models (gpt-oss), else ``None``.
         factory: ``package.module:callable`` model factory used instead of ChatOpenAI, or ``None``.
+        max_concurrency: Requests to this model at this server allowed in flight at once,
+            across the whole process (``SAGA_MODEL_CONCURRENCY``); ``None`` for no cap.
     """
 
     model: str | None = None
@@ -136,6 +153,7 @@ class ModelSettings:
     timeout_s: float = 120.0
     reasoning_effort: str | None = None
     factory: str | None = None
+    max_concurrency: int | None = None
 
     @classmethod
     def resolve(
@@ -146,6 +164,7 @@ class ModelSettings:
         api_key: str | None = None,
         factory: str | None = None,
         reasoning_effort: str | None = None,
+        max_concurrency: int | None = None,
         environ: Mapping[str, str] | None = None,
         **options: Any,
     ) -> ModelSettings:
@@ -157,6 +176,7 @@ class ModelSettings:
             api_key: Explicit API key.
             factory: Explicit ``module:callable`` model factory.
             reasoning_effort: Explicit reasoning effort (``SAGA_REASONING_EFFORT`` otherwise).
+            max_concurrency: Explicit cap on requests in flight (``SAGA_MODEL_CONCURRENCY`` otherwise).
             environ: The environment to read (default: ``os.environ``).
             **options: Other :class:`ModelSettings` fields, taken as given.
         """
@@ -167,6 +187,7 @@ class ModelSettings:
             api_key=api_key or _first_env(API_KEY_ENV, env),
             factory=factory or _first_env((FACTORY_ENV,), env),
             reasoning_effort=reasoning_effort or _first_env((REASONING_EFFORT_ENV,), env),
+            max_concurrency=max_concurrency or _concurrency_env(env),
             **options,
         )
 
@@ -218,7 +239,16 @@ class ReasoningChatOpenAI(ChatOpenAI):
     DeepSeek) or ``reasoning`` (newer vLLM) message field; this keeps it in
     ``additional_kwargs["reasoning_content"]`` so traces show why the model acted.
     Non-streaming responses only, which is how the agent calls its models.
+
+    ``max_concurrent_requests`` caps requests in flight to this model at this server
+    across the process (see :mod:`saga_kgqa.model_gate`).
     """
+
+    max_concurrent_requests: int | None = None
+
+    def _generate(self, *args: Any, **kwargs: Any) -> ChatResult:
+        with model_slot(self.openai_api_base or "openai", self.model_name, self.max_concurrent_requests):
+            return super()._generate(*args, **kwargs)
 
     def _create_chat_result(
         self,
@@ -309,6 +339,7 @@ def chat_model_for(role: PromptRole, settings: ModelSettings) -> BaseChatModel:
         timeout=settings.timeout_s,
         # Retries belong to the graph's node policy (graph/builder.py), which retries only transient errors.
         max_retries=0,
+        max_concurrent_requests=settings.max_concurrency,
         **options,
     )
 
@@ -367,6 +398,7 @@ class ConfiguredModelFactory:
             environ=self._environ,
             timeout_s=explicit.timeout_s,
             reasoning_effort=explicit.reasoning_effort,
+            max_concurrency=explicit.max_concurrency,
         )
 
     def __call__(self, context: ModelContext | None, role: str) -> BaseChatModel:

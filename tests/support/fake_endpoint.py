@@ -61,6 +61,7 @@ class RecordedRequest:
     query: str
     user_agent: str
     accept: str
+    params: str = ""
 
 
 def select_json(variables: list[str], bindings: list[dict[str, Any]], **kwargs: Any) -> Scripted:
@@ -196,6 +197,7 @@ class _Handler(BaseHTTPRequestHandler):
             query=self._query_text(),
             user_agent=self.headers.get("User-Agent", ""),
             accept=self.headers.get("Accept", ""),
+            params=urllib.parse.urlsplit(self.path).query,
         )
         scripted = fake._begin(recorded)
         try:

@@ -64,6 +64,8 @@ class OpenAIMock:
     base_url: str
     replies: list[MockReply]
     requests: list[dict[str, Any]] = field(default_factory=list)
+    in_flight: int = 0
+    max_in_flight: int = 0
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -75,8 +77,14 @@ class OpenAIMock:
                 return 500, {"error": {"message": "the mock's script is exhausted", "type": "server_error"}}
             reply = self.replies.pop(0)
             number = next(self._ids)
-        if reply.delay_s:
-            time.sleep(reply.delay_s)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            if reply.delay_s:
+                time.sleep(reply.delay_s)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
         if reply.status != 200:
             return reply.status, {"error": {"message": f"scripted status {reply.status}", "type": "mock_error"}}
         message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}

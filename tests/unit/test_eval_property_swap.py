@@ -46,9 +46,7 @@ def test_only_formal_domains_that_exclude_every_type_qualify() -> None:
 
 
 def test_prefixed_full_and_escaped_spellings_are_all_replaced() -> None:
-    query = (
-        f"PREFIX ex: <{EX}>\nSELECT * WHERE {{ ?a ex:name ?n . ?b <{EX}name> ?m . ?c ex:name/ex:note ?o }}"
-    )
+    query = f"PREFIX ex: <{EX}>\nSELECT * WHERE {{ ?a ex:name ?n . ?b <{EX}name> ?m . ?c ex:name/ex:note ?o }}"
     swapped = replace_property(query, EX + "name", EX + "price")
     assert swapped.count(f"<{EX}price>") == 3
     assert "name" not in swapped.split("WHERE")[1]

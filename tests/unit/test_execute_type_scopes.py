@@ -62,8 +62,9 @@ def run(
     theta: TypeState | None = None,
     mode: str = "subclass",
     verify: bool = False,
+    settings: ExecuteSettings | None = None,
 ) -> ExecuteOutcome:
-    settings = ExecuteSettings(verify_blocks=verify)
+    settings = settings or ExecuteSettings(verify_blocks=verify)
     return execute(PREFIX + body, graph=graph, schema=schema, theta=theta, mode=mode, settings=settings)  # type: ignore[arg-type]
 
 
@@ -210,6 +211,46 @@ def test_a_path_middle_node_typed_by_the_range_blocks(
     # A third step is checked too: the middle node after ex:supervisedBy is a Manager as well.
     longer = run(graph, schema, "SELECT ?d WHERE { ?y ex:hasManager/ex:supervisedBy/ex:price ?d }")
     assert longer.status == "blocked" and longer.blocked[0].term == "the object of ex:supervisedBy"
+
+
+def test_a_path_middle_node_blocks_only_on_trusted_sources(
+    graph: KnowledgeGraph, backend: CountingBackend, schema: SchemaIndex
+) -> None:
+    body = "SELECT ?x ?p WHERE { ?x ex:hasManager/ex:price ?p }"
+    # The node's types are placed (a range is always in the index): the open-world setting still blocks.
+    open_world = ExecuteSettings(verify_blocks=False, unplaced_types_block=False)
+    assert run(graph, schema, body, settings=open_world).status == "blocked"
+    # Formal ranges and domains untrusted: neither the node's type nor ex:price's domain may block.
+    untrusted = ExecuteSettings(verify_blocks=False, block_sources=frozenset({"induced"}))
+    outcome = run(graph, schema, body, settings=untrusted)
+    assert outcome.status in ("ok", "empty"), outcome.text
+    assert_sent(backend, body)
+
+
+@pytest.mark.parametrize(
+    ("body", "term", "lenient"),
+    [
+        pytest.param(
+            "SELECT ?d WHERE { ?x a ex:Unplaced ; ex:hasManager/ex:memberOf ?d }",
+            "?x",
+            ExecuteSettings(verify_blocks=False, unplaced_types_block=False),
+            id="unplaced-subject-type-of-a-path",
+        ),
+        pytest.param(
+            'SELECT ?x WHERE { ?x ex:price "12" }',
+            '"12"',
+            ExecuteSettings(verify_blocks=False, plain_literals_typed=False),
+            id="plain-literal-against-a-decimal-range",
+        ),
+    ],
+)
+def test_uncertain_conflicts_block_only_under_the_strict_settings(
+    graph: KnowledgeGraph, schema: SchemaIndex, body: str, term: str, lenient: ExecuteSettings
+) -> None:
+    strict = run(graph, schema, body)
+    assert strict.status == "blocked" and strict.blocked[0].term == term, strict.text
+    outcome = run(graph, schema, body, settings=lenient)
+    assert outcome.status in ("ok", "empty"), outcome.text
 
 
 @pytest.mark.parametrize(

@@ -13,11 +13,14 @@ from typing import Annotated
 
 import typer
 
+from saga_kgqa import settings
 from saga_kgqa.cli.index_commands import load_or_build_schema
 from saga_kgqa.cli.output import EXIT_REJECTED, fail, print_json, stderr
 from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption, open_graph
+from saga_kgqa.dialects import get_dialect
 from saga_kgqa.errors import SagaError, ToolInputError
 from saga_kgqa.kg.declared_prefixes import read_declared_prefixes
+from saga_kgqa.schema import CompatibilityMode, SchemaIndex, build_dialect_index
 from saga_kgqa.tools.results import ToolResult
 from saga_kgqa.tools.toolkit import GroundingToolkit
 
@@ -26,6 +29,17 @@ SchemaOption = Annotated[
     typer.Option("--schema", help="Schema index written by `saga index build` (default: build it now)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the machine-readable result as JSON.")]
+DialectOption = Annotated[
+    str,
+    typer.Option(
+        help="Graph dialect: rdf, wikidata (wdt: statements, qualifiers, P1855 examples; schema index from "
+        "--data-dir) or freebase (ns:, CVT nodes, reverse properties; schema from fb_roles)."
+    ),
+]
+DataDirOption = Annotated[
+    Path | None,
+    typer.Option("--data-dir", help="Third-party data directory for a dialect's schema index (../shared/data)."),
+]
 
 
 def _run(
@@ -37,14 +51,24 @@ def _run(
     call: Callable[[GroundingToolkit], ToolResult],
     *,
     exact: bool = False,
+    dialect_name: str = "rdf",
+    data_dir: Path | None = None,
 ) -> None:
     """Open the graph, make the toolkit, run one tool and print its result."""
     # The data files' own prefixes make ids readable (pv:memberOf); a human reads this output.
     prefixes = read_declared_prefixes(data or [])
     try:
+        dialect = get_dialect(dialect_name)
+        if profile is None and dialect.name == "wikidata":
+            profile = "wikidata"  # WDQS prefixes, so the ids shown parse in queries
         with open_graph(data, endpoint, profile) as graph:
-            schema = load_or_build_schema(graph, schema_file)
-            kit = GroundingToolkit(graph, schema, prefixes=prefixes, mode="exact" if exact else "subclass")
+            schema: SchemaIndex
+            if schema_file is None and dialect.name != "rdf":
+                schema = build_dialect_index(dialect.name, data_dir=settings.data_dir(data_dir))
+            else:
+                schema = load_or_build_schema(graph, schema_file)
+            mode: CompatibilityMode = "exact" if exact else "subclass"
+            kit = GroundingToolkit(graph, schema, prefixes=prefixes, mode=mode, dialect=dialect)
             result = call(kit)
     except ToolInputError as exc:
         stderr.print(f"error: {exc.message}", markup=False, highlight=False)
@@ -64,9 +88,13 @@ def search(
     profile: ProfileOption = None,
     schema: SchemaOption = None,
     as_json: JsonOption = False,
+    dialect: DialectOption = "rdf",
+    data_dir: DataDirOption = None,
 ) -> None:
     """Find entities, classes and properties by label, alias or name (exact, prefix, fuzzy)."""
-    _run(data, endpoint, profile, schema, as_json, lambda kit: kit.search(text))
+    _run(
+        data, endpoint, profile, schema, as_json, lambda kit: kit.search(text), dialect_name=dialect, data_dir=data_dir
+    )
 
 
 def lookup(
@@ -79,9 +107,21 @@ def lookup(
     exact: Annotated[
         bool, typer.Option("--exact", help="Exact type match (the paper's rule) instead of subclass-aware.")
     ] = False,
+    dialect: DialectOption = "rdf",
+    data_dir: DataDirOption = None,
 ) -> None:
     """Show an entity's types and its properties that fit them, with domains, ranges and hidden ones."""
-    _run(data, endpoint, profile, schema, as_json, lambda kit: kit.lookup(entity), exact=exact)
+    _run(
+        data,
+        endpoint,
+        profile,
+        schema,
+        as_json,
+        lambda kit: kit.lookup(entity),
+        exact=exact,
+        dialect_name=dialect,
+        data_dir=data_dir,
+    )
 
 
 def examples(
@@ -91,9 +131,20 @@ def examples(
     profile: ProfileOption = None,
     schema: SchemaOption = None,
     as_json: JsonOption = False,
+    dialect: DialectOption = "rdf",
+    data_dir: DataDirOption = None,
 ) -> None:
     """Show a property's domain and range and a few triples that use it."""
-    _run(data, endpoint, profile, schema, as_json, lambda kit: kit.property_examples(prop))
+    _run(
+        data,
+        endpoint,
+        profile,
+        schema,
+        as_json,
+        lambda kit: kit.property_examples(prop),
+        dialect_name=dialect,
+        data_dir=data_dir,
+    )
 
 
 def register(app: typer.Typer) -> None:

@@ -236,9 +236,7 @@ def _measure_question(
     sampled: dict[str, list[str]] = {}
     for use in uses:
         if use.subject not in sampled:
-            sampled[use.subject] = (
-                probe.subjects(use, settings.samples) if use.subject_is_variable else [use.subject]
-            )
+            sampled[use.subject] = probe.subjects(use, settings.samples) if use.subject_is_variable else [use.subject]
     subject_types: dict[str, frozenset[str]] = {}
     for use in uses:
         result.uses += 1

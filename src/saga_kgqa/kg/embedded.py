@@ -215,7 +215,8 @@ class EmbeddedStore:
         store = self._open_store()
         started = time.perf_counter()
         try:
-            raw = store.query(query.text, prefixes=self._prefixes)
+            # Named graphs record provenance (one graph per source); queries see their union.
+            raw = store.query(query.text, prefixes=self._prefixes, use_default_graph_as_union=True)
             return collect_result(raw, query.form, limits.max_rows, started)
         except SyntaxError as exc:
             raise QuerySyntaxError(f"the store rejected the query: {exc}", server_text=str(exc)) from exc

@@ -72,7 +72,8 @@ def _to_wire(term: Term | None) -> WireTerm | None:
 def _answer(store: ox.Store, request: _Request, prefixes: dict[str, str]) -> _Reply:
     started = time.perf_counter()
     try:
-        raw = store.query(request.text, prefixes=prefixes)
+        # Same dataset as the in-process path: the default graph is the union of all graphs.
+        raw = store.query(request.text, prefixes=prefixes, use_default_graph_as_union=True)
         # Lazy iteration: the row cap bounds the work, not the size of the full answer.
         result = collect_result(raw, request.form, request.max_rows, started)
     except SyntaxError as exc:

@@ -193,6 +193,7 @@ class SchemaIndex(BaseModel):
     notes: tuple[str, ...] = ()
 
     _hierarchy: ClassHierarchy | None = PrivateAttr(default=None)
+    _placed: frozenset[str] | None = PrivateAttr(default=None)
 
     def __eq__(self, other: object) -> bool:
         # Compare the data only: pydantic would also compare the cached hierarchy.
@@ -208,6 +209,23 @@ class SchemaIndex(BaseModel):
         if self._hierarchy is None:
             self._hierarchy = ClassHierarchy({iri: info.parents for iri, info in self.classes.items()})
         return self._hierarchy
+
+    def placed_classes(self) -> frozenset[str]:
+        """Classes whose place in the hierarchy the index knows something about (computed once).
+
+        A class is placed when the class table has it, or a property's domain, range or
+        evidence names it. A type outside this set (a rare Wikidata class with no P279
+        offline) may well be a subclass of a domain it seems to conflict with.
+        """
+        if self._placed is None:
+            placed = set(self.classes)
+            for entry in self.properties.values():
+                placed |= entry.domain | entry.range
+                for evidence in (entry.domain_evidence, entry.range_evidence):
+                    if evidence is not None:
+                        placed.update(count.type_iri for count in evidence.counts)
+            self._placed = frozenset(placed)
+        return self._placed
 
     def property_schema(self, iri: str) -> PropertySchema | None:
         """Return the entry of a property, or ``None`` when the index has none."""

@@ -6,9 +6,11 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from saga_kgqa.dialects.model import RDF_DIALECT, Dialect
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.result import Term
+from saga_kgqa.kg.wikidata_search import WikidataEntitySearch
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
 from saga_kgqa.tools.graph_reads import Reads, Texts
 from saga_kgqa.tools.identifiers import resolve_iri
@@ -68,6 +70,8 @@ class ToolContext:
         prefixes: Mapping[str, str] | None = None,
         extra_name_predicates: Sequence[str] = (),
         language: str = "en",
+        dialect: Dialect | None = None,
+        entity_search: WikidataEntitySearch | None = None,
     ) -> None:
         """Hold what the tools need.
 
@@ -82,19 +86,28 @@ class ToolContext:
                 pass prefixes the query guard also knows, or the ids shown will not parse.
             extra_name_predicates: More predicates whose literals name resources.
             language: Preferred language of labels and descriptions (a BCP 47 tag).
+            dialect: What differs per graph (Wikidata qualifiers, Freebase CVT nodes and
+                reverse properties); plain RDF by default. Its vocabulary is the default one.
+            entity_search: Search Wikidata's ``wbsearchentities`` API instead of the
+                local name index (online Wikidata); ``None`` searches the graph's names.
 
         Raises:
             ConfigurationError: ``language`` is not a language tag.
         """
         self.graph = graph
         self.schema = schema
+        self.dialect = dialect or RDF_DIALECT
+        self.entity_search = entity_search
+        if vocabulary is None and dialect is not None:
+            vocabulary = dialect.vocabulary
         self.vocabulary = vocabulary or SchemaVocabulary(
             type_predicates=schema.type_predicates, subclass_predicates=schema.subclass_predicates
         )
         self.caps = caps or ToolCaps()
         self.mode: CompatibilityMode = mode
-        self.prefixes: dict[str, str] = {**graph.profile.prefixes, **(prefixes or {})}
-        self.name_predicates = name_predicates(schema, self.vocabulary, extra_name_predicates)
+        self.prefixes: dict[str, str] = {**self.dialect.prefixes, **graph.profile.prefixes, **(prefixes or {})}
+        extra_names = (*extra_name_predicates, *self.dialect.alias_predicates)
+        self.name_predicates = name_predicates(schema, self.vocabulary, extra_names)
         if not _LANGUAGE_TAG.fullmatch(language):
             raise ConfigurationError(f"not a language tag: {language[:40]!r}")
         self.language = language

@@ -96,6 +96,9 @@ class ExecuteSettings:
         verify_blocks: Confirm a conflict with one bounded ASK before blocking (off: the
             paper's schema-only rule).
         block_sources: Schema sources trusted to block (formal, induced, surveyed).
+        unplaced_types_block: Let a type with no known place in the hierarchy block (see
+            :class:`~saga_kgqa.tools.type_check.TypeCheckSettings`).
+        plain_literals_typed: Read plain literal constants as ``xsd:string`` in range checks.
         record_types: Read the types of returned entities into Θ.
         diagnose_empty: Probe an empty result for the part that emptied it.
         deadline_s: Budget of the query itself.
@@ -112,6 +115,8 @@ class ExecuteSettings:
     check_ranges: bool = True
     verify_blocks: bool = True
     block_sources: frozenset[SchemaSource] = frozenset({"formal", "induced", "surveyed"})
+    unplaced_types_block: bool = True
+    plain_literals_typed: bool = True
     record_types: bool = True
     diagnose_empty: bool = True
     deadline_s: float = 30.0

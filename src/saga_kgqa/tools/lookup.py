@@ -9,11 +9,23 @@ entity's declared types become the Θ delta. With no type at all nothing is filt
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from saga_kgqa.kg.result import Term
 from saga_kgqa.state import TypeProvenance, TypeState, declared_types
 from saga_kgqa.tools.context import ToolContext
+from saga_kgqa.tools.dialect_reads import Details, compound_values, graph_superclasses, qualifiers, reverse_properties
 from saga_kgqa.tools.graph_reads import Reads, Texts
 from saga_kgqa.tools.render_observations import render_lookup
-from saga_kgqa.tools.results import HiddenProperty, KeptProperty, LookupResult
+from saga_kgqa.tools.results import (
+    HiddenProperty,
+    KeptProperty,
+    LookupResult,
+    Ref,
+    ReverseProperty,
+    Value,
+    ValueDetail,
+)
 
 #: Θ evidence used to check a lookup: what the graph declares and what queries showed, never the answer prior.
 _CHECKED_PROVENANCES: tuple[TypeProvenance, ...] = ("declared", "pattern", "trace")
@@ -29,7 +41,8 @@ def lookup_entity(
     declared = reads.types_of(entity, context.vocabulary.type_predicates, limit=caps.types_read)
     counts = reads.property_counts(entity, limit=caps.properties_read)
     type_predicates = set(context.vocabulary.type_predicates)
-    counts = {prop: n for prop, n in counts.items() if prop not in type_predicates}
+    dialect = context.dialect
+    counts = {prop: n for prop, n in counts.items() if prop not in type_predicates and dialect.is_property(prop)}
     delta = declared_types(entity, declared, step=step, detail="lookup")
     if not counts:
         return _without_properties(context, reads, entity, declared, delta)
@@ -38,10 +51,12 @@ def lookup_entity(
     if type_state is not None:
         known |= type_state.types_of(entity, provenances=_CHECKED_PROVENANCES)
     answer_types = type_state.answer_types() if type_state is not None else frozenset()
+    # An instance of a class is an instance of its superclasses (P279 in the data); checked, not listed.
+    checked = known | graph_superclasses(reads, dialect, sorted(known), limit=caps.types_read * 10)
     kept_verdicts = []
     hidden_verdicts = []
     for prop in sorted(counts):
-        verdict = context.schema.compatibility(known, prop, mode=context.mode)
+        verdict = context.schema.compatibility(checked, prop, mode=context.mode)
         if verdict.keeps:
             fits = bool(answer_types) and _fits_answer(context, answer_types, prop)
             kept_verdicts.append((prop, verdict, fits))
@@ -51,16 +66,25 @@ def lookup_entity(
     kept_verdicts.sort(key=lambda item: (not item[2], context.ref(item[0]).id))
     shown = [prop for prop, _verdict, _fits in kept_verdicts[: caps.properties_shown]]
     values = reads.outgoing(entity, shown, per_property=caps.values_per_property, limit=caps.triples_read)
+    per_value = caps.text.names_listed
+    details = qualifiers(reads, dialect, entity, values, per_value=per_value, limit=caps.triples_read)
+    details.update(compound_values(reads, dialect, entity, values, per_value=per_value, limit=caps.triples_read))
+    reverse = (
+        reverse_properties(reads, dialect, entity, limit=caps.properties_read) if dialect.reverse_properties else {}
+    )
 
     wanted = {entity, *declared, *known, *context.schema_resources(shown)}
     wanted |= {prop for prop, _verdict in hidden_verdicts}
     wanted |= {term.value for terms in values.values() for term in terms if term.kind == "uri"}
+    wanted |= {term.value for parts in details.values() for _p, term in parts if term.kind == "uri"}
+    wanted |= {p for parts in details.values() for p, _term in parts}
+    wanted |= {*reverse, *(t.value for _n, terms in reverse.values() for t in terms if t.kind == "uri")}
     texts = context.texts(reads, wanted)
     kept = tuple(
         KeptProperty(
             info=context.property_info(prop, texts),
             value_count=counts[prop],
-            values=tuple(context.value(term, texts) for term in values.get(prop, [])),
+            values=tuple(_value(context, prop, term, texts, details) for term in values.get(prop, [])),
             decision=verdict.decision,
             basis=verdict.basis,
             reason=verdict.reason,
@@ -87,6 +111,7 @@ def lookup_entity(
         kept=kept,
         hidden=hidden,
         shown=len(shown),
+        reverse=_reverse(context, reverse, texts),
         needs_prune_fallback=not known,
         type_delta=delta,
         notes=tuple(reads.notes),
@@ -115,6 +140,50 @@ def _without_properties(
     )
     text, _listed = render_lookup(result, context.caps.text)
     return result.model_copy(update={"text": text})
+
+
+def _value(context: ToolContext, prop: str, term: Term, texts: Mapping[str, Texts], details: Details) -> Value:
+    """A value with its qualifiers or compound-value parts, each property named by its schema label."""
+    value = context.value(term, texts)
+    parts = details.get((prop, term))
+    if not parts:
+        return value
+    return value.model_copy(
+        update={
+            "details": tuple(
+                ValueDetail(property=_detail_ref(context, p, texts), value=context.value(o, texts)) for p, o in parts
+            )
+        }
+    )
+
+
+def _detail_ref(context: ToolContext, predicate: str, texts: Mapping[str, Texts]) -> Ref:
+    """A qualifier (``pq:P585``) keeps its own id but borrows the label of its direct property."""
+    ref = context.ref(predicate, texts)
+    if ref.label is None:
+        direct = context.ref(context.dialect.qualifier_property(predicate), texts)
+        ref = ref.model_copy(update={"label": direct.label})
+    return ref
+
+
+def _reverse(
+    context: ToolContext, reverse: Mapping[str, tuple[int, list[Term]]], texts: Mapping[str, Texts]
+) -> tuple[ReverseProperty, ...]:
+    """Incoming properties, named by their schema inverse where one is known (Freebase reverse_properties)."""
+    listed = []
+    for prop in sorted(reverse, key=lambda p: (-reverse[p][0], p)):
+        count, subjects = reverse[prop]
+        entry = context.schema.property_schema(prop)
+        inverse = context.ref(entry.inverse, texts) if entry is not None and entry.inverse else None
+        listed.append(
+            ReverseProperty(
+                property=context.ref(prop, texts),
+                inverse=inverse,
+                value_count=count,
+                subjects=tuple(context.value(term, texts) for term in subjects),
+            )
+        )
+    return tuple(listed)
 
 
 def _fits_answer(context: ToolContext, answer_types: frozenset[str], prop: str) -> bool:

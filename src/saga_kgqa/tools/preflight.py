@@ -98,6 +98,8 @@ def preflight(
                 check_ranges=settings.check_ranges,
                 verify=settings.verify_blocks,
                 block_sources=settings.block_sources,
+                unplaced_types_block=settings.unplaced_types_block,
+                plain_literals_typed=settings.plain_literals_typed,
                 deadline_s=settings.helper_deadline_s,
             ),
         )

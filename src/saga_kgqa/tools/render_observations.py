@@ -61,13 +61,25 @@ def ref_text(ref: Ref, caps: TextCaps) -> str:
 def value_text(value: Value, caps: TextCaps) -> str:
     """Render one value: a labelled id for IRIs, a quoted literal with its tag or datatype."""
     if value.kind == "uri":
-        return ref_text(Ref(iri=value.value, id=value.id or f"<{value.value}>", label=value.label), caps)
-    if value.kind == "literal":
+        text = ref_text(Ref(iri=value.value, id=value.id or f"<{value.value}>", label=value.label), caps)
+    elif value.kind == "literal":
         datatype_id = id_text(value.datatype_id) if value.datatype_id else None
-        return literal_text(
+        text = literal_text(
             value.value, datatype=value.datatype, lang=value.lang, datatype_id=datatype_id, cap=caps.value_chars
         )
-    return graph_text(f"_:{value.value}" if value.kind == "bnode" else value.value, caps.value_chars)
+    else:
+        text = graph_text(f"_:{value.value}" if value.kind == "bnode" else value.value, caps.value_chars)
+    if value.details:
+        # Qualifiers and compound-value parts: one level deep, each with its property and typed value.
+        parts = names_list(
+            (
+                f"{ref_text(d.property, caps)}: {value_text(d.value.model_copy(update={'details': ()}), caps)}"
+                for d in value.details
+            ),
+            caps.names_listed,
+        )
+        text += f" [{parts}]"
+    return text
 
 
 def schema_text(info: PropertyInfo, caps: TextCaps) -> str:
@@ -140,7 +152,7 @@ def render_lookup(result: LookupResult, caps: TextCaps) -> tuple[str, int]:
         incoming = names_list((ref_text(r, caps) for r in result.incoming), caps.names_listed)
         lines.append(f"It has no outgoing properties; it is the object of: {incoming or 'nothing'}.")
         return cap_bytes("\n".join(lines + _notes(result.notes)), caps.observation_bytes), 0
-    tail = [_hidden_line(result, caps), *_notes(result.notes)]
+    tail = [_hidden_line(result, caps), *_reverse_lines(result, caps), *_notes(result.notes)]
     # Room for the "Properties (…)" header and the "(… more not shown …)" line, both bounded.
     budget = caps.observation_bytes - _size(lines) - _size(tail) - 400
     body: list[str] = []
@@ -189,6 +201,18 @@ def _kept_line(kept: KeptProperty, caps: TextCaps) -> str:
     if kept.value_count > len(kept.values):
         return f"{line} — {kept.value_count} values" + (f", e.g. {values}" if values else "")
     return f"{line} — values: {values}"
+
+
+def _reverse_lines(result: LookupResult, caps: TextCaps) -> list[str]:
+    if not result.reverse:
+        return []
+    lines = [f"Reverse properties ({len(result.reverse)}; other entities point here):"]
+    for reverse in result.reverse[: caps.names_listed]:
+        name = ref_text(reverse.inverse or reverse.property, caps)
+        via = "" if reverse.inverse is None else f" (inverse of {ref_text(reverse.property, caps)})"
+        subjects = "; ".join(value_text(v, caps) for v in reverse.subjects)
+        lines.append(f"- {name}{via} — {reverse.value_count} subjects, e.g. {subjects}")
+    return lines
 
 
 def _hidden_line(result: LookupResult, caps: TextCaps) -> str:

@@ -49,6 +49,8 @@ class Value(BaseModel):
         datatype: The datatype of a typed literal.
         datatype_id: The compact id of the datatype.
         lang: The language tag of a literal.
+        details: What the graph says about this value itself: a Wikidata statement's
+            qualifiers, or the properties of a Freebase compound value (CVT) node.
     """
 
     model_config = _FROZEN
@@ -60,6 +62,16 @@ class Value(BaseModel):
     datatype: str | None = None
     datatype_id: str | None = None
     lang: str | None = None
+    details: tuple[ValueDetail, ...] = ()
+
+
+class ValueDetail(BaseModel):
+    """A qualifier of a statement, or a property of a compound value node, with its value."""
+
+    model_config = _FROZEN
+
+    property: Ref
+    value: Value
 
 
 class PropertyInfo(BaseModel):
@@ -162,6 +174,17 @@ class SearchResult(ToolResult):
     index_size: int = 0
 
 
+class ReverseProperty(BaseModel):
+    """A property pointing at the entity (``?s p entity``), with how many subjects and a few of them."""
+
+    model_config = _FROZEN
+
+    property: Ref
+    inverse: Ref | None = None
+    value_count: int
+    subjects: tuple[Value, ...] = ()
+
+
 class LookupResult(ToolResult):
     """An entity's types and its outgoing properties, filtered by type compatibility.
 
@@ -176,6 +199,7 @@ class LookupResult(ToolResult):
         hidden: Properties hidden, with reasons.
         shown: How many of ``kept`` the text lists.
         incoming: A few properties pointing at the entity, when it has no outgoing ones.
+        reverse: Incoming properties listed as reverse properties (dialects that show them).
         needs_prune_fallback: No type is known, so nothing was filtered; the agent graph
             may prune the neighbourhood with the model instead (the paper's LLMPrune).
     """
@@ -190,6 +214,7 @@ class LookupResult(ToolResult):
     hidden: tuple[HiddenProperty, ...] = ()
     shown: int = 0
     incoming: tuple[Ref, ...] = ()
+    reverse: tuple[ReverseProperty, ...] = ()
     needs_prune_fallback: bool = False
 
 
@@ -216,3 +241,6 @@ class PropertyExamplesResult(ToolResult):
     found: bool
     examples: tuple[Example, ...] = ()
     suggestions: tuple[SearchHit, ...] = ()
+
+
+Value.model_rebuild()

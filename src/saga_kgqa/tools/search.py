@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from saga_kgqa.dialects.model import WIKIDATA_DIRECT, WIKIDATA_ENTITY
 from saga_kgqa.kg.result import Row
+from saga_kgqa.kg.wikidata_search import EntityKind, WikidataEntitySearch
 from saga_kgqa.schema.vocab import OWL_CLASS, RDFS_CLASS
 from saga_kgqa.tools.context import ToolContext
+from saga_kgqa.tools.dialect_reads import recorded_examples
 from saga_kgqa.tools.graph_reads import Texts
-from saga_kgqa.tools.label_index import NameMatch, local_name
+from saga_kgqa.tools.label_index import MatchKind, NameMatch, local_name, normalise
 from saga_kgqa.tools.render_observations import render_examples, render_search
 from saga_kgqa.tools.results import Example, PropertyExamplesResult, SearchHit, SearchResult
 
@@ -15,22 +18,52 @@ _CLASS_TYPES = frozenset({OWL_CLASS, RDFS_CLASS})
 
 def search_names(context: ToolContext, text: str) -> SearchResult:
     """Search entities, classes and properties by name (see :meth:`GroundingToolkit.search`)."""
-    index = context.label_index
-    properties = frozenset(context.schema.properties)
     caps = context.caps
-    entity_matches = index.search(text, limit=caps.entity_hits, reject=properties)
-    property_matches = index.search(text, limit=caps.property_hits, accept=properties)
+    api_texts: dict[str, Texts] = {}
+    index_notes: tuple[str, ...] = ()
+    client = context.entity_search
+    if client is not None:
+        entity_matches = _api_matches(context, client, text, "item", caps.entity_hits, api_texts)
+        property_matches = _api_matches(context, client, text, "property", caps.property_hits, api_texts)
+        index_size = 0
+    else:
+        index = context.label_index
+        properties = frozenset(context.schema.properties)
+        entity_matches = index.search(text, limit=caps.entity_hits, reject=properties)
+        property_matches = index.search(text, limit=caps.property_hits, accept=properties)
+        index_size, index_notes = len(index), tuple(index.notes)
     reads = context.reads()
     entities = [match.resource for match in entity_matches]
     types = reads.types_of_many(entities, context.vocabulary.type_predicates, per_entity=4) if entities else {}
     parents = (c for e in entities if e in context.schema.classes for c in context.schema.classes[e].parents)
     wanted = {*entities, *(t for found in types.values() for t in found), *parents}
     wanted |= context.schema_resources(match.resource for match in property_matches)
-    texts = context.texts(reads, wanted)
+    texts = {**api_texts, **context.texts(reads, wanted)}
     hits = [_entity_hit(context, match, texts, types.get(match.resource, [])) for match in entity_matches]
     hits.extend(_property_hit(context, match, texts) for match in property_matches)
-    result = SearchResult(query=text, hits=tuple(hits), index_size=len(index), notes=(*index.notes, *reads.notes))
+    result = SearchResult(query=text, hits=tuple(hits), index_size=index_size, notes=(*index_notes, *reads.notes))
     return result.model_copy(update={"text": render_search(result, caps.text)})
+
+
+def _api_matches(
+    context: ToolContext,
+    client: WikidataEntitySearch,
+    text: str,
+    kind: EntityKind,
+    limit: int,
+    texts: dict[str, Texts],
+) -> list[NameMatch]:
+    """Hits of the ``wbsearchentities`` API as name matches, in the API's order (its own ranking)."""
+    hits = client.search(text, kind=kind, limit=limit, language=context.language)
+    namespace = WIKIDATA_DIRECT if kind == "property" else WIKIDATA_ENTITY
+    matches = []
+    for rank, hit in enumerate(hits):
+        resource = namespace + hit.id
+        texts[resource] = Texts(label=context.clip(hit.label), description=context.clip(hit.description))
+        matched = hit.matched or hit.label or hit.id
+        kind_of_match: MatchKind = "exact" if normalise(matched) == normalise(text) else "prefix"
+        matches.append(NameMatch(resource, matched, "wbsearchentities", kind_of_match, round(1.0 - rank / 100, 2)))
+    return matches
 
 
 def property_examples(context: ToolContext, argument: str) -> PropertyExamplesResult:
@@ -38,7 +71,10 @@ def property_examples(context: ToolContext, argument: str) -> PropertyExamplesRe
     prop = context.resolve(argument, role="property")
     reads = context.reads()
     caps = context.caps
-    rows = _diverse(reads.examples(prop, limit=caps.examples * 5), caps.examples)
+    # The property's own recorded examples first (Wikidata P1855), else real triples sampled from the graph.
+    rows = recorded_examples(reads, context.dialect, prop, limit=caps.examples)
+    if not rows:
+        rows = _diverse(reads.examples(prop, limit=caps.examples * 5), caps.examples)
     if not rows:
         texts = context.texts(reads, context.schema_resources([prop]))
         name = context.schema.properties[prop].label if prop in context.schema.properties else None

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from saga_kgqa.dialects.model import Dialect
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.kg.wikidata_search import WikidataEntitySearch
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools.context import ToolCaps, ToolContext
@@ -35,6 +37,8 @@ class GroundingToolkit:
         prefixes: Mapping[str, str] | None = None,
         extra_name_predicates: Sequence[str] = (),
         language: str = "en",
+        dialect: Dialect | None = None,
+        entity_search: WikidataEntitySearch | None = None,
     ) -> None:
         """Hold the graph, the schema index and the caps.
 
@@ -50,6 +54,12 @@ class GroundingToolkit:
                 prefixes the query guard also knows, so the ids shown parse in queries.
             extra_name_predicates: More predicates whose literal values name resources.
             language: Preferred language of labels and descriptions.
+            dialect: The graph's dialect (:func:`saga_kgqa.dialects.get_dialect`): which
+                predicates are properties, qualifiers (Wikidata), compound value nodes and
+                reverse properties (Freebase), property examples (P1855). Plain RDF by default.
+            entity_search: Online Wikidata: search through ``wbsearchentities``
+                (:class:`~saga_kgqa.kg.wikidata_search.WikidataEntitySearch`) instead of
+                the name index built from the graph.
         """
         self.context = ToolContext(
             graph,
@@ -60,6 +70,8 @@ class GroundingToolkit:
             prefixes=prefixes,
             extra_name_predicates=extra_name_predicates,
             language=language,
+            dialect=dialect,
+            entity_search=entity_search,
         )
 
     @property

@@ -16,7 +16,12 @@ row from the blocked part.
 The middle node of a sequence path ``?x p/q ?y`` has no name in the query; when ``p``
 has a formal range made of classes, the node is typed by it and checked against the
 domain of ``q``, always subclass-aware (an instance of the range may belong to any of
-its subclasses).
+its subclasses), and only while formal sources are trusted to block.
+
+A constraint blocks only when its source is in ``block_sources``; a term with a type the
+index cannot place in its hierarchy blocks only with ``unplaced_types_block``; plain
+literals count as ``xsd:string`` only with ``plain_literals_typed``
+(:class:`~saga_kgqa.tools.type_check_models.TypeCheckSettings`).
 
 With ``verify`` (the default), a conflict is confirmed with one bounded ASK before it
 blocks: if the graph holds any triple of that property whose subject (or object) has
@@ -196,7 +201,7 @@ def _check_path_nodes(triple: Triple, path: SequencePath, context: _Context) -> 
         previous, prop = unescape_local_name(str(before)), unescape_local_name(str(step))
         if previous in schema_predicates or prop in schema_predicates:
             continue  # a type path (rdf:type/rdfs:subClassOf) walks classes, not instances
-        types = _class_range(previous, schema)
+        types = _class_range(previous, schema, context.settings)
         if not types:
             continue
         shown = f"the object of {_display_term(before, context.writer)}"
@@ -207,10 +212,16 @@ def _check_path_nodes(triple: Triple, path: SequencePath, context: _Context) -> 
     return None
 
 
-def _class_range(prop: str, schema: SchemaIndex) -> frozenset[str]:
-    """The formal range of a property when it is made of classes only (no datatypes, no universal class)."""
+def _class_range(prop: str, schema: SchemaIndex, settings: TypeCheckSettings) -> frozenset[str]:
+    """The formal range of a property when it is made of classes only (no datatypes, no universal class).
+
+    Empty when formal ranges are not trusted to block (``settings.block_sources``): the
+    node's types would rest on a source the check was told not to block on.
+    """
     entry = schema.properties.get(prop)
     if entry is None or entry.range_source != "formal" or entry.range_relation != "instance" or entry.datatype:
+        return frozenset()
+    if entry.range_source not in settings.block_sources:
         return frozenset()
     classes = entry.range
     if any(_is_datatype(cls) or cls in UNIVERSAL_CLASSES for cls in classes):
@@ -235,6 +246,10 @@ def _conflict(
 ) -> BlockedPattern | None:
     """The block for one term of known types against one property's domain (range), if it conflicts."""
     schema = context.schema
+    if not context.settings.unplaced_types_block and any(
+        not _is_datatype(t) and t not in schema.placed_classes() for t in types
+    ):
+        return None  # an unplaced type could be a subclass of the constraint: nothing certain to check
     verdict: Verdict = (
         schema.compatibility(types, prop, mode=mode)
         if side == "subject"
@@ -285,6 +300,8 @@ def _known_types(term: Any, context: _Context, scope: VariableScope) -> tuple[fr
             return declared | extra, "graph"
         return extra, "query" if context.pattern_types.types_of(value) else "type_state"
     if isinstance(term, RdfLiteral):
+        if term.datatype is None and not term.language and not context.settings.plain_literals_typed:
+            return frozenset(), "literal"
         datatype = str(term.datatype) if term.datatype is not None else None
         return frozenset({literal_type(datatype, term.language)}), "literal"
     return frozenset(), "query"

@@ -76,11 +76,20 @@ class TypeCheckSettings:
         block_sources: Schema sources trusted to block (formal, induced, surveyed).
         max_constants: Most constants whose types are read from the graph.
         deadline_s: Budget of each helper query.
+        unplaced_types_block: Let a term block even when one of its types has no known
+            place in the hierarchy (:meth:`SchemaIndex.placed_classes`). Off for graphs whose
+            hierarchy is mostly missing (offline Wikidata): such a type may be a subclass
+            of the domain, so the conflict is not certain.
+        plain_literals_typed: Read a plain literal constant (``"33"``) as ``xsd:string``.
+            Off for stores that match plain strings against typed values (the Virtuoso
+            Freebase behind CWQ answers ``presidency_number "33"``).
     """
 
     mode: CompatibilityMode = "subclass"
     check_ranges: bool = True
     verify: bool = True
     block_sources: frozenset[SchemaSource] = frozenset({"formal", "induced", "surveyed"})
+    unplaced_types_block: bool = True
+    plain_literals_typed: bool = True
     max_constants: int = 50
     deadline_s: float = 5.0

@@ -1,0 +1,228 @@
+"""``saga eval``: score predictions with every metric from one scorer."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from saga_kgqa import settings
+from saga_kgqa.cli.output import fail, print_json, stdout
+from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption, open_graph
+from saga_kgqa.errors import ConfigurationError, SagaError
+from saga_kgqa.eval.ablation import score_run
+from saga_kgqa.eval.gold import GoldStore, build_gold_store, drift_report
+from saga_kgqa.eval.loaders import BENCHMARKS, load_benchmark
+from saga_kgqa.eval.predictions import read_predictions
+from saga_kgqa.eval.questions import BenchmarkQuestion
+from saga_kgqa.eval.report import RunSpec, report_markdown, score_runs, write_plots
+from saga_kgqa.eval.scorer import MEAN_METRICS, QuestionScores, summarise
+from saga_kgqa.eval.spinach_output import read_spinach_output, score_entry
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+
+
+class PredictionFormat(StrEnum):
+    """Formats ``saga eval score`` reads."""
+
+    SPINACH_OUTPUT = "spinach-output"
+    PREDICTIONS = "predictions"
+
+
+eval_app = typer.Typer(help="Score benchmark predictions.", no_args_is_help=True)
+
+
+def _write_line(data: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
+
+
+def _score_spinach_output(path: Path, as_json: bool) -> tuple[list[QuestionScores], list[str]]:
+    scores = []
+    for entry in read_spinach_output(path):
+        question_scores = score_entry(entry)
+        scores.append(question_scores)
+        if as_json:
+            _write_line(
+                {"index": entry.index, "question": entry.question, "reported_f1": entry.reported_f1}
+                | question_scores.to_dict()
+            )
+    return scores, []
+
+
+def _score_predictions(path: Path, gold_path: Path | None, as_json: bool) -> tuple[list[QuestionScores], list[str]]:
+    if gold_path is None:
+        raise ConfigurationError("--format predictions needs --gold (a gold store written by `saga eval gold`)")
+    scored = score_run(read_predictions(path), GoldStore.load(gold_path))
+    if as_json:
+        for item in scored:
+            line: dict[str, Any] = {
+                "index": item.index,
+                "question_id": item.record.question_id,
+                "status": item.record.status.value,
+            }
+            line |= {"not_scored": item.not_scored} if item.scores is None else item.scores.to_dict()
+            _write_line(line)
+    return [s.scores for s in scored if s.scores is not None], [s.not_scored for s in scored if s.not_scored]
+
+
+@eval_app.command("score")
+def score(
+    file: Annotated[Path, typer.Argument(help="The predictions file.")],
+    file_format: Annotated[
+        PredictionFormat, typer.Option("--format", help="spinach-output: SPINACH's released output JSON (.gz ok).")
+    ] = PredictionFormat.PREDICTIONS,
+    gold: Annotated[Path | None, typer.Option(help="Gold store (JSONL) for --format predictions.")] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="One JSON object per question on stdout; the summary goes to stderr.")
+    ] = False,
+) -> None:
+    """Score a predictions file with every metric (paper, strict, SPINACH, GRASP, GERBIL)."""
+    try:
+        if file_format is PredictionFormat.SPINACH_OUTPUT:
+            scores, not_scored = _score_spinach_output(file, as_json)
+        else:
+            scores, not_scored = _score_predictions(file, gold, as_json)
+    except SagaError as exc:
+        fail(exc)
+    summary = summarise(scores, not_scored)
+    if as_json:
+        sys.stderr.write(json.dumps({"summary": summary}) + "\n")
+    else:
+        _print_summary(summary)
+
+
+def _print_summary(summary: dict[str, Any]) -> None:
+    table = Table("metric", "mean")
+    for metric in MEAN_METRICS:
+        value = summary["means"][metric]
+        table.add_row(metric, "n/a" if value is None else f"{value:.4f}")
+    for key in ("gerbil_qald_macro_f1", "empty_result_rate"):
+        value = summary[key]
+        table.add_row(key, "n/a" if value is None else f"{value:.4f}")
+    stdout.print(table)
+    stdout.print(f"scored {summary['scored']}; not scored: {summary['not_scored'] or 'none'}", markup=False)
+
+
+BenchmarkArgument = Annotated[str, typer.Argument(help=f"Benchmark: {', '.join(sorted(BENCHMARKS))}.")]
+DataDirOption = Annotated[
+    Path | None, typer.Option(help="Shared data directory (default: $SAGA_DATA_DIR, else ../shared/data).")
+]
+LanguageOption = Annotated[str, typer.Option(help="Question language.")]
+GraphOption = Annotated[str | None, typer.Option("--graph", help="Only questions on this graph (Spider4SPARQL).")]
+
+
+def benchmark_questions(
+    benchmark: str, data_dir: Path | None, language: str, graph: str | None
+) -> list[BenchmarkQuestion]:
+    """The questions of a named benchmark, optionally only those on one graph.
+
+    Raises:
+        ConfigurationError: Unknown benchmark or unreadable files.
+    """
+    loaded = load_benchmark(benchmark, settings.data_dir(data_dir), language=language)
+    return [q for q in loaded.questions if graph is None or q.graph == graph]
+
+
+def _optional_graph(data: list[Path] | None, endpoint: str | None, profile: str | None) -> KnowledgeGraph | None:
+    return open_graph(data, endpoint, profile) if data or endpoint else None
+
+
+@eval_app.command("gold")
+def gold_command(
+    benchmark: BenchmarkArgument,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Gold store file to write (JSONL).")],
+    data_dir: DataDirOption = None,
+    language: LanguageOption = "en",
+    graph_name: GraphOption = None,
+    data: DataOption = None,
+    endpoint: EndpointOption = None,
+    profile: ProfileOption = None,
+) -> None:
+    """Freeze a benchmark's gold: shipped answers, else the gold SPARQL run on --data or --endpoint."""
+    try:
+        questions = benchmark_questions(benchmark, data_dir, language, graph_name)
+        graph = _optional_graph(data, endpoint, profile)
+        try:
+            store = build_gold_store(questions, graph)
+        finally:
+            if graph is not None:
+                graph.close()
+        store.save(out)
+    except SagaError as exc:
+        fail(exc)
+    problems = [
+        {"question_id": r.question_id, "status": r.status.value, "reason": r.error or r.note}
+        for r in store
+        if not r.usable
+    ]
+    print_json(
+        {"gold_store": str(out), "questions": len(store), "status": store.status_counts(), "not_usable": problems}
+    )
+
+
+@eval_app.command("drift")
+def drift_command(
+    benchmark: BenchmarkArgument,
+    gold: Annotated[Path, typer.Option(help="Gold store written by `saga eval gold`.")],
+    data_dir: DataDirOption = None,
+    language: LanguageOption = "en",
+    graph_name: GraphOption = None,
+    data: DataOption = None,
+    endpoint: EndpointOption = None,
+    profile: ProfileOption = None,
+) -> None:
+    """Re-run the gold queries on --data or --endpoint and report what changed since the gold was frozen."""
+    try:
+        questions = benchmark_questions(benchmark, data_dir, language, graph_name)
+        store = GoldStore.load(gold)
+        graph = _optional_graph(data, endpoint, profile)
+        if graph is None:
+            raise ConfigurationError("drift needs a graph: give --data or --endpoint")
+        with graph:
+            report = drift_report(store, questions, graph)
+    except SagaError as exc:
+        fail(exc)
+    print_json(
+        {
+            "endpoint_id": report.endpoint_id,
+            "run_at": report.run_at.isoformat(),
+            "counts": report.counts(),
+            "entries": [
+                {"question_id": e.question_id, "outcome": e.outcome, "missing": e.missing, "extra": e.extra}
+                | ({"error": e.error} if e.error else {})
+                for e in report.entries
+                if e.outcome != "same"
+            ],
+        }
+    )
+
+
+@eval_app.command("report")
+def report_command(
+    runs: Annotated[
+        list[str], typer.Option("--run", help="SYSTEM,BENCHMARK,PREDICTIONS,GOLD (repeatable).", show_default=False)
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for report.md and the PNG plots.")],
+) -> None:
+    """Write markdown tables shaped like the paper's (F1/EM, empty-result rates, cost) and PNG plots."""
+    try:
+        summaries = score_runs([RunSpec.parse(text) for text in runs])
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "report.md").write_text(report_markdown(summaries), encoding="utf-8")
+        plots = write_plots(summaries, out)
+    except SagaError as exc:
+        fail(exc)
+    print_json({"report": str(out / "report.md"), "plots": [str(p) for p in plots]})
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``saga eval`` (score, gold, drift, run, ablate) to the ``saga`` application."""
+    # Imported here: the run commands reuse this module's options, so a top-level import would be circular.
+    from saga_kgqa.cli.eval_run_commands import add_run_commands
+
+    add_run_commands(eval_app)
+    app.add_typer(eval_app, name="eval")

@@ -1,0 +1,263 @@
+"""``saga eval run`` and ``saga eval ablate``: resumable benchmark runs and the paper's ablations."""
+
+from __future__ import annotations
+
+import dataclasses
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import Progress
+
+from saga_kgqa.cli.eval_commands import (
+    BenchmarkArgument,
+    DataDirOption,
+    GraphOption,
+    LanguageOption,
+    benchmark_questions,
+)
+from saga_kgqa.cli.output import fail, print_json, stdout
+from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption, open_graph
+from saga_kgqa.context import SagaContext
+from saga_kgqa.errors import ConfigurationError, SagaError
+from saga_kgqa.eval.ablation import ablation_table, ablation_variants, run_ablation, run_summary, score_run
+from saga_kgqa.eval.agent_answerer import AgentAnswerer
+from saga_kgqa.eval.gold import GoldStore
+from saga_kgqa.eval.runner import Answerer, GoldReplayAnswerer, run_benchmark
+from saga_kgqa.graph.builder import build_graph
+from saga_kgqa.graph.models import ModelFactory
+from saga_kgqa.graph.toolbox import SagaToolbox
+from saga_kgqa.kg.declared_prefixes import read_declared_prefixes
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.kg.opening import open_backend
+from saga_kgqa.kg.replay_cache import CacheMode
+from saga_kgqa.models import ConfiguredModelFactory, ModelSettings
+from saga_kgqa.schema import build_schema_index
+from saga_kgqa.settings import example_graph_path
+
+
+class AnswererKind(StrEnum):
+    """Who answers: the SAGA agent, or the scripted gold-replay baseline (no model)."""
+
+    AGENT = "agent"
+    GOLD_REPLAY = "gold-replay"
+
+
+ModelOption = Annotated[
+    str, typer.Option(help="Chat model name (else SAGA_MODEL / OPENAI_MODEL; key in SAGA_API_KEY / OPENAI_API_KEY).")
+]
+BaseUrlOption = Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")]
+MaxStepsOption = Annotated[int, typer.Option(min=1, help="Controller steps per question.")]
+ConcurrencyOption = Annotated[int, typer.Option(min=1, help="Questions answered at once.")]
+ModelConcurrencyOption = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        help="Requests in flight to the model server at once (else SAGA_MODEL_CONCURRENCY; default: no cap "
+        "beyond --concurrency). SPARQL endpoints have their own per-endpoint limit in their profile.",
+    ),
+]
+RetryOption = Annotated[bool, typer.Option("--retry-failed", help="Redo questions that failed or timed out.")]
+LimitOption = Annotated[int | None, typer.Option(min=1, help="Only the first N questions.")]
+MaxSecondsOption = Annotated[
+    float | None, typer.Option(min=0.1, help="Seconds per question (checked between agent steps).")
+]
+MaxTokensOption = Annotated[int | None, typer.Option(min=1, help="Tokens per question (checked between agent steps).")]
+CacheDirOption = Annotated[
+    Path | None, typer.Option(help="Record/replay cache directory (default: beside the predictions).")
+]
+CacheModeOption = Annotated[
+    CacheMode | None,
+    typer.Option(help="Record/replay cache mode (default: replay-or-record for --endpoint, else off)."),
+]
+
+
+def chat_model_factory(context: SagaContext, *, model_concurrency: int | None = None) -> ModelFactory:
+    """The configured chat models (:class:`~saga_kgqa.models.ConfiguredModelFactory`), checked before the run.
+
+    Building the controller's model once up front makes a missing model or key a
+    configuration error now, not one failed record per question.
+
+    Raises:
+        ConfigurationError: No model is configured, or the settings are unusable.
+    """
+    factory = ConfiguredModelFactory(ModelSettings(max_concurrency=model_concurrency))
+    factory(context, "controller")
+    return factory
+
+
+def _context(
+    data: list[Path] | None, endpoint: str | None, profile: str | None, model: str, base_url: str | None, steps: int
+) -> SagaContext:
+    joined = ",".join(str(p) for p in data) if data else None
+    return SagaContext(model=model, base_url=base_url, data=joined, endpoint=endpoint, profile=profile, max_steps=steps)
+
+
+def _cache_settings(
+    endpoint: str | None, cache_dir: Path | None, cache_mode: CacheMode | None, default_dir: Path
+) -> tuple[Path | None, CacheMode]:
+    """Record/replay is on by default for endpoints (a rerun replays instead of asking again), off for local data."""
+    mode = cache_mode or (CacheMode.REPLAY_OR_RECORD if endpoint else CacheMode.OFF)
+    return (cache_dir or default_dir) if mode is not CacheMode.OFF else None, mode
+
+
+def open_toolbox(
+    data: list[Path] | None, endpoint: str | None, profile: str | None, cache_dir: Path | None, cache_mode: CacheMode
+) -> SagaToolbox:
+    """The agent's toolbox over --data or --endpoint, behind the record/replay cache when it is on.
+
+    Raises:
+        ConfigurationError: The graph settings are unusable.
+        BackendError: The graph failed while the schema index was built.
+    """
+    paths = [] if endpoint else list(data or []) or [example_graph_path()]
+    backend = open_backend(
+        data=paths or None, endpoint=endpoint, profile=profile, cache_dir=cache_dir, cache_mode=cache_mode
+    )
+    schema = build_schema_index(backend, induce=True)
+    return SagaToolbox(KnowledgeGraph(backend), schema, prefixes=read_declared_prefixes(paths))
+
+
+def _agent_answerer_for(
+    factory: ModelFactory, toolbox: SagaToolbox, max_seconds: float | None, max_tokens: int | None
+) -> Any:
+    graph = build_graph(model_factory=factory, toolbox_factory=lambda _context: toolbox)
+
+    def answerer_for(context: SagaContext) -> Answerer:
+        return AgentAnswerer(graph, context, toolbox.graph, max_seconds=max_seconds, max_tokens=max_tokens)
+
+    return answerer_for
+
+
+def run_command(
+    benchmark: BenchmarkArgument,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Predictions file (JSONL; resumed when it exists).")],
+    answerer: Annotated[AnswererKind, typer.Option(help="agent, or gold-replay (runs each gold query).")] = (
+        AnswererKind.AGENT
+    ),
+    gold: Annotated[Path | None, typer.Option(help="Gold store: score the run when it ends.")] = None,
+    data_dir: DataDirOption = None,
+    language: LanguageOption = "en",
+    graph_name: GraphOption = None,
+    data: DataOption = None,
+    endpoint: EndpointOption = None,
+    profile: ProfileOption = None,
+    model: ModelOption = "",
+    base_url: BaseUrlOption = None,
+    max_steps: MaxStepsOption = 20,
+    concurrency: ConcurrencyOption = 1,
+    model_concurrency: ModelConcurrencyOption = None,
+    retry_failed: RetryOption = False,
+    limit: LimitOption = None,
+    cache_dir: CacheDirOption = None,
+    cache_mode: CacheModeOption = None,
+    max_seconds: MaxSecondsOption = None,
+    max_tokens: MaxTokensOption = None,
+) -> None:
+    """Answer every question of a benchmark, one JSON line per question; rerun to resume."""
+    try:
+        questions = benchmark_questions(benchmark, data_dir, language, graph_name)[:limit]
+        context = _context(data, endpoint, profile, model, base_url, max_steps)
+        cache = _cache_settings(endpoint, cache_dir, cache_mode, out.with_name(out.name + ".cache"))
+        config: dict[str, Any] = {
+            "benchmark": benchmark,
+            "language": language,
+            "graph": graph_name,
+            "answerer": answerer.value,
+            "limit": limit,
+        }
+        if answerer is AnswererKind.GOLD_REPLAY:
+            if not data and not endpoint:
+                raise ConfigurationError("gold-replay needs --data or --endpoint")
+            kg = open_graph(data, endpoint, profile, *cache)
+            chosen: Answerer = GoldReplayAnswerer(kg)
+            config |= {"data": [str(p) for p in data or []], "endpoint": endpoint, "profile": profile}
+        else:
+            factory = chat_model_factory(context, model_concurrency=model_concurrency)
+            toolbox = open_toolbox(data, endpoint, profile, *cache)
+            chosen = _agent_answerer_for(factory, toolbox, max_seconds, max_tokens)(context)
+            config |= {"context": dataclasses.asdict(context), "max_seconds": max_seconds, "max_tokens": max_tokens}
+        with Progress(transient=True) as progress:
+            task = progress.add_task(f"{benchmark}", total=len(questions))
+            done = run_benchmark(
+                questions,
+                chosen,
+                out,
+                config=config,
+                retry_failed=retry_failed,
+                concurrency=concurrency,
+                progress=lambda _record: progress.advance(task),
+            )
+        report: dict[str, Any] = {"predictions": str(out), "answered": done.answered, "skipped": done.skipped}
+        if gold is not None:
+            records = [done.records[q.id] for q in questions if q.id in done.records]
+            report["summary"] = run_summary(score_run(records, GoldStore.load(gold)))
+    except SagaError as exc:
+        fail(exc)
+    print_json(report)
+
+
+def ablate_command(
+    benchmark: BenchmarkArgument,
+    gold: Annotated[Path, typer.Option(help="Gold store written by `saga eval gold`.")],
+    out_dir: Annotated[Path, typer.Option(help="Directory of the per-variant predictions files.")],
+    components: Annotated[bool, typer.Option(help="Run the paper's Table 5 component switches.")] = True,
+    coverage: Annotated[bool, typer.Option(help="Run the paper's Table 6 schema-coverage levels.")] = False,
+    seed: Annotated[int, typer.Option(help="Seed of the schema-coverage masks.")] = 0,
+    data_dir: DataDirOption = None,
+    language: LanguageOption = "en",
+    graph_name: GraphOption = None,
+    data: DataOption = None,
+    endpoint: EndpointOption = None,
+    profile: ProfileOption = None,
+    model: ModelOption = "",
+    base_url: BaseUrlOption = None,
+    max_steps: MaxStepsOption = 20,
+    concurrency: ConcurrencyOption = 1,
+    model_concurrency: ModelConcurrencyOption = None,
+    retry_failed: RetryOption = False,
+    limit: LimitOption = None,
+    cache_dir: CacheDirOption = None,
+    cache_mode: CacheModeOption = None,
+    max_seconds: MaxSecondsOption = None,
+    max_tokens: MaxTokensOption = None,
+) -> None:
+    """Run the agent once per ablation variant and print the variants side by side (markdown)."""
+    try:
+        cache = _cache_settings(endpoint, cache_dir, cache_mode, out_dir / "cache")
+        questions = benchmark_questions(benchmark, data_dir, language, graph_name)[:limit]
+        base = _context(data, endpoint, profile, model, base_url, max_steps)
+        base = dataclasses.replace(base, coverage_seed=seed)
+        summaries = run_ablation(
+            questions,
+            GoldStore.load(gold),
+            base,
+            _agent_answerer_for(
+                chat_model_factory(base, model_concurrency=model_concurrency),
+                open_toolbox(data, endpoint, profile, *cache),
+                max_seconds,
+                max_tokens,
+            ),
+            out_dir,
+            ablation_variants(components=components, coverage=coverage),
+            config={
+                "benchmark": benchmark,
+                "language": language,
+                "graph": graph_name,
+                "limit": limit,
+                "max_seconds": max_seconds,
+                "max_tokens": max_tokens,
+            },
+            retry_failed=retry_failed,
+            concurrency=concurrency,
+        )
+    except SagaError as exc:
+        fail(exc)
+    stdout.print(ablation_table(summaries), markup=False, highlight=False)
+
+
+def add_run_commands(eval_app: typer.Typer) -> None:
+    """Add ``run`` and ``ablate`` to the ``saga eval`` group."""
+    eval_app.command("run")(run_command)
+    eval_app.command("ablate")(ablate_command)

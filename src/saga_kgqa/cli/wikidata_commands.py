@@ -1,0 +1,49 @@
+"""``saga wikidata build-store``: the offline Wikidata store from the third-party data directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+from saga_kgqa import settings
+from saga_kgqa.cli.output import fail, print_json, stderr
+from saga_kgqa.dialects.wikidata_store import BUILD_STEPS, build_wikidata_store
+from saga_kgqa.errors import SagaError
+
+wikidata_app = typer.Typer(help="The offline Wikidata store (CoDEx and recorded Wikidata responses).")
+
+
+@wikidata_app.command("build-store")
+def build_store(
+    store: Annotated[Path, typer.Option("--store", "-s", help="New directory for the store.")],
+    data_dir: Annotated[
+        Path | None, typer.Option("--data-dir", help="Third-party data directory (default: ../shared/data).")
+    ] = None,
+) -> None:
+    """Build the offline Wikidata store (CoDEx test triples held out) and print what it holds."""
+    source = settings.data_dir(data_dir)
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} sources"),
+        TimeElapsedColumn(),
+        console=stderr,
+    ) as bar:
+        task = bar.add_task("building", total=len(BUILD_STEPS))
+
+        def advance(step: str, triples: int) -> None:
+            bar.update(task, advance=1, description=f"{step}: {triples} triples")
+
+        try:
+            report = build_wikidata_store(source, store, progress=advance)
+        except SagaError as exc:
+            fail(exc)
+    print_json(report.as_dict())
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``saga wikidata`` to the ``saga`` application."""
+    app.add_typer(wikidata_app, name="wikidata")
