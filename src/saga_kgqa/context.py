@@ -21,6 +21,10 @@ from saga_kgqa.errors import ConfigurationError
 Dialect = Literal["generic", "wikidata", "freebase"]
 ToolCalling = Literal["native", "text"]
 Matching = Literal["subclass", "exact"]
+EntitySearch = Literal["off", "wikidata-api"]
+
+#: Endpoint profiles that serve Wikidata; without an explicit dialect they imply ``wikidata``.
+WIKIDATA_PROFILES = frozenset({"wikidata", "qlever"})
 
 ENV_PREFIX = "SAGA_"
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -72,7 +76,20 @@ class SagaContext:
     type_context_entries: int = field(default=5, metadata=_describe("Θ entries shown to the controller."))
     knowledge_log_entries: int = field(default=6, metadata=_describe("Knowledge-log lines shown to the controller."))
     dialect: Dialect = field(
-        default="generic", metadata=_describe("Prompt wording: generic RDF IRIs, Wikidata QID/PID or Freebase MID.")
+        default="generic",
+        metadata=_describe(
+            "Graph dialect: the grounding tools' vocabulary (Wikidata P31/P279, Freebase type.object.type), "
+            "properties, qualifiers and CVT nodes, the dialect's schema index, and the prompt wording "
+            "(QID/PID, MID). A wikidata/qlever profile implies wikidata when unset."
+        ),
+    )
+    schema_index: str | None = field(
+        default=None,
+        metadata=_describe("Schema index file from `saga index build` (else built from the graph with induction)."),
+    )
+    entity_search: EntitySearch = field(
+        default="off",
+        metadata=_describe("Name search: off (the graph's own names) or wikidata-api (MediaWiki wbsearchentities)."),
     )
     tool_calling: ToolCalling = field(
         default="native", metadata=_describe("native tool calls, or text actions parsed by a second model call.")
@@ -97,6 +114,9 @@ class SagaContext:
     def from_env(cls, environ: Mapping[str, str] | None = None, **explicit: Any) -> SagaContext:
         """Build a context: explicit keyword values, else ``SAGA_<FIELD>`` variables, else defaults.
 
+        ``dialect`` given neither way follows the profile: a Wikidata profile
+        (:data:`WIKIDATA_PROFILES`) implies ``wikidata``.
+
         Args:
             environ: The environment to read (``os.environ`` by default).
             **explicit: Values given by the caller; they always win.
@@ -118,6 +138,8 @@ class SagaContext:
                 values[name] = explicit[name]
             elif variable in environ:
                 values[name] = _parse(variable, hints[name], environ[variable])
+        if "dialect" not in values and values.get("profile") in WIKIDATA_PROFILES:
+            values["dialect"] = "wikidata"
         return cls(**values)
 
 

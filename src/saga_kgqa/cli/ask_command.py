@@ -17,8 +17,9 @@ import typer
 
 from saga_kgqa.cli.output import fail, print_json, stdout
 from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption
-from saga_kgqa.context import Dialect, Matching, ToolCalling
+from saga_kgqa.context import Dialect, EntitySearch, Matching, ToolCalling
 from saga_kgqa.errors import SagaError
+from saga_kgqa.kg.wikidata_search import WIKIDATA_API
 
 #: Exit status of a run that finished without an answer (budget exhausted, gave up, failed).
 EXIT_UNANSWERED = 3
@@ -40,6 +41,18 @@ def ask(
     schema_file: Annotated[
         Path | None, typer.Option("--schema", help="Schema index from `saga index build` (default: build it now).")
     ] = None,
+    data_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--data-dir",
+            help="Offline sources of the dialect's schema index, used without --schema "
+            "(see `saga index build --dialect`); without either, the index is built from the graph.",
+        ),
+    ] = None,
+    entity_search_url: Annotated[
+        str,
+        typer.Option(help="MediaWiki API of --entity-search wikidata-api (User-Agent contact: SAGA_CONTACT)."),
+    ] = WIKIDATA_API,
     model: Annotated[str | None, typer.Option(help="Model name [SAGA_MODEL].", rich_help_panel=_MODEL)] = None,
     base_url: Annotated[
         str | None,
@@ -62,7 +75,17 @@ def ask(
     coverage_seed: Annotated[int | None, _switch("Seed of the coverage mask (default 0).")] = None,
     matching: Annotated[Matching | None, _switch("Type compatibility (default subclass).")] = None,
     max_steps: Annotated[int | None, _switch("Controller steps before finalizing (default 20).")] = None,
-    dialect: Annotated[Dialect | None, _switch("Prompt wording (default generic).")] = None,
+    dialect: Annotated[
+        Dialect | None,
+        _switch(
+            "Graph dialect: tools, type vocabulary (Wikidata P31/P279, Freebase type.object.type), schema "
+            "index and prompt wording (default: wikidata under a wikidata/qlever profile, else generic)."
+        ),
+    ] = None,
+    entity_search: Annotated[
+        EntitySearch | None,
+        _switch("Name search: off (the graph's names) or wikidata-api (wbsearchentities) (default off)."),
+    ] = None,
     tool_calling: Annotated[ToolCalling | None, _switch("native tool calls or text actions (default native).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON document.")] = False,
     trace: Annotated[
@@ -103,6 +126,8 @@ def ask(
         endpoint=endpoint,
         profile=profile,
         schema_file=schema_file,
+        data_dir=data_dir,
+        entity_search_url=entity_search_url,
         model=ModelSettings(model=model, base_url=base_url, api_key=api_key, reasoning_effort=reasoning_effort),
         switches={
             "type_filter": type_filter,
@@ -114,6 +139,7 @@ def ask(
             "matching": matching,
             "max_steps": max_steps,
             "dialect": dialect,
+            "entity_search": entity_search,
             "tool_calling": tool_calling,
         },
         checkpoint_db=checkpoint_db,

@@ -24,11 +24,14 @@ from saga_kgqa.cli.store_commands import open_graph
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.graph.builder import SagaGraph, build_graph, recursion_limit
+from saga_kgqa.graph.dialect_tools import open_entity_search, saved_or_dialect_schema, schema_vocabulary, tool_dialect
 from saga_kgqa.graph.persistence import CheckpointStore, RunIdentity, default_checkpoint_path
 from saga_kgqa.graph.toolbox import SagaToolbox
 from saga_kgqa.graph.tracing import question_run_config
 from saga_kgqa.graph.trajectory import TrajectoryWriter
 from saga_kgqa.kg.declared_prefixes import read_declared_prefixes
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.kg.wikidata_search import WIKIDATA_API
 from saga_kgqa.models import ConfiguredModelFactory, ModelSettings
 from saga_kgqa.state.checkpointing import checkpoint_serde
 from saga_kgqa.state.schema import InputState
@@ -50,6 +53,8 @@ class AskRequest:
         endpoint: Remote SPARQL endpoint URL.
         profile: Endpoint profile name.
         schema_file: A saved schema index (built on the fly when ``None``).
+        data_dir: Offline sources of the dialect's schema index (used when ``schema_file`` is ``None``).
+        entity_search_url: The MediaWiki API that ``entity_search=wikidata-api`` asks.
         model: Explicit model settings (``None`` fields fall back to the environment).
         switches: Context switches given on the command line (``None`` values fall back to the environment).
         checkpoint_db: Checkpoint database (the default path when ``None``).
@@ -65,6 +70,8 @@ class AskRequest:
     endpoint: str | None = None
     profile: str | None = None
     schema_file: Path | None = None
+    data_dir: Path | None = None
+    entity_search_url: str = WIKIDATA_API
     model: ModelSettings = field(default_factory=ModelSettings)
     switches: dict[str, Any] = field(default_factory=dict)
     checkpoint_db: Path | None = None
@@ -98,7 +105,12 @@ def run_ask(request: AskRequest) -> AskResult:
     """
     if (request.question is None) == (request.resume is None):
         raise ConfigurationError("give a question, or --resume THREAD (not both)")
-    context = SagaContext.from_env(**{k: v for k, v in request.switches.items() if v is not None})
+    explicit = {k: v for k, v in request.switches.items() if v is not None}
+    if request.profile is not None:
+        explicit["profile"] = request.profile  # a Wikidata profile implies the wikidata dialect
+    context = SagaContext.from_env(**explicit)
+    # The Wikidata dialect shows wd:/wdt: ids; the wikidata profile's prefixes make them parse in queries.
+    profile = request.profile or ("wikidata" if context.dialect == "wikidata" else None)
     factory = ConfiguredModelFactory(request.model)
     model_settings = factory.settings_for(context)
     model_settings.require_complete()
@@ -116,10 +128,8 @@ def run_ask(request: AskRequest) -> AskResult:
             thread_id, question = request.thread or uuid.uuid4().hex[:12], request.question
             store.start_thread(thread_id, identity, question)
             inputs = {"question": question}
-        with open_graph(request.data, request.endpoint, request.profile) as knowledge_graph:
-            schema = load_or_build_schema(knowledge_graph, request.schema_file)
-            prefixes = read_declared_prefixes(request.data or [settings.example_graph_path()])
-            toolbox = SagaToolbox(knowledge_graph, schema, prefixes=prefixes)
+        with open_graph(request.data, request.endpoint, profile) as knowledge_graph:
+            toolbox = _toolbox(knowledge_graph, context, request)
             app = build_graph(model_factory=factory, toolbox_factory=lambda _: toolbox, checkpointer=store.saver)
             config = question_run_config(
                 question,
@@ -134,6 +144,17 @@ def run_ask(request: AskRequest) -> AskResult:
                 _stream(app, inputs, config, context, request, thread_id, identity)
             values = dict(app.get_state(config).values)
     return AskResult(thread_id=thread_id, question=question, values=values)
+
+
+def _toolbox(knowledge_graph: KnowledgeGraph, context: SagaContext, request: AskRequest) -> SagaToolbox:
+    """The tools in the context's dialect, over the given schema index or one built now."""
+    dialect = tool_dialect(context.dialect)
+    entity_search = open_entity_search(context.entity_search, url=request.entity_search_url)
+    schema = saved_or_dialect_schema(dialect, schema_file=request.schema_file, data_dir=request.data_dir)
+    if schema is None:
+        schema = load_or_build_schema(knowledge_graph, None, vocabulary=schema_vocabulary(dialect))
+    prefixes = read_declared_prefixes(request.data or [settings.example_graph_path()])
+    return SagaToolbox(knowledge_graph, schema, prefixes=prefixes, dialect=dialect, entity_search=entity_search)
 
 
 def _stream(

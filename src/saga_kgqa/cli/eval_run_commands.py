@@ -19,13 +19,21 @@ from saga_kgqa.cli.eval_commands import (
 )
 from saga_kgqa.cli.output import fail, print_json, stdout
 from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption, open_graph
-from saga_kgqa.context import SagaContext
+from saga_kgqa.context import Dialect, EntitySearch, SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.eval.ablation import ablation_table, ablation_variants, run_ablation, run_summary, score_run
 from saga_kgqa.eval.agent_answerer import AgentAnswerer
 from saga_kgqa.eval.gold import GoldStore
 from saga_kgqa.eval.runner import Answerer, GoldReplayAnswerer, run_benchmark
 from saga_kgqa.graph.builder import build_graph
+from saga_kgqa.graph.dialect_tools import (
+    benchmark_dialect,
+    dialect_implied_by_profile,
+    open_entity_search,
+    saved_or_dialect_schema,
+    schema_vocabulary,
+    tool_dialect,
+)
 from saga_kgqa.graph.models import ModelFactory
 from saga_kgqa.graph.toolbox import SagaToolbox
 from saga_kgqa.kg.declared_prefixes import read_declared_prefixes
@@ -34,6 +42,7 @@ from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.kg.replay_cache import CacheMode
 from saga_kgqa.models import ConfiguredModelFactory, ModelSettings
 from saga_kgqa.schema import build_schema_index
+from saga_kgqa.settings import data_dir as shared_data_dir
 from saga_kgqa.settings import example_graph_path
 
 
@@ -71,6 +80,21 @@ CacheModeOption = Annotated[
     CacheMode | None,
     typer.Option(help="Record/replay cache mode (default: replay-or-record for --endpoint, else off)."),
 ]
+DialectOption = Annotated[
+    Dialect | None,
+    typer.Option(
+        help="Graph dialect of the tools, vocabulary and schema index (default: wikidata under a wikidata/qlever "
+        "profile, else the benchmark's graph: wikidata for QALD/WWQ/SPINACH, freebase for CWQ/GrailQA/WebQ, "
+        "else generic). A dialect's schema index is built from --data-dir unless --schema is given."
+    ),
+]
+SchemaOption = Annotated[
+    Path | None, typer.Option("--schema", help="Schema index from `saga index build` (default: build it now).")
+]
+EntitySearchOption = Annotated[
+    EntitySearch,
+    typer.Option(help="Name search: off (the graph's names) or wikidata-api (wbsearchentities; SAGA_CONTACT)."),
+]
 
 
 def chat_model_factory(context: SagaContext, *, model_concurrency: int | None = None) -> ModelFactory:
@@ -88,10 +112,57 @@ def chat_model_factory(context: SagaContext, *, model_concurrency: int | None = 
 
 
 def _context(
-    data: list[Path] | None, endpoint: str | None, profile: str | None, model: str, base_url: str | None, steps: int
+    data: list[Path] | None,
+    endpoint: str | None,
+    profile: str | None,
+    model: str,
+    base_url: str | None,
+    steps: int,
+    tools: ToolSettings,
 ) -> SagaContext:
     joined = ",".join(str(p) for p in data) if data else None
-    return SagaContext(model=model, base_url=base_url, data=joined, endpoint=endpoint, profile=profile, max_steps=steps)
+    return SagaContext(
+        model=model,
+        base_url=base_url,
+        data=joined,
+        endpoint=endpoint,
+        profile=profile,
+        max_steps=steps,
+        dialect=tools.dialect,
+        schema_index=str(tools.schema_file) if tools.schema_file else None,
+        entity_search=tools.entity_search,
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class ToolSettings:
+    """How the agent's tools read the graph: dialect, schema index and name search.
+
+    Attributes:
+        dialect: The graph dialect (already defaulted from the profile or benchmark).
+        schema_file: A saved schema index, else one is built.
+        data_dir: Offline sources of the dialect's schema index (used without ``schema_file``).
+        entity_search: ``off`` or ``wikidata-api``.
+    """
+
+    dialect: Dialect = "generic"
+    schema_file: Path | None = None
+    data_dir: Path | None = None
+    entity_search: EntitySearch = "off"
+
+
+def tool_settings(
+    benchmark: str,
+    profile: str | None,
+    dialect: Dialect | None,
+    schema_file: Path | None,
+    data_dir: Path | None,
+    entity_search: EntitySearch,
+) -> ToolSettings:
+    """The tool settings of a run: an explicit dialect, else the profile's, else the benchmark's graph's."""
+    chosen = dialect or dialect_implied_by_profile(profile) or benchmark_dialect(benchmark)
+    sources = shared_data_dir(data_dir) if chosen != "generic" else None
+    return ToolSettings(chosen, schema_file, sources, entity_search)
 
 
 def _cache_settings(
@@ -103,20 +174,39 @@ def _cache_settings(
 
 
 def open_toolbox(
-    data: list[Path] | None, endpoint: str | None, profile: str | None, cache_dir: Path | None, cache_mode: CacheMode
+    data: list[Path] | None,
+    endpoint: str | None,
+    profile: str | None,
+    cache_dir: Path | None,
+    cache_mode: CacheMode,
+    tools: ToolSettings | None = None,
 ) -> SagaToolbox:
     """The agent's toolbox over --data or --endpoint, behind the record/replay cache when it is on.
 
+    The tools speak ``tools.dialect`` over ``tools.schema_file``, else the dialect's index
+    from ``tools.data_dir``, else an index built from the graph with induction.
+
     Raises:
-        ConfigurationError: The graph settings are unusable.
+        ConfigurationError: The graph, schema or search settings are unusable.
         BackendError: The graph failed while the schema index was built.
     """
+    tools = tools or ToolSettings()
+    dialect = tool_dialect(tools.dialect)
+    entity_search = open_entity_search(tools.entity_search)
+    schema = saved_or_dialect_schema(dialect, schema_file=tools.schema_file, data_dir=tools.data_dir)
     paths = [] if endpoint else list(data or []) or [example_graph_path()]
     backend = open_backend(
         data=paths or None, endpoint=endpoint, profile=profile, cache_dir=cache_dir, cache_mode=cache_mode
     )
-    schema = build_schema_index(backend, induce=True)
-    return SagaToolbox(KnowledgeGraph(backend), schema, prefixes=read_declared_prefixes(paths))
+    if schema is None:
+        schema = build_schema_index(backend, induce=True, vocabulary=schema_vocabulary(dialect))
+    return SagaToolbox(
+        KnowledgeGraph(backend),
+        schema,
+        prefixes=read_declared_prefixes(paths),
+        dialect=dialect,
+        entity_search=entity_search,
+    )
 
 
 def _agent_answerer_for(
@@ -154,11 +244,15 @@ def run_command(
     cache_mode: CacheModeOption = None,
     max_seconds: MaxSecondsOption = None,
     max_tokens: MaxTokensOption = None,
+    dialect: DialectOption = None,
+    schema_file: SchemaOption = None,
+    entity_search: EntitySearchOption = "off",
 ) -> None:
     """Answer every question of a benchmark, one JSON line per question; rerun to resume."""
     try:
         questions = benchmark_questions(benchmark, data_dir, language, graph_name)[:limit]
-        context = _context(data, endpoint, profile, model, base_url, max_steps)
+        tools = tool_settings(benchmark, profile, dialect, schema_file, data_dir, entity_search)
+        context = _context(data, endpoint, profile, model, base_url, max_steps, tools)
         cache = _cache_settings(endpoint, cache_dir, cache_mode, out.with_name(out.name + ".cache"))
         config: dict[str, Any] = {
             "benchmark": benchmark,
@@ -175,7 +269,7 @@ def run_command(
             config |= {"data": [str(p) for p in data or []], "endpoint": endpoint, "profile": profile}
         else:
             factory = chat_model_factory(context, model_concurrency=model_concurrency)
-            toolbox = open_toolbox(data, endpoint, profile, *cache)
+            toolbox = open_toolbox(data, endpoint, profile, *cache, tools)
             chosen = _agent_answerer_for(factory, toolbox, max_seconds, max_tokens)(context)
             config |= {"context": dataclasses.asdict(context), "max_seconds": max_seconds, "max_tokens": max_tokens}
         with Progress(transient=True) as progress:
@@ -222,12 +316,16 @@ def ablate_command(
     cache_mode: CacheModeOption = None,
     max_seconds: MaxSecondsOption = None,
     max_tokens: MaxTokensOption = None,
+    dialect: DialectOption = None,
+    schema_file: SchemaOption = None,
+    entity_search: EntitySearchOption = "off",
 ) -> None:
     """Run the agent once per ablation variant and print the variants side by side (markdown)."""
     try:
         cache = _cache_settings(endpoint, cache_dir, cache_mode, out_dir / "cache")
         questions = benchmark_questions(benchmark, data_dir, language, graph_name)[:limit]
-        base = _context(data, endpoint, profile, model, base_url, max_steps)
+        tools = tool_settings(benchmark, profile, dialect, schema_file, data_dir, entity_search)
+        base = _context(data, endpoint, profile, model, base_url, max_steps, tools)
         base = dataclasses.replace(base, coverage_seed=seed)
         summaries = run_ablation(
             questions,
@@ -235,7 +333,7 @@ def ablate_command(
             base,
             _agent_answerer_for(
                 chat_model_factory(base, model_concurrency=model_concurrency),
-                open_toolbox(data, endpoint, profile, *cache),
+                open_toolbox(data, endpoint, profile, *cache, tools),
                 max_seconds,
                 max_tokens,
             ),

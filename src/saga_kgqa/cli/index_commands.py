@@ -105,21 +105,36 @@ def vocabulary_for(graph: KnowledgeGraph) -> SchemaVocabulary:
 
 
 def build_index(
-    graph: KnowledgeGraph, *, induce: bool = True, stratify: bool = True, sample_size: int = 200
+    graph: KnowledgeGraph,
+    *,
+    induce: bool = True,
+    stratify: bool = True,
+    sample_size: int = 200,
+    vocabulary: SchemaVocabulary | None = None,
 ) -> SchemaIndex:
     """Build the schema index of a graph through its facade (template queries only).
+
+    ``vocabulary`` names the type and subclass predicates (default: :func:`vocabulary_for`).
 
     Raises:
         BackendError: The graph failed on a schema query.
     """
     backend: KGBackend = _TemplateBackend(graph)
     return build_schema_index(
-        backend, induce=induce, stratify=stratify, sample_size=sample_size, vocabulary=vocabulary_for(graph)
+        backend,
+        induce=induce,
+        stratify=stratify,
+        sample_size=sample_size,
+        vocabulary=vocabulary or vocabulary_for(graph),
     )
 
 
-def load_or_build_schema(graph: KnowledgeGraph, schema_file: Path | None) -> SchemaIndex:
+def load_or_build_schema(
+    graph: KnowledgeGraph, schema_file: Path | None, *, vocabulary: SchemaVocabulary | None = None
+) -> SchemaIndex:
     """Load ``schema_file`` when given, else build the index on the fly (saying so on stderr).
+
+    ``vocabulary`` is the one to build under (default: :func:`vocabulary_for` the graph).
 
     Raises:
         ConfigurationError: The file is missing, unreadable or of another format version.
@@ -128,7 +143,7 @@ def load_or_build_schema(graph: KnowledgeGraph, schema_file: Path | None) -> Sch
     if schema_file is not None:
         return SchemaIndex.load(schema_file)
     stderr.print("note: building the schema index on the fly (save one with `saga index build`)", style="dim")
-    return build_index(graph)
+    return build_index(graph, vocabulary=vocabulary)
 
 
 def build(

@@ -1,7 +1,8 @@
 """The default toolbox: the graph a context names (``data`` / ``endpoint``), or the shipped example graph.
 
 Opening a store and building its schema index takes a moment, so toolboxes are cached
-per source for the life of the process (a server answers many runs from one).
+per source, dialect, schema file and search for the life of the process (a server
+answers many runs from one).
 """
 
 from __future__ import annotations
@@ -10,6 +11,12 @@ import threading
 from pathlib import Path
 
 from saga_kgqa.context import SagaContext
+from saga_kgqa.graph.dialect_tools import (
+    open_entity_search,
+    saved_or_dialect_schema,
+    schema_vocabulary,
+    tool_dialect,
+)
 from saga_kgqa.graph.toolbox import SagaToolbox
 from saga_kgqa.kg.declared_prefixes import read_declared_prefixes
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
@@ -17,18 +24,29 @@ from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import build_schema_index
 from saga_kgqa.settings import example_graph_path
 
-_CACHE: dict[tuple[str | None, str | None, str | None], SagaToolbox] = {}
+_CacheKey = tuple[str | None, str | None, str | None, str, str | None, str]
+_CACHE: dict[_CacheKey, SagaToolbox] = {}
 _LOCK = threading.Lock()
 
 
 def toolbox_from_context(context: SagaContext) -> SagaToolbox:
     """The toolbox for ``context.data`` or ``context.endpoint`` (the example graph when neither is set).
 
+    The tools speak ``context.dialect`` and read ``context.schema_index`` when set, else an
+    index built from the graph with induction under the dialect's vocabulary.
+
     Raises:
-        ConfigurationError: The data or endpoint settings are unusable.
+        ConfigurationError: The data, endpoint, schema or search settings are unusable.
         BackendError: The graph failed while the schema index was built.
     """
-    key = (context.data, context.endpoint, context.profile)
+    key = (
+        context.data,
+        context.endpoint,
+        context.profile,
+        context.dialect,
+        context.schema_index,
+        context.entity_search,
+    )
     with _LOCK:
         found = _CACHE.get(key)
         if found is None:
@@ -38,10 +56,21 @@ def toolbox_from_context(context: SagaContext) -> SagaToolbox:
 
 
 def _open(context: SagaContext) -> SagaToolbox:
+    dialect = tool_dialect(context.dialect)
+    entity_search = open_entity_search(context.entity_search)
+    schema_file = Path(context.schema_index) if context.schema_index else None
     paths: list[Path] = []
     if context.endpoint is None:
         paths = [Path(p.strip()) for p in (context.data or "").split(",") if p.strip()] or [example_graph_path()]
     backend = open_backend(data=paths or None, endpoint=context.endpoint, profile=context.profile)
-    schema = build_schema_index(backend, induce=True)
+    schema = saved_or_dialect_schema(dialect, schema_file=schema_file, data_dir=None)
+    if schema is None:
+        schema = build_schema_index(backend, induce=True, vocabulary=schema_vocabulary(dialect))
     # The data files' own prefixes make the ids the model sees short and familiar.
-    return SagaToolbox(KnowledgeGraph(backend), schema, prefixes=read_declared_prefixes(paths))
+    return SagaToolbox(
+        KnowledgeGraph(backend),
+        schema,
+        prefixes=read_declared_prefixes(paths),
+        dialect=dialect,
+        entity_search=entity_search,
+    )

@@ -14,7 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from saga_kgqa.context import SagaContext
+from saga_kgqa.dialects import Dialect
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.kg.wikidata_search import WikidataEntitySearch
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools import GroundingToolkit, LookupResult, PropertyExamplesResult, SearchResult, ToolCaps
@@ -89,16 +91,23 @@ class SagaToolbox:
         caps: ToolCaps | None = None,
         prefixes: Mapping[str, str] | None = None,
         extra_name_predicates: Sequence[str] = (),
+        dialect: Dialect | None = None,
+        entity_search: WikidataEntitySearch | None = None,
     ) -> None:
         """Hold the graph and the full schema index.
 
         Args:
             graph: The graph behind its read-only guard.
             schema: The full schema index (coverage masks are derived from it).
-            vocabulary: Type, label and description predicates (see :class:`GroundingToolkit`).
+            vocabulary: Type, label and description predicates (see :class:`GroundingToolkit`);
+                the dialect's by default.
             caps: Tool caps.
             prefixes: Extra prefixes for compact ids (ones the guard also knows).
             extra_name_predicates: More predicates whose literals name resources.
+            dialect: The graph's dialect (:func:`saga_kgqa.graph.dialect_tools.tool_dialect`);
+                plain RDF when ``None``.
+            entity_search: Online name search (Wikidata's ``wbsearchentities``) instead of
+                the name index built from the graph.
         """
         self.graph = graph
         self.schema = schema
@@ -106,6 +115,8 @@ class SagaToolbox:
         self._caps = caps
         self._prefixes = dict(prefixes or {})
         self._extra_names = tuple(extra_name_predicates)
+        self.dialect = dialect
+        self._entity_search = entity_search
         self._views: dict[_ViewKey, ToolView] = {}
         self._lock = threading.Lock()
 
@@ -132,6 +143,8 @@ class SagaToolbox:
                     prefixes=self._prefixes,
                     extra_name_predicates=self._extra_names,
                     language=context.language,
+                    dialect=self.dialect,
+                    entity_search=self._entity_search,
                 )
                 found = ToolView(toolkit, self.graph, schema, type_filter=key.type_filter)
                 self._views[key] = found
