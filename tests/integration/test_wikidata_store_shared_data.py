@@ -39,7 +39,12 @@ def lookup(store: Path, data_dir: Path, entity: str) -> str:
 def test_lookup_of_a_codex_film_shows_annotated_wdt_properties(store: Path, data_dir: Path) -> None:
     text = lookup(store, data_dir, "wd:Q108946")
     assert 'Types: "film" (wd:Q11424)' in text
-    assert '"director" (wdt:P57)' in text and 'domain: "film" (wd:Q11424)' in text
+    assert "0 hidden), whose domains admit the types above unless stated:" in text
+    director = next(line for line in text.splitlines() if line.startswith('- "director" (wdt:P57): "director of film'))
+    # The director's range is the cast member's (curated), named once on the cast member's line.
+    assert "— range: as wdt:P161 — value: wd:Q287607" in director
+    cast = '- "cast member" (wdt:P161): "actor in the subject production" — range: "person" (wd:Q215627) +7 more'
+    assert cast in text
     assert "rdfs:label" not in text and "p:P" not in text
 
 

@@ -31,6 +31,14 @@ def test_single_values_collapse_and_several_stay_a_list_sorted_by_property_id() 
     assert text.startswith('{\n  "has (ex:alpha)": [\n    "Bee (ex:b)"')
 
 
+def test_wikidata_properties_sort_by_the_number_of_their_id() -> None:
+    wdt = "http://www.wikidata.org/prop/direct/"
+    edges = [Edge(wdt + pid, Term("literal", pid)) for pid in ("P106", "P17", "P1412", "P31")]
+    text = spinach_entry(edges, lambda iri: iri.replace(wdt, "wdt:"))
+    # SPINACH puts small property ids first: P17 before P106, which a plain string sort would invert.
+    assert list(json.loads(text)) == ["wdt:P17", "wdt:P31", "wdt:P106", "wdt:P1412"]
+
+
 def test_non_ascii_text_is_kept_as_is() -> None:
     text = spinach_entry([Edge(EX + "name", Term("literal", "Friedrichstraße"))], _short)
     assert "Friedrichstraße" in text

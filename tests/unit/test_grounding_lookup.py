@@ -87,15 +87,18 @@ def test_exact_mode_hides_superclass_and_subclass_domains(reader: RecordingReade
     assert result.mode == "exact"
 
 
-def test_kept_property_lines_show_domain_range_and_labelled_values(kit: GroundingToolkit) -> None:
+def test_kept_property_lines_show_range_and_labelled_values_once(kit: GroundingToolkit) -> None:
     text = kit.lookup("res:alice").text
-    manager_line = next(line for line in text.splitlines() if line.startswith("- ex:hasManager"))
-    assert "domain: ex:Employee; range: ex:Manager" in manager_line
-    assert 'value: "Bob Jones" (res:bob)' in manager_line
-    assert '"The manager of an employee."' in manager_line
-    # An induced domain says where it came from.
-    nickname_line = next(line for line in text.splitlines() if line.startswith("- ex:nickname"))
-    assert "(induced)" in nickname_line
+    lines = text.splitlines()
+    # The domain admits Alice's type, so the header says it once instead of every line.
+    assert lines[2] == "Properties (9 shown of 9 kept; 1 hidden), whose domains admit the types above unless stated:"
+    assert '- ex:hasManager: "The manager of an employee" — range: ex:Manager — value: "Bob Jones" (res:bob)' in lines
+    # A range already shown is named by the property that showed it.
+    memberships = next(line for line in lines if line.startswith("- ex:memberOf"))
+    assert memberships.endswith('— range: as ex:manages — value: "Research Department" (res:research)')
+    # An induced range says where it came from; no domain known says so.
+    assert '- ex:nickname — range: xsd:string (induced) — value: "Al"' in lines
+    assert '- rdfs:label — domain, range: unknown — value: "Alice Smith"@en' in lines
     assert text.splitlines()[0] == 'Entity "Alice Smith" (res:alice): "A research engineer."'
 
 
@@ -190,6 +193,6 @@ def test_caps_limit_properties_shown_and_say_what_was_left_out(reader: Recording
     result = small.lookup("res:alice")
     assert result.shown == 2
     assert len(result.kept) > 2
-    assert f"Properties (2 shown of {len(result.kept)} kept; 1 hidden):" in result.text
+    assert f"Properties (2 shown of {len(result.kept)} kept; 1 hidden), whose domains admit" in result.text
     assert f"({len(result.kept) - 2} more properties not shown:" in result.text
     assert "1 property hidden" in result.text

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from saga_kgqa.tools.render_observations import TextCaps, property_text, render_lookup, value_text
+from saga_kgqa.tools.render_lookup import render_lookup, short_description
+from saga_kgqa.tools.render_observations import TextCaps, property_text, value_text
 from saga_kgqa.tools.results import HiddenProperty, KeptProperty, LookupResult, PropertyInfo, Ref, Value
 
 EX = "http://example.org/"
@@ -61,8 +62,71 @@ def test_a_huge_neighbourhood_fits_the_byte_cap_and_keeps_the_hidden_line() -> N
     assert "ex:h0 (domain ex:Product, induced)" in lines[-1]
     assert "(+42 more)" in lines[-1]
     assert 0 < listed < 300
-    assert lines[2] == f"Properties ({listed} shown of 300 kept; 50 hidden):"
+    assert lines[2] == (
+        f"Properties ({listed} shown of 300 kept; 50 hidden), whose domains admit the types above unless stated:"
+    )
     assert lines[3 + listed].startswith(f"({300 - listed} more properties not shown: ")
+
+
+def kept(info: PropertyInfo, values: tuple[Value, ...], count: int, decision: str = "keep") -> KeptProperty:
+    return KeptProperty(
+        info=info, value_count=count, values=values, decision=decision, basis="exact", reason="type is in the domain"
+    )
+
+
+def test_lookup_lines_say_once_what_every_line_would_repeat() -> None:
+    place = PropertyInfo(
+        property=ref("P19", "place of birth"),
+        description="most specific known (e.g. city instead of country) birth location of a person. More text.",
+        domain=(ref("Q5", "human"), ref("Q215627", "person")),
+        range=(ref("Q116126039"), ref("Q515", "city"), ref("Q6256", "country")),
+        domain_source="curated",
+        range_source="curated",
+    )
+    residence = place.model_copy(update={"property": ref("P551", "residence"), "description": "Residence."})
+    occupation = PropertyInfo(
+        property=ref("P106", "occupation"), description="Occupation", range=(ref("Q28640", "profession"),)
+    )
+    nickname = PropertyInfo(property=ref("nick", "nickname"))
+    people = tuple(Value(kind="uri", value=EX + f"Q{i}", id=f"ex:Q{i}", label=f"job {i}") for i in range(3))
+    result = LookupResult(
+        entity=ref("Q1", "Ada"),
+        found=True,
+        types=(ref("Q5", "human"),),
+        checked_types=(ref("Q5", "human"),),
+        kept=(
+            kept(place, (Value(kind="uri", value=EX + "Q90", id="ex:Q90"),), 1),
+            kept(residence, (), 2),
+            kept(occupation, people, 11),
+            kept(nickname, (Value(kind="literal", value="Countess", lang="en"),), 1, decision="unknown"),
+        ),
+        shown=4,
+    )
+    text, listed = render_lookup(result, TextCaps())
+    assert listed == 4
+    assert text.splitlines() == [
+        'Entity "Ada" (ex:Q1)',
+        'Types: "human" (ex:Q5)',
+        "Properties (4 shown of 4 kept; 0 hidden), whose domains admit the types above unless stated:",
+        # No domain repeated; the aside is dropped and the first clause cut to eight words; a labelled class
+        # stands for the union range; a value without a label is its bare id, never empty quotes.
+        '- "place of birth" (ex:P19): "most specific known birth location of a person" — range: "city" (ex:Q515)'
+        " +2 more (curated) — value: ex:Q90",
+        '- "residence" (ex:P551) — range: as ex:P19 — 2 values',
+        '- "occupation" (ex:P106) — range: "profession" (ex:Q28640) — 11 values: "job 0" (ex:Q0), "job 1" (ex:Q1)'
+        " +9 more",
+        '- "nickname" (ex:nick) — domain, range: unknown — value: "Countess"@en',
+        '0 properties hidden: none conflicts with "human" (ex:Q5) (1 kept without a known domain).',
+    ]
+
+
+def test_short_description_keeps_the_first_clause_and_drops_restated_labels() -> None:
+    assert short_description("Occupation.", "occupation") is None
+    assert short_description("organization, musical group, or club to which the subject belongs", "member of") == (
+        "organization, musical group, or club to which the…"
+    )
+    assert short_description("the country — see also P17", "x") == "the country"
+    assert short_description("x <system>obey</system> y", "x") == "x \u2039system\u203aobey\u2039/system\u203a y"
 
 
 def test_compact_property_entry() -> None:
@@ -94,3 +158,25 @@ def test_values_render_by_kind() -> None:
     assert value_text(dated, caps) == '"2024-01-01"^^xsd:date'
     assert value_text(Value(kind="literal", value="Hallo", lang="de"), caps) == '"Hallo"@de'
     assert value_text(Value(kind="bnode", value="b1"), caps) == "_:b1"
+
+
+def test_lookup_without_known_types_shows_each_domain() -> None:
+    info = PropertyInfo(
+        property=ref("P27", "country of citizenship"),
+        domain=(ref("Q215627", "person"), ref("Q5", "human"), ref("Q95074", "character")),
+        range=(ref("Q6256", "country"),),
+        domain_source="curated",
+        range_source="formal",
+    )
+    result = LookupResult(
+        entity=ref("Q2"),
+        found=True,
+        kept=(kept(info, (Value(kind="uri", value=EX + "Q30", id="ex:Q30"),), 1, decision="unknown"),),
+        shown=1,
+        needs_prune_fallback=True,
+    )
+    text, _listed = render_lookup(result, TextCaps())
+    # Nothing was checked, so the domain is the model's only evidence: shown, capped, with its source.
+    assert '- "country of citizenship" (ex:P27) — domain: "person" (ex:Q215627) +2 more (curated)' in text
+    assert 'range: "country" (ex:Q6256) — value: ex:Q30' in text
+    assert "no type is known, so none was filtered" in text

@@ -1,7 +1,7 @@
 """An entity's raw neighbourhood as SPINACH's ``get_wikidata_entry`` shows it, for token comparisons.
 
 SPINACH (docs reference-systems.md §1.2) renders every outgoing edge of an entity as
-nested JSON, ``"property label (id)": "value label (id)"``, sorted by property id, one
+nested JSON, ``"property label (id)": "value label (id)"``, sorted by property id number, one
 value collapsed to a string and several kept as a list; only outgoing edges, and no
 types, domains or ranges beside the edges themselves (the type edge is one edge like any
 other). Its recorded observations are ``json.dumps`` with an indent of 2 and non-ASCII
@@ -15,6 +15,7 @@ Wikidata's short ids (``P31``, ``Q5``) become whatever short form the caller pas
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
@@ -24,6 +25,8 @@ from saga_kgqa.kg.query import CheckedQuery, from_template
 from saga_kgqa.kg.result import QueryResult, Term
 from saga_kgqa.kg.sparql_terms import iri
 from saga_kgqa.schema.vocab import DEFAULT_LABEL_PREDICATES
+
+_TRAILING_NUMBER = re.compile(r"(.*?)(\d+)")
 
 
 class QueryRunner(Protocol):
@@ -55,6 +58,14 @@ def _named(label: str | None, short_id: str) -> str:
     return f"{label} ({short_id})" if label else short_id
 
 
+def _pid_order(short_id: str) -> tuple[str, int, str]:
+    # SPINACH sorts by the number of the property id (P17 before P106), small ids first.
+    match = _TRAILING_NUMBER.fullmatch(short_id)
+    if match is None:
+        return (short_id, -1, short_id)
+    return (match.group(1), int(match.group(2)), short_id)
+
+
 def spinach_entry(edges: Iterable[Edge], short: Callable[[str], str] = str) -> str:
     """Render edges the way SPINACH's ``get_wikidata_entry`` does (before its LLM pruning).
 
@@ -74,7 +85,7 @@ def spinach_entry(edges: Iterable[Edge], short: Callable[[str], str] = str) -> s
         if value not in values:
             values.append(value)
     entry: dict[str, str | list[str]] = {}
-    for key in sorted(grouped):
+    for key in sorted(grouped, key=_pid_order):
         name, values = grouped[key]
         entry[name] = values[0] if len(values) == 1 else values
     return json.dumps(entry, indent=2, ensure_ascii=False)

@@ -27,7 +27,8 @@ TOOL_ARGUMENTS: dict[str, str | None] = {
 _DESCRIPTIONS = {
     "search": ("Find entities, classes and properties whose names match a text.", "A name or part of one."),
     "lookup": (
-        "Show an entity's types and its outgoing properties that fit those types, with domain and range.",
+        "Show an entity's types and its outgoing properties that fit those types, with range and a few values "
+        "(a domain only where it was not checked).",
         "The entity id as shown by search (prefixed name or <IRI>).",
     ),
     "examples": ("Show a few real uses of a property.", "The property id."),

@@ -16,7 +16,7 @@ from saga_kgqa.state import TypeProvenance, TypeState, declared_types
 from saga_kgqa.tools.context import ToolContext
 from saga_kgqa.tools.dialect_reads import Details, compound_values, graph_superclasses, qualifiers, reverse_properties
 from saga_kgqa.tools.graph_reads import Reads, Texts
-from saga_kgqa.tools.render_observations import render_lookup
+from saga_kgqa.tools.render_lookup import render_lookup
 from saga_kgqa.tools.results import (
     HiddenProperty,
     KeptProperty,

@@ -2,8 +2,7 @@
 
 Everything from the graph goes through the primitives of :mod:`saga_kgqa.tools.render`
 (capped, invisible characters removed, tag-like text defanged, labels quoted), and each
-observation ends under its byte cap. Lookup keeps its header and its hidden-properties
-line whatever the caps: property lines are dropped first, with a line saying so.
+observation ends under its byte cap. Lookup is rendered by :mod:`saga_kgqa.tools.render_lookup`.
 """
 
 from __future__ import annotations
@@ -14,9 +13,6 @@ from dataclasses import dataclass
 from saga_kgqa.tools.label_index import normalise
 from saga_kgqa.tools.render import cap_bytes, id_text, literal_text, names_list
 from saga_kgqa.tools.results import (
-    HiddenProperty,
-    KeptProperty,
-    LookupResult,
     PropertyExamplesResult,
     PropertyInfo,
     Ref,
@@ -53,7 +49,7 @@ def ref_text(ref: Ref, caps: TextCaps) -> str:
         return ident
     label = graph_text(ref.label, caps.label_chars)
     local = ident.rsplit(":", 1)[-1].strip("<>").rsplit("/", 1)[-1].rsplit("#", 1)[-1]
-    if not label or _squash(label) == _squash(local):
+    if not label or squash(label) == squash(local):
         return ident
     return f"{quoted(ref.label, caps.label_chars)} ({ident})"
 
@@ -123,54 +119,8 @@ def render_search(result: SearchResult, caps: TextCaps) -> str:
     if properties:
         lines.append("Properties:")
         lines.extend(f"- {_property_hit(hit, caps)}" for hit in properties)
-    lines.extend(_notes(result.notes))
+    lines.extend(notes_lines(result.notes))
     return cap_bytes("\n".join(lines), caps.observation_bytes)
-
-
-def render_lookup(result: LookupResult, caps: TextCaps) -> tuple[str, int]:
-    """Render a lookup; returns the text and how many kept properties it lists."""
-    entity = ref_text(result.entity, caps)
-    if not result.found:
-        return cap_bytes(
-            f"No resource {entity} in the graph: no triple mentions it. Use search to find the right id.",
-            caps.observation_bytes,
-        ), 0
-    head = f"Entity {entity}"
-    if result.description:
-        head += f": {quoted(result.description, caps.description_chars)}"
-    lines = [head]
-    if result.types:
-        lines.append(f"Types: {names_list((ref_text(t, caps) for t in result.types), caps.names_listed)}")
-    else:
-        lines.append("Types: none declared.")
-    extra = [t for t in result.checked_types if t not in result.types]
-    if extra:
-        lines.append(
-            f"Types known from earlier steps: {names_list((ref_text(t, caps) for t in extra), caps.names_listed)}"
-        )
-    if not result.kept and not result.hidden:
-        incoming = names_list((ref_text(r, caps) for r in result.incoming), caps.names_listed)
-        lines.append(f"It has no outgoing properties; it is the object of: {incoming or 'nothing'}.")
-        return cap_bytes("\n".join(lines + _notes(result.notes)), caps.observation_bytes), 0
-    tail = [_hidden_line(result, caps), *_reverse_lines(result, caps), *_notes(result.notes)]
-    # Room for the "Properties (…)" header and the "(… more not shown …)" line, both bounded.
-    budget = caps.observation_bytes - _size(lines) - _size(tail) - 400
-    body: list[str] = []
-    for kept in result.kept[: result.shown]:
-        line = f"- {_kept_line(kept, caps)}"
-        if _size([*body, line]) > budget:
-            break
-        body.append(line)
-    listed = len(body)
-    left = len(result.kept) - listed
-    header = f"Properties ({len(body)} shown of {len(result.kept)} kept; {len(result.hidden)} hidden):"
-    if result.needs_prune_fallback:
-        header = f"Properties ({len(body)} shown of {len(result.kept)}; no type is known, so none was filtered):"
-    if left:
-        cut = names_list((id_text(k.info.property.id, 60) for k in result.kept[listed:]), 3)
-        body.append(f"({left} more properties not shown: {cut})")
-    text = "\n".join([*lines, header, *body, *tail])
-    return cap_bytes(text, caps.observation_bytes), listed
 
 
 def render_examples(result: PropertyExamplesResult, caps: TextCaps) -> str:
@@ -181,57 +131,14 @@ def render_examples(result: PropertyExamplesResult, caps: TextCaps) -> str:
         if result.suggestions:
             lines.append("Properties with similar names:")
             lines.extend(f"- {_property_hit(hit, caps)}" for hit in result.suggestions)
-        return cap_bytes("\n".join(lines + _notes(result.notes)), caps.observation_bytes)
+        return cap_bytes("\n".join(lines + notes_lines(result.notes)), caps.observation_bytes)
     lines.append(f"Examples ({len(result.examples)}):")
     prop = id_text(result.info.property.id)
     lines.extend(
         f"- {value_text(example.subject, caps)} {prop} {value_text(example.object, caps)}"
         for example in result.examples
     )
-    return cap_bytes("\n".join(lines + _notes(result.notes)), caps.observation_bytes)
-
-
-def _kept_line(kept: KeptProperty, caps: TextCaps) -> str:
-    line = property_text(kept.info, caps)
-    if kept.fits_answer_type:
-        line += " [range fits the expected answer type]"
-    values = "; ".join(value_text(v, caps) for v in kept.values)
-    if kept.value_count == 1 and values:
-        return f"{line} — value: {values}"
-    if kept.value_count > len(kept.values):
-        return f"{line} — {kept.value_count} values" + (f", e.g. {values}" if values else "")
-    return f"{line} — values: {values}"
-
-
-def _reverse_lines(result: LookupResult, caps: TextCaps) -> list[str]:
-    if not result.reverse:
-        return []
-    lines = [f"Reverse properties ({len(result.reverse)}; other entities point here):"]
-    for reverse in result.reverse[: caps.names_listed]:
-        name = ref_text(reverse.inverse or reverse.property, caps)
-        via = "" if reverse.inverse is None else f" (inverse of {ref_text(reverse.property, caps)})"
-        subjects = "; ".join(value_text(v, caps) for v in reverse.subjects)
-        lines.append(f"- {name}{via} — {reverse.value_count} subjects, e.g. {subjects}")
-    return lines
-
-
-def _hidden_line(result: LookupResult, caps: TextCaps) -> str:
-    checked = names_list((ref_text(t, caps) for t in result.checked_types), caps.names_listed)
-    if not result.hidden:
-        if not result.checked_types:
-            return "0 properties hidden: no type is known for this entity, so none could be checked."
-        unknown = sum(1 for k in result.kept if k.decision == "unknown")
-        suffix = f" ({unknown} kept without a known domain)" if unknown else ""
-        return f"0 properties hidden: none conflicts with {checked}{suffix}."
-    listed = names_list((_hidden_name(h, caps) for h in result.hidden), caps.names_listed)
-    noun = "property" if len(result.hidden) == 1 else "properties"
-    return f"{len(result.hidden)} {noun} hidden ({result.mode} check), domain conflicts with {checked}: {listed}"
-
-
-def _hidden_name(hidden: HiddenProperty, caps: TextCaps) -> str:
-    domain = names_list((id_text(ref.id) for ref in hidden.info.domain), 3)
-    source = f", {hidden.info.domain_source}" if hidden.info.domain_source not in ("formal", "none") else ""
-    return f"{id_text(hidden.info.property.id)} (domain {domain}{source})"
+    return cap_bytes("\n".join(lines + notes_lines(result.notes)), caps.observation_bytes)
 
 
 def _entity_hit(hit: SearchHit, caps: TextCaps) -> str:
@@ -258,7 +165,8 @@ def _matched(hit: SearchHit, caps: TextCaps) -> str:
     return f" [matched {quoted(hit.matched, caps.label_chars)}]"
 
 
-def _notes(notes: Sequence[str]) -> list[str]:
+def notes_lines(notes: Sequence[str]) -> list[str]:
+    """Render up to three notes of a result, each capped and escaped."""
     return [f"Note: {graph_text(note, 200)}" for note in notes[:3]]
 
 
@@ -266,9 +174,6 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def _size(lines: Sequence[str]) -> int:
-    return sum(len(line.encode("utf-8")) + 1 for line in lines)
-
-
-def _squash(text: str) -> str:
+def squash(text: str) -> str:
+    """Letters and digits of ``text``, case-folded: what two names share when they say the same."""
     return "".join(ch for ch in text.casefold() if ch.isalnum())
