@@ -161,3 +161,25 @@ def test_loads_a_real_owl_ontology(data_dir: Path) -> None:
             from_template("SELECT (COUNT(?c) AS ?n) WHERE { ?c a <http://www.w3.org/2002/07/owl#Class> }")
         )
     assert int(result.column("n")[0].value) > 0
+
+
+def test_queries_read_the_union_of_named_graphs_only_when_there_are_some(tmp_path: Path) -> None:
+    import pyoxigraph as ox
+
+    from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+    from saga_kgqa.kg.oxigraph_terms import has_named_graphs
+
+    quads = tmp_path / "graphs.nq"
+    quads.write_text(
+        "<http://x/a> <http://x/p> <http://x/b> <http://x/g1> .\n<http://x/b> <http://x/p> <http://x/c> .\n",
+        encoding="utf-8",
+    )
+    plain = tmp_path / "plain.nt"
+    plain.write_text("<http://x/a> <http://x/p> <http://x/b> .\n", encoding="utf-8")
+    query = "SELECT ?s WHERE { ?s <http://x/p> ?o } ORDER BY ?s"
+    for path, expected in ((quads, ["http://x/a", "http://x/b"]), (plain, ["http://x/a"])):
+        store = EmbeddedStore.from_files([path])
+        assert has_named_graphs(ox.Store.read_only(str(store.store_dir))) is (path == quads)
+        with KnowledgeGraph(store) as graph:
+            assert [row["s"].value for row in graph.query(query).rows] == expected  # worker path
+            assert [row["s"].value for row in graph.run(from_template(query)).rows] == expected  # in-process

@@ -27,7 +27,7 @@ import pyoxigraph as ox
 from saga_kgqa.errors import ConfigurationError, EndpointUnavailable, QuerySyntaxError
 from saga_kgqa.kg.backend import ExecutionLimits
 from saga_kgqa.kg.embedded_worker import QueryWorker
-from saga_kgqa.kg.oxigraph_terms import collect_result, rdf_format_for
+from saga_kgqa.kg.oxigraph_terms import collect_result, has_named_graphs, rdf_format_for
 from saga_kgqa.kg.profiles import EndpointProfile, get_profile
 from saga_kgqa.kg.query import CheckedQuery
 from saga_kgqa.kg.result import QueryResult
@@ -135,6 +135,7 @@ class EmbeddedStore:
             self._store: ox.Store | None = ox.Store.read_only(str(store_dir))
         except OSError as exc:
             raise ConfigurationError(f"cannot open store {store_dir}: {exc}") from exc
+        self._union = has_named_graphs(self._store)
         self._dir = store_dir
         self._owns_dir = owns_dir
         self._profile = profile or get_profile("embedded")
@@ -216,7 +217,7 @@ class EmbeddedStore:
         started = time.perf_counter()
         try:
             # Named graphs record provenance (one graph per source); queries see their union.
-            raw = store.query(query.text, prefixes=self._prefixes, use_default_graph_as_union=True)
+            raw = store.query(query.text, prefixes=self._prefixes, use_default_graph_as_union=self._union)
             return collect_result(raw, query.form, limits.max_rows, started)
         except SyntaxError as exc:
             raise QuerySyntaxError(f"the store rejected the query: {exc}", server_text=str(exc)) from exc

@@ -33,7 +33,7 @@ import pyoxigraph as ox
 
 from saga_kgqa.errors import BackendError, EndpointUnavailable, QuerySyntaxError, QueryTimeout
 from saga_kgqa.kg.backend import ExecutionLimits
-from saga_kgqa.kg.oxigraph_terms import collect_result
+from saga_kgqa.kg.oxigraph_terms import collect_result, has_named_graphs
 from saga_kgqa.kg.query import CheckedQuery
 from saga_kgqa.kg.result import QueryForm, QueryResult, Row, Term, TermKind
 
@@ -69,11 +69,11 @@ def _to_wire(term: Term | None) -> WireTerm | None:
     return None if term is None else (term.kind, term.value, term.datatype, term.lang)
 
 
-def _answer(store: ox.Store, request: _Request, prefixes: dict[str, str]) -> _Reply:
+def _answer(store: ox.Store, request: _Request, prefixes: dict[str, str], union: bool) -> _Reply:
     started = time.perf_counter()
     try:
         # Same dataset as the in-process path: the default graph is the union of all graphs.
-        raw = store.query(request.text, prefixes=prefixes, use_default_graph_as_union=True)
+        raw = store.query(request.text, prefixes=prefixes, use_default_graph_as_union=union)
         # Lazy iteration: the row cap bounds the work, not the size of the full answer.
         result = collect_result(raw, request.form, request.max_rows, started)
     except SyntaxError as exc:
@@ -115,6 +115,7 @@ def serve(conn: Connection, store_dir: str, prefixes: dict[str, str]) -> None:
     except OSError as exc:
         conn.send(_Reply("io_error", f"cannot open store {store_dir}: {exc}"))
         return
+    union = has_named_graphs(store)
     conn.send(_Reply("ready"))
     while True:
         try:
@@ -124,7 +125,7 @@ def serve(conn: Connection, store_dir: str, prefixes: dict[str, str]) -> None:
         if request is None:
             return
         try:
-            conn.send(_answer(store, request, prefixes))
+            conn.send(_answer(store, request, prefixes, union))
         except OSError:
             return  # the host stopped listening (it timed out or closed); it will reap us
 

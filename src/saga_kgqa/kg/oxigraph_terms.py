@@ -99,3 +99,12 @@ def rdf_format_for(path_suffix: str) -> ox.RdfFormat:
         return formats[suffix]
     except KeyError:
         raise ValueError(f"unknown RDF file type {path_suffix!r}; expected one of {sorted(formats)}") from None
+
+
+def has_named_graphs(store: ox.Store) -> bool:
+    """Whether the store holds any named graph (provenance graphs of the offline Wikidata store, say).
+
+    Only such stores need queries to read the union of all graphs; reading the union costs
+    pyoxigraph 5-10% on a plain store, so it is asked for only when it changes the answer.
+    """
+    return next(iter(store.named_graphs()), None) is not None
