@@ -200,11 +200,17 @@ class _Handler(BaseHTTPRequestHandler):
             params=urllib.parse.urlsplit(self.path).query,
         )
         scripted = fake._begin(recorded)
+        self._ended = False
         try:
             self._respond(fake, scripted)
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client stopped reading: that is what several tests check
         finally:
+            self._finish(fake)
+
+    def _finish(self, fake: FakeEndpoint) -> None:
+        if not self._ended:
+            self._ended = True
             fake._end()
 
     def _respond(self, fake: FakeEndpoint, scripted: Scripted) -> None:
@@ -224,12 +230,20 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Length", str(scripted.content_length))
         self.send_header("Connection", "close")
         self.end_headers()
-        for piece in self._pieces(scripted):
+        pieces = self._pieces(scripted)
+        piece = next(pieces, None)
+        while piece is not None:
+            following = next(pieces, None)
+            if following is None:
+                # The client may act on the last byte at once (start its next request): count this
+                # request as finished before sending it, or max_in_flight would see a false overlap.
+                self._finish(fake)
             self.wfile.write(piece)
             self.wfile.flush()
             fake._count_sent(len(piece))
             if scripted.chunk_interval_s and fake.stopping.wait(scripted.chunk_interval_s):
                 return
+            piece = following
 
     def _drip_header_forever(self, fake: FakeEndpoint, interval_s: float) -> None:
         self.flush_headers()
