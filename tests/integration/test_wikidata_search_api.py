@@ -107,5 +107,7 @@ def test_toolkit_search_uses_the_api_when_online(fake_endpoint: FakeEndpoint, tm
     entity, prop = result.hits
     assert entity.resource.id == "wd:Q42053" and entity.match == "exact"
     assert [t.id for t in entity.types] == ["wd:Q1549591", "wd:Q56557504"]  # types read from the graph
+    # The graph's own description wins over the API's when it has one.
+    assert entity.description == "city in Isfahan Province, Iran"
     assert prop.kind == "property" and prop.resource.id == "wdt:P1082"
     assert [dict(urllib.parse.parse_qsl(r.params))["type"] for r in fake_endpoint.requests] == ["item", "property"]

@@ -38,11 +38,25 @@ def search_names(context: ToolContext, text: str) -> SearchResult:
     parents = (c for e in entities if e in context.schema.classes for c in context.schema.classes[e].parents)
     wanted = {*entities, *(t for found in types.values() for t in found), *parents}
     wanted |= context.schema_resources(match.resource for match in property_matches)
-    texts = {**api_texts, **context.texts(reads, wanted)}
+    texts = _with_fallback(context.texts(reads, wanted), api_texts)
     hits = [_entity_hit(context, match, texts, types.get(match.resource, [])) for match in entity_matches]
     hits.extend(_property_hit(context, match, texts) for match in property_matches)
     result = SearchResult(query=text, hits=tuple(hits), index_size=index_size, notes=(*index_notes, *reads.notes))
     return result.model_copy(update={"text": render_search(result, caps.text)})
+
+
+def _with_fallback(graph_texts: dict[str, Texts], api_texts: dict[str, Texts]) -> dict[str, Texts]:
+    """The graph's label and description where it has them, field by field, else the search API's."""
+    merged = dict(api_texts)
+    for resource, found in graph_texts.items():
+        online = api_texts.get(resource)
+        if online is None:
+            merged[resource] = found
+        else:
+            merged[resource] = Texts(
+                label=found.label or online.label, description=found.description or online.description
+            )
+    return merged
 
 
 def _api_matches(
