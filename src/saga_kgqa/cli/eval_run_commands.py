@@ -26,24 +26,13 @@ from saga_kgqa.eval.agent_answerer import AgentAnswerer
 from saga_kgqa.eval.gold import GoldStore
 from saga_kgqa.eval.runner import Answerer, GoldReplayAnswerer, run_benchmark
 from saga_kgqa.graph.builder import build_graph
-from saga_kgqa.graph.dialect_tools import (
-    benchmark_dialect,
-    dialect_implied_by_profile,
-    open_entity_search,
-    saved_or_dialect_schema,
-    schema_vocabulary,
-    tool_dialect,
-)
+from saga_kgqa.graph.defaults import open_toolbox as default_open_toolbox
+from saga_kgqa.graph.dialect_tools import benchmark_dialect, dialect_implied_by_profile
 from saga_kgqa.graph.models import ModelFactory
 from saga_kgqa.graph.toolbox import SagaToolbox
-from saga_kgqa.kg.declared_prefixes import read_declared_prefixes
-from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.kg.replay_cache import CacheMode
 from saga_kgqa.models import ConfiguredModelFactory, ModelSettings
-from saga_kgqa.schema import build_schema_index
 from saga_kgqa.settings import data_dir as shared_data_dir
-from saga_kgqa.settings import example_graph_path
 
 
 class AnswererKind(StrEnum):
@@ -191,21 +180,16 @@ def open_toolbox(
         BackendError: The graph failed while the schema index was built.
     """
     tools = tools or ToolSettings()
-    dialect = tool_dialect(tools.dialect)
-    entity_search = open_entity_search(tools.entity_search)
-    schema = saved_or_dialect_schema(dialect, schema_file=tools.schema_file, data_dir=tools.data_dir)
-    paths = [] if endpoint else list(data or []) or [example_graph_path()]
-    backend = open_backend(
-        data=paths or None, endpoint=endpoint, profile=profile, cache_dir=cache_dir, cache_mode=cache_mode
-    )
-    if schema is None:
-        schema = build_schema_index(backend, induce=True, vocabulary=schema_vocabulary(dialect))
-    return SagaToolbox(
-        KnowledgeGraph(backend),
-        schema,
-        prefixes=read_declared_prefixes(paths),
-        dialect=dialect,
-        entity_search=entity_search,
+    return default_open_toolbox(
+        data,
+        endpoint,
+        profile,
+        dialect=tools.dialect,
+        schema_file=tools.schema_file,
+        data_dir=tools.data_dir,
+        entity_search=tools.entity_search,
+        cache_dir=cache_dir,
+        cache_mode=cache_mode,
     )
 
 

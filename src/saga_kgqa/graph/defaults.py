@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from saga_kgqa.context import Dialect as DialectName
 from saga_kgqa.context import SagaContext
 from saga_kgqa.graph.dialect_tools import (
     open_entity_search,
@@ -21,6 +22,7 @@ from saga_kgqa.graph.toolbox import SagaToolbox
 from saga_kgqa.kg.declared_prefixes import read_declared_prefixes
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
+from saga_kgqa.kg.replay_cache import CacheMode
 from saga_kgqa.schema import build_schema_index
 from saga_kgqa.settings import example_graph_path
 
@@ -56,21 +58,54 @@ def toolbox_from_context(context: SagaContext) -> SagaToolbox:
 
 
 def _open(context: SagaContext) -> SagaToolbox:
-    dialect = tool_dialect(context.dialect)
-    entity_search = open_entity_search(context.entity_search)
-    schema_file = Path(context.schema_index) if context.schema_index else None
-    paths: list[Path] = []
-    if context.endpoint is None:
-        paths = [Path(p.strip()) for p in (context.data or "").split(",") if p.strip()] or [example_graph_path()]
-    backend = open_backend(data=paths or None, endpoint=context.endpoint, profile=context.profile)
-    schema = saved_or_dialect_schema(dialect, schema_file=schema_file, data_dir=None)
+    paths = [Path(p.strip()) for p in (context.data or "").split(",") if p.strip()]
+    return open_toolbox(
+        paths,
+        context.endpoint,
+        context.profile,
+        dialect=context.dialect,
+        schema_file=Path(context.schema_index) if context.schema_index else None,
+        entity_search=context.entity_search,
+    )
+
+
+def open_toolbox(
+    data: list[Path] | None,
+    endpoint: str | None,
+    profile: str | None,
+    *,
+    dialect: DialectName = "generic",
+    schema_file: Path | None = None,
+    data_dir: Path | None = None,
+    entity_search: str = "off",
+    cache_dir: Path | None = None,
+    cache_mode: CacheMode = CacheMode.OFF,
+) -> SagaToolbox:
+    """Open a toolbox over RDF files, a store directory or an endpoint (the example graph when none is given).
+
+    The tools speak ``dialect`` over ``schema_file``, else the dialect's index from
+    ``data_dir``'s offline sources, else an index built from the graph with induction under
+    the dialect's vocabulary. The graph sits behind the record/replay cache when
+    ``cache_mode`` is on.
+
+    Raises:
+        ConfigurationError: The graph, schema or search settings are unusable.
+        BackendError: The graph failed while the schema index was built.
+    """
+    tool_dialect_data = tool_dialect(dialect)
+    search = open_entity_search(entity_search)
+    schema = saved_or_dialect_schema(tool_dialect_data, schema_file=schema_file, data_dir=data_dir)
+    paths = [] if endpoint else list(data or []) or [example_graph_path()]
+    backend = open_backend(
+        data=paths or None, endpoint=endpoint, profile=profile, cache_dir=cache_dir, cache_mode=cache_mode
+    )
     if schema is None:
-        schema = build_schema_index(backend, induce=True, vocabulary=schema_vocabulary(dialect))
+        schema = build_schema_index(backend, induce=True, vocabulary=schema_vocabulary(tool_dialect_data))
     # The data files' own prefixes make the ids the model sees short and familiar.
     return SagaToolbox(
         KnowledgeGraph(backend),
         schema,
         prefixes=read_declared_prefixes(paths),
-        dialect=dialect,
-        entity_search=entity_search,
+        dialect=tool_dialect_data,
+        entity_search=search,
     )
