@@ -78,5 +78,10 @@ def test_trajectory_appends_across_runs(tmp_path: Path) -> None:
 
 def test_graph_identity_names_endpoint_data_and_profile(tmp_path: Path) -> None:
     assert graph_identity(None, "http://h/sparql", "wikidata") == "http://h/sparql (profile wikidata)"
+    # The same graph under another dialect is another identity, so a resume notices the change.
+    assert graph_identity(None, "http://h/sparql", "wikidata", "wikidata") == (
+        "http://h/sparql (profile wikidata, dialect wikidata)"
+    )
+    assert graph_identity([Path("a.ttl")], None, None, "freebase") == f"{Path('a.ttl').resolve()} (dialect freebase)"
     assert graph_identity(None, None) == str(example_graph_path().resolve())
     assert graph_identity([Path("a.ttl")], None) == str(Path("a.ttl").resolve())

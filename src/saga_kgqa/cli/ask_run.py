@@ -88,10 +88,19 @@ class AskResult:
     values: dict[str, Any]
 
 
-def graph_identity(data: list[Path] | None, endpoint: str | None, profile: str | None = None) -> str:
-    """How a thread records its graph: the endpoint URL or the absolute data paths, and the profile if given."""
+def graph_identity(
+    data: list[Path] | None, endpoint: str | None, profile: str | None = None, dialect: str = "generic"
+) -> str:
+    """How a thread records its graph: the endpoint URL or the absolute data paths, the profile and dialect.
+
+    The dialect is part of it because Θ, the knowledge log and the ids in the history
+    (``wd:Q5`` or ``ns:m.0abc``) mean something only under the dialect that wrote them.
+    """
     source = endpoint or ",".join(str(path.resolve()) for path in (data or [settings.example_graph_path()]))
-    return f"{source} (profile {profile})" if profile else source
+    qualifiers = [f"profile {profile}"] if profile else []
+    if dialect != "generic":
+        qualifiers.append(f"dialect {dialect}")
+    return f"{source} ({', '.join(qualifiers)})" if qualifiers else source
 
 
 def run_ask(request: AskRequest) -> AskResult:
@@ -115,7 +124,8 @@ def run_ask(request: AskRequest) -> AskResult:
     model_settings = factory.settings_for(context)
     model_settings.require_complete()
     identity = RunIdentity(
-        graph=graph_identity(request.data, request.endpoint, request.profile), model=model_settings.describe()
+        graph=graph_identity(request.data, request.endpoint, request.profile, context.dialect),
+        model=model_settings.describe(),
     )
     with CheckpointStore(request.checkpoint_db or default_checkpoint_path(), serde=checkpoint_serde()) as store:
         inputs: InputState | None
