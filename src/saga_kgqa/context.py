@@ -71,6 +71,10 @@ class SagaContext:
     max_steps: int = field(default=20, metadata=_describe("Controller steps before the run is finalized."))
     max_rows_shown: int = field(default=20, metadata=_describe("Result rows shown to the model per query."))
     max_observation_bytes: int = field(default=8000, metadata=_describe("UTF-8 bytes of one tool observation."))
+    lookup_values: int = field(
+        default=2,
+        metadata=_describe("Sample values per property in a lookup; 0 gives the paper's entries with counts only."),
+    )
     answer_rows: int = field(default=1000, metadata=_describe("Rows kept in the final answer."))
     history_window: int = field(default=5, metadata=_describe("Recent steps shown to the controller."))
     type_context_entries: int = field(default=5, metadata=_describe("Θ entries shown to the controller."))
@@ -106,7 +110,7 @@ class SagaContext:
         for name in ("max_steps", "max_rows_shown", "max_observation_bytes", "answer_rows"):
             if getattr(self, name) < 1:
                 raise ConfigurationError(f"{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("history_window", "type_context_entries", "knowledge_log_entries"):
+        for name in ("history_window", "type_context_entries", "knowledge_log_entries", "lookup_values"):
             if getattr(self, name) < 0:
                 raise ConfigurationError(f"{name} must not be negative, got {getattr(self, name)}")
 

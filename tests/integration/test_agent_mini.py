@@ -203,3 +203,16 @@ def test_examples_and_a_bad_argument_are_observations(mini: SagaToolbox) -> None
     assert examples.outcome == "ok" and "ex:livesIn" in examples.observation and "res:berlin" in examples.observation
     assert bad.outcome == "error" and bad.observation.startswith("Invalid argument for lookup:")
     assert "[fail] error step 2: Invalid argument for lookup" in run.model.prompt_text(3)
+
+
+def test_lookup_values_switch_gives_the_papers_entries_with_counts_only(mini: SagaToolbox) -> None:
+    script = [answer_type("person"), tool_call("lookup", entity="res:alice"), tool_call("stop")]
+    sampled = run_agent(mini, script, question="Who is Alice?").state["history"][0].observation
+    counted = run_agent(mini, script, question="Who is Alice?", lookup_values=0).state["history"][0].observation
+    manager = '- ex:hasManager: "The manager of an employee" — range: ex:Manager'
+    assert f'{manager} — value: "Bob Jones" (res:bob)' in sampled.splitlines()
+    assert f"{manager} — 1 value" in counted.splitlines()
+    assert "res:bob" not in counted
+    # Filtering and annotation do not depend on the samples.
+    assert sampled.splitlines()[-1] == counted.splitlines()[-1]
+    assert sampled.splitlines()[-1].startswith("1 property hidden (subclass check)")

@@ -126,7 +126,11 @@ def test_ck25_lookup_of_an_employee(data_dir: Path, tmp_path: Path) -> None:
     # Its domain pv:Agent admits pv:Employee, so only the header says so; the range stays on the line.
     assert "hidden), whose domains admit the types above unless stated:" in stdout
     assert member_line.startswith('- pv:memberOf: "The department to which an agents belongs" — range: pv:Department')
-    assert "0 properties hidden: none conflicts with pv:Employee" in stdout
+    assert "0 properties hidden: none conflicts with the types above" in stdout
+    assert " — value: " in member_line
+    code, stdout, _ = saga("lookup", "--data", ck25, "--schema", str(schema), "--values", "0", CK25_KAREN)
+    counted_line = next(line for line in stdout.splitlines() if line.startswith("- pv:memberOf"))
+    assert counted_line == member_line.split(" — value: ")[0] + " — 1 value"
     code, stdout, _ = saga("lookup", "--data", ck25, "--schema", str(schema), "--exact", CK25_KAREN)
     assert "5 properties hidden (exact check), domain conflicts with pv:Employee: " in stdout
     assert "pv:memberOf (domain pv:Agent)" in stdout

@@ -31,7 +31,7 @@ def test_token_buckets_split_by_number_of_values() -> None:
     assert (rows["1-9"].entities, rows["1-9"].compact_tokens, rows["1-9"].raw_tokens) == (2, 20, 40)
     assert rows["10-19"].entities == 1
     assert rows["20-49"].ratio == 0.25
-    assert rows["50+"].entities == 2
+    assert (rows["50-99"].entities, rows["100+"].entities, rows["100+"].raw_tokens) == (1, 1, 900)
     assert rows["all"].entities == 6
     assert token_rows([])[-1].ratio is None
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from saga_kgqa.eval.spinach_format import Edge, outgoing_edges, spinach_entry
+from saga_kgqa.eval.wikidata_grounding import wikidata_id
 from saga_kgqa.kg.embedded import EmbeddedStore
 from saga_kgqa.kg.result import Term
 
@@ -68,3 +69,16 @@ def test_outgoing_edges_carry_value_labels_and_property_labels(tmp_path: Path) -
         edges = outgoing_edges(_Runner(backend), EX + "e", property_labels={EX + "memberOf": "member of"}.get)
     rendered = json.loads(spinach_entry(edges, _short))
     assert rendered == {"member of (ex:memberOf)": "Engineering (ex:d)", "ex:phone": "123"}
+
+
+def test_wikidata_entries_use_bare_ids_and_the_label_service_names_an_unlabelled_item_by_its_id() -> None:
+    wd, wdt = "http://www.wikidata.org/entity/", "http://www.wikidata.org/prop/direct/"
+    edges = [
+        Edge(wdt + "P31", Term("uri", wd + "Q618779"), "instance of", "award"),
+        Edge(wdt + "P2354", Term("uri", wd + "Q60798792"), "has list", None),
+    ]
+    text = spinach_entry(edges, wikidata_id, label_service=True)
+    # The observation SPINACH recorded for Q51955205 (QALD-10 trace), character for character.
+    assert text == '{\n  "instance of (P31)": "award (Q618779)",\n  "has list (P2354)": "Q60798792 (Q60798792)"\n}'
+    assert json.loads(spinach_entry(edges[1:], wikidata_id)) == {"has list (P2354)": "Q60798792"}
+    assert wikidata_id(EX + "x") == EX + "x"

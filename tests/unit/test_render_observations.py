@@ -88,7 +88,8 @@ def test_lookup_lines_say_once_what_every_line_would_repeat() -> None:
         property=ref("P106", "occupation"), description="Occupation", range=(ref("Q28640", "profession"),)
     )
     nickname = PropertyInfo(property=ref("nick", "nickname"))
-    people = tuple(Value(kind="uri", value=EX + f"Q{i}", id=f"ex:Q{i}", label=f"job {i}") for i in range(3))
+    # Lookup reads only the samples its caps allow (two by default); the renderer shows what it read.
+    people = tuple(Value(kind="uri", value=EX + f"Q{i}", id=f"ex:Q{i}", label=f"job {i}") for i in range(2))
     result = LookupResult(
         entity=ref("Q1", "Ada"),
         found=True,
@@ -99,15 +100,16 @@ def test_lookup_lines_say_once_what_every_line_would_repeat() -> None:
             kept(residence, (), 2),
             kept(occupation, people, 11),
             kept(nickname, (Value(kind="literal", value="Countess", lang="en"),), 1, decision="unknown"),
+            kept(nickname.model_copy(update={"property": ref("alias", "alias")}), (), 1, decision="unknown"),
         ),
-        shown=4,
+        shown=5,
     )
     text, listed = render_lookup(result, TextCaps())
-    assert listed == 4
+    assert listed == 5
     assert text.splitlines() == [
         'Entity "Ada" (ex:Q1)',
         'Types: "human" (ex:Q5)',
-        "Properties (4 shown of 4 kept; 0 hidden), whose domains admit the types above unless stated:",
+        "Properties (5 shown of 5 kept; 0 hidden), whose domains admit the types above unless stated:",
         # No domain repeated; the aside is dropped and the first clause cut to eight words; a labelled class
         # stands for the union range; a value without a label is its bare id, never empty quotes.
         '- "place of birth" (ex:P19): "most specific known birth location of a person" — range: "city" (ex:Q515)'
@@ -116,7 +118,10 @@ def test_lookup_lines_say_once_what_every_line_would_repeat() -> None:
         '- "occupation" (ex:P106) — range: "profession" (ex:Q28640) — 11 values: "job 0" (ex:Q0), "job 1" (ex:Q1)'
         " +9 more",
         '- "nickname" (ex:nick) — domain, range: unknown — value: "Countess"@en',
-        '0 properties hidden: none conflicts with "human" (ex:Q5) (1 kept without a known domain).',
+        # No sample read (the paper's entries, values_per_property=0): the count alone, in the singular.
+        "- ex:alias — domain, range: unknown — 1 value",
+        # The types were listed above; they are not named again.
+        "0 properties hidden: none conflicts with the types above (2 kept without a known domain).",
     ]
 
 

@@ -21,6 +21,7 @@ from saga_kgqa.dialects import get_dialect
 from saga_kgqa.errors import SagaError, ToolInputError
 from saga_kgqa.kg.declared_prefixes import read_declared_prefixes
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, build_dialect_index
+from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.results import ToolResult
 from saga_kgqa.tools.toolkit import GroundingToolkit
 
@@ -53,6 +54,7 @@ def _run(
     exact: bool = False,
     dialect_name: str = "rdf",
     data_dir: Path | None = None,
+    caps: ToolCaps | None = None,
 ) -> None:
     """Open the graph, make the toolkit, run one tool and print its result."""
     # The data files' own prefixes make ids readable (pv:memberOf); a human reads this output.
@@ -68,7 +70,7 @@ def _run(
             else:
                 schema = load_or_build_schema(graph, schema_file)
             mode: CompatibilityMode = "exact" if exact else "subclass"
-            kit = GroundingToolkit(graph, schema, prefixes=prefixes, mode=mode, dialect=dialect)
+            kit = GroundingToolkit(graph, schema, prefixes=prefixes, mode=mode, dialect=dialect, caps=caps)
             result = call(kit)
     except ToolInputError as exc:
         stderr.print(f"error: {exc.message}", markup=False, highlight=False)
@@ -109,6 +111,10 @@ def lookup(
     ] = False,
     dialect: DialectOption = "rdf",
     data_dir: DataDirOption = None,
+    values: Annotated[
+        int,
+        typer.Option("--values", min=0, help="Sample values per property (0: the paper's entries, with counts only)."),
+    ] = ToolCaps().values_per_property,
 ) -> None:
     """Show an entity's types and its properties that fit them, with domains, ranges and hidden ones."""
     _run(
@@ -121,6 +127,7 @@ def lookup(
         exact=exact,
         dialect_name=dialect,
         data_dir=data_dir,
+        caps=ToolCaps(values_per_property=values),
     )
 
 

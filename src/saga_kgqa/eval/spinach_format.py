@@ -8,8 +8,11 @@ other). Its recorded observations are ``json.dumps`` with an indent of 2 and non
 text kept as is. SPINACH then spends a second LLM call pruning this JSON to the question;
 SAGA's typed lookup needs none when the entity's types are known.
 
-Wikidata's short ids (``P31``, ``Q5``) become whatever short form the caller passes
-(prefixed names here), so that both renderings name things the same way.
+Ids take whatever short form the caller passes. On Wikidata, SPINACH shows bare ids
+(``P31``, ``Q5``) and reads labels through WDQS's label service, which gives an item
+without an English label its own id as label, so such a value reads ``"Q123 (Q123)"``
+(``label_service=True``; its ``wikidata_utils.get_outgoing_edges`` and the recorded
+QALD-10 observations both show it).
 """
 
 from __future__ import annotations
@@ -54,8 +57,10 @@ class Edge:
     value_label: str | None = None
 
 
-def _named(label: str | None, short_id: str) -> str:
-    return f"{label} ({short_id})" if label else short_id
+def _named(label: str | None, short_id: str, *, label_service: bool = False) -> str:
+    if label:
+        return f"{label} ({short_id})"
+    return f"{short_id} ({short_id})" if label_service else short_id
 
 
 def _pid_order(short_id: str) -> tuple[str, int, str]:
@@ -66,12 +71,13 @@ def _pid_order(short_id: str) -> tuple[str, int, str]:
     return (match.group(1), int(match.group(2)), short_id)
 
 
-def spinach_entry(edges: Iterable[Edge], short: Callable[[str], str] = str) -> str:
+def spinach_entry(edges: Iterable[Edge], short: Callable[[str], str] = str, *, label_service: bool = False) -> str:
     """Render edges the way SPINACH's ``get_wikidata_entry`` does (before its LLM pruning).
 
     Args:
         edges: The entity's outgoing edges.
         short: Turns an IRI into the short id shown in parentheses.
+        label_service: Name an unlabelled property or item by its id, as WDQS's label service does.
 
     Returns:
         The JSON text; ``{}`` when there is no edge.
@@ -79,8 +85,12 @@ def spinach_entry(edges: Iterable[Edge], short: Callable[[str], str] = str) -> s
     grouped: dict[str, tuple[str, list[str]]] = {}
     for edge in edges:
         key = short(edge.property_iri)
-        name = _named(edge.property_label, key)
-        value = _named(edge.value_label, short(edge.value.value)) if edge.value.kind == "uri" else edge.value.value
+        name = _named(edge.property_label, key, label_service=label_service)
+        value = (
+            _named(edge.value_label, short(edge.value.value), label_service=label_service)
+            if edge.value.kind == "uri"
+            else edge.value.value
+        )
         values = grouped.setdefault(key, (name, []))[1]
         if value not in values:
             values.append(value)

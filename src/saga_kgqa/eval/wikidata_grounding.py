@@ -5,7 +5,9 @@
   keeps the triple's property), reduction (share of each looked-up head's properties
   hidden), detection (the triple's property swapped, seeded, for one whose domain excludes
   the head's types; blocked by the pre-execution check) and tokens of the compact lookup
-  against SPINACH's raw JSON for heads with at least 20 values.
+  against SPINACH's raw JSON (bare ids, label-service names) for every head, summed over
+  heads with at least 20 values for the headline ratio; optionally also of the paper's
+  property-only entries (a toolkit reading no sample values).
 * Gold SPARQL (Wikidata and Freebase): the share wrongly blocked by the pre-execution
   check, and the share with at least one checkable pattern.
 """
@@ -20,6 +22,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from saga_kgqa.eval.grounding import TokenSample
 from saga_kgqa.eval.spinach_format import Edge, outgoing_edges, spinach_entry
 from saga_kgqa.eval.tokens import count_tokens
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
@@ -57,9 +60,14 @@ class CodexMeasurement:
     swaps: int = 0
     detected: int = 0
     missed: list[str] = field(default_factory=list)
-    compact_tokens: int = 0
-    raw_tokens: int = 0
-    large_entities: int = 0
+    tokens: list[TokenSample] = field(default_factory=list)
+    paper_tokens: list[TokenSample] = field(default_factory=list)
+
+    def token_ratio(self, samples: Iterable[TokenSample] | None = None) -> float:
+        """Compact over raw tokens, summed over heads with at least ``LARGE_NEIGHBOURHOOD`` values."""
+        large = [s for s in (self.tokens if samples is None else samples) if s.values >= LARGE_NEIGHBOURHOOD]
+        raw = sum(s.raw_tokens for s in large)
+        return sum(s.compact_tokens for s in large) / raw if raw else 0.0
 
 
 @dataclass(slots=True)
@@ -101,11 +109,13 @@ def measure_codex(
     triples: Iterable[tuple[str, str, str]],
     seed: int,
     settings: ExecuteSettings = CHECK_SETTINGS,
+    paper_kit: GroundingToolkit | None = None,
 ) -> CodexMeasurement:
     """Retention, reduction, detection and tokens over CoDEx-M test triples (see the module docstring).
 
     A swap replaces the property with one whose domain, from a source the check trusts
-    to block (``settings.block_sources``), excludes the head's types.
+    to block (``settings.block_sources``), excludes the head's types. ``paper_kit``, when
+    given, renders the same lookups without sample values for a second token count.
     """
     rng = random.Random(seed)  # noqa: S311 - a seeded, reproducible sample, not a secret
     tally = CodexMeasurement()
@@ -118,16 +128,15 @@ def measure_codex(
             tally.properties_seen += len(result.kept) + len(result.hidden)
             tally.properties_hidden += len(result.hidden)
             values = sum(k.value_count for k in result.kept) + sum(h.value_count for h in result.hidden)
-            if values >= LARGE_NEIGHBOURHOOD:
-                edges = [
-                    e
-                    for e in outgoing_edges(graph, head, label_predicates=kit.context.vocabulary.label_predicates)
-                    if e.property_iri.startswith(WDT)
-                ]
-                labelled = [_with_property_label(e, schema) for e in edges]
-                tally.raw_tokens += count_tokens(spinach_entry(labelled, lambda i: compact_iri(i, prefixes)))
-                tally.compact_tokens += count_tokens(result.text)
-                tally.large_entities += 1
+            edges = [
+                _with_property_label(e, schema)
+                for e in outgoing_edges(graph, head, label_predicates=kit.context.vocabulary.label_predicates)
+                if e.property_iri.startswith(WDT)
+            ]
+            raw = count_tokens(spinach_entry(edges, wikidata_id, label_service=True))
+            tally.tokens.append(TokenSample(head, values, count_tokens(result.text), raw))
+            if paper_kit is not None:
+                tally.paper_tokens.append(TokenSample(head, values, count_tokens(paper_kit.lookup(head).text), raw))
         types = looked[head]
         tally.triples += 1
         # The same verdict lookup applies: the triple's property is kept unless its domain conflicts.
@@ -154,6 +163,14 @@ def measure_codex(
         else:
             tally.missed.append(f"{compact_iri(head, prefixes)} {compact_iri(prop, prefixes)} -> {swapped}")
     return tally
+
+
+def wikidata_id(iri: str) -> str:
+    """The bare id SPINACH shows (``Q5``, ``P31``); other IRIs unchanged."""
+    for namespace in (WD, WDT):
+        if iri.startswith(namespace):
+            return iri[len(namespace) :]
+    return iri
 
 
 def _superclasses(kit: GroundingToolkit, types: frozenset[str]) -> set[str]:

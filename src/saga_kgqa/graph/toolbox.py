@@ -30,6 +30,7 @@ class _ViewKey:
     type_filter: bool
     mode: CompatibilityMode
     observation_bytes: int
+    lookup_values: int
 
 
 class ToolView:
@@ -128,6 +129,7 @@ class SagaToolbox:
             context.type_filter,
             context.matching,
             context.max_observation_bytes,
+            context.lookup_values,
         )
         with self._lock:
             found = self._views.get(key)
@@ -138,7 +140,7 @@ class SagaToolbox:
                     self.graph,
                     lookup_schema,
                     vocabulary=self._vocabulary,
-                    caps=_with_observation_cap(self._caps or ToolCaps(), key.observation_bytes),
+                    caps=_run_caps(self._caps or ToolCaps(), key.observation_bytes, key.lookup_values),
                     mode=key.mode,
                     prefixes=self._prefixes,
                     extra_name_predicates=self._extra_names,
@@ -151,9 +153,10 @@ class SagaToolbox:
             return found
 
 
-def _with_observation_cap(caps: ToolCaps, observation_bytes: int) -> ToolCaps:
-    """The caps with the run's observation byte cap (the context's ``max_observation_bytes``)."""
-    return replace(caps, text=replace(caps.text, observation_bytes=observation_bytes))
+def _run_caps(caps: ToolCaps, observation_bytes: int, lookup_values: int) -> ToolCaps:
+    """The caps with the run's observation byte cap and lookup sample values (from the context)."""
+    text = replace(caps.text, observation_bytes=observation_bytes)
+    return replace(caps, text=text, values_per_property=lookup_values)
 
 
 def without_domains(schema: SchemaIndex) -> SchemaIndex:

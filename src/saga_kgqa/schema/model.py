@@ -194,6 +194,7 @@ class SchemaIndex(BaseModel):
 
     _hierarchy: ClassHierarchy | None = PrivateAttr(default=None)
     _placed: frozenset[str] | None = PrivateAttr(default=None)
+    _prominence: dict[str, int] | None = PrivateAttr(default=None)
 
     def __eq__(self, other: object) -> bool:
         # Compare the data only: pydantic would also compare the cached hierarchy.
@@ -226,6 +227,21 @@ class SchemaIndex(BaseModel):
                         placed.update(count.type_iri for count in evidence.counts)
             self._placed = frozenset(placed)
         return self._placed
+
+    def class_prominence(self, iri: str) -> int:
+        """How many properties name the class in their domain or range (counts computed once).
+
+        A proxy for how general a class is when no hierarchy says so: "country" is in
+        the range of many properties, "island nation" of few, so a long range is best
+        represented by its most prominent classes.
+        """
+        if self._prominence is None:
+            counts: dict[str, int] = {}
+            for entry in self.properties.values():
+                for cls in entry.domain | entry.range:
+                    counts[cls] = counts.get(cls, 0) + 1
+            self._prominence = counts
+        return self._prominence.get(iri, 0)
 
     def property_schema(self, iri: str) -> PropertySchema | None:
         """Return the entry of a property, or ``None`` when the index has none."""

@@ -12,6 +12,7 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.result import Term
 from saga_kgqa.kg.wikidata_search import WikidataEntitySearch
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
+from saga_kgqa.schema.model import SideEvidence
 from saga_kgqa.tools.graph_reads import Reads, Texts
 from saga_kgqa.tools.identifiers import resolve_iri
 from saga_kgqa.tools.label_index import LabelIndex, name_predicates
@@ -30,7 +31,8 @@ class ToolCaps:
         entity_hits: Entities and classes returned by search.
         property_hits: Properties returned by search.
         properties_shown: Kept properties lookup lists (values are read for these only).
-        values_per_property: Values shown per property.
+        values_per_property: Sample values lookup reads and shows per property (0: only the
+            count, the paper's property-only entries).
         examples: Triples shown by property examples.
         types_read: Types read per entity.
         properties_read: Distinct outgoing properties read per entity.
@@ -45,7 +47,7 @@ class ToolCaps:
     entity_hits: int = 8
     property_hits: int = 4
     properties_shown: int = 40
-    values_per_property: int = 3
+    values_per_property: int = 2
     examples: int = 5
     types_read: int = 20
     properties_read: int = 1000
@@ -165,11 +167,20 @@ class ToolContext:
         return PropertyInfo(
             property=self.ref(prop, texts),
             description=self.clip(entry.description) or description,
-            domain=tuple(self.ref(c, texts) for c in sorted(entry.domain)),
-            range=tuple(self.ref(c, texts) for c in sorted(entry.range)),
+            domain=tuple(self.ref(c, texts) for c in self._representative_first(entry.domain, entry.domain_evidence)),
+            range=tuple(self.ref(c, texts) for c in self._representative_first(entry.range, entry.range_evidence)),
             domain_source=entry.domain_source,
             range_source=entry.range_source,
         )
+
+    def _representative_first(self, classes: Iterable[str], evidence: SideEvidence | None) -> list[str]:
+        """Classes ordered so the first ones best represent the set (observations show only a few).
+
+        Most often observed first where sampling counted them, then the most prominent in
+        the schema (see :meth:`SchemaIndex.class_prominence`), then by IRI for stability.
+        """
+        observed = {count.type_iri: count.count for count in evidence.counts} if evidence else {}
+        return sorted(classes, key=lambda c: (-observed.get(c, 0), -self.schema.class_prominence(c), c))
 
     def value(self, term: Term, texts: Mapping[str, Texts] | None = None) -> Value:
         """A result term as a :class:`Value`, with compact ids and the label of an IRI."""

@@ -65,7 +65,11 @@ def lookup_entity(
     # Properties whose range fits the expected answer type first (a bias, never a filter).
     kept_verdicts.sort(key=lambda item: (not item[2], context.ref(item[0]).id))
     shown = [prop for prop, _verdict, _fits in kept_verdicts[: caps.properties_shown]]
-    values = reads.outgoing(entity, shown, per_property=caps.values_per_property, limit=caps.triples_read)
+    values = (
+        reads.outgoing(entity, shown, per_property=caps.values_per_property, limit=caps.triples_read)
+        if caps.values_per_property > 0
+        else {}
+    )
     per_value = caps.text.names_listed
     details = qualifiers(reads, dialect, entity, values, per_value=per_value, limit=caps.triples_read)
     details.update(compound_values(reads, dialect, entity, values, per_value=per_value, limit=caps.triples_read))

@@ -4,8 +4,9 @@ Each kept property takes one line, ``"label" (id): "short description" — range
 What would repeat on every line is said once: a kept property's domain admits the
 entity's types (that is why it was kept), so its domain is shown only when it could not
 be checked; a range already shown is named by the property that showed it; descriptions
-are cut to their first clause and dropped when they only restate the label; at most two
-values are shown with how many more there are. Everything from the graph still goes
+are cut to their first clause and dropped when they only restate the label; the sample
+values lookup read (``ToolCaps.values_per_property``, none for the paper's property-only
+entries) are shown with how many more there are. Everything from the graph still goes
 through :mod:`saga_kgqa.tools.text_safety`, and the header and the hidden-properties line
 survive any byte cap: property lines are dropped first, with a line saying so.
 """
@@ -24,8 +25,6 @@ from saga_kgqa.tools.text_safety import graph_text, quoted
 DESCRIPTION_WORDS = 8
 #: Classes of a range (or of an unchecked domain) named in a lookup line before "+N more".
 CLASSES_SHOWN = 1
-#: Values of one property shown in a lookup line before "+N more".
-VALUES_SHOWN = 2
 # The first clause ends at a sentence or clause break; asides in brackets are dropped before looking for it.
 _CLAUSE_END = re.compile(r"[.;:!?](?:\s|$)|\s[\u2014\u2013-]\s")
 _ASIDE = re.compile(r"\s*(?:\([^()]*\)|\[[^\[\]]*\])")
@@ -136,10 +135,11 @@ def _classes(refs: Sequence[Ref], source: str, caps: TextCaps) -> str:
 
 
 def _values(kept: KeptProperty, caps: TextCaps) -> str:
-    shown = [value_text(v, caps) for v in kept.values[:VALUES_SHOWN]]
+    # Lookup read only the samples its caps allow; the count says how many there are.
+    shown = [value_text(v, caps) for v in kept.values]
     more = kept.value_count - len(shown)
     if not shown:
-        return f"{kept.value_count} values"
+        return "1 value" if kept.value_count == 1 else f"{kept.value_count} values"
     if kept.value_count == 1:
         return f"value: {shown[0]}"
     text = ", ".join(shown)
@@ -165,7 +165,8 @@ def _hidden_line(result: LookupResult, caps: TextCaps) -> str:
             return "0 properties hidden: no type is known for this entity, so none could be checked."
         unknown = sum(1 for k in result.kept if k.decision == "unknown")
         suffix = f" ({unknown} kept without a known domain)" if unknown else ""
-        return f"0 properties hidden: none conflicts with {checked}{suffix}."
+        # The types were listed a few lines up; naming them again would only cost tokens.
+        return f"0 properties hidden: none conflicts with the types above{suffix}."
     listed = names_list((_hidden_name(h) for h in result.hidden), caps.names_listed)
     noun = "property" if len(result.hidden) == 1 else "properties"
     return f"{len(result.hidden)} {noun} hidden ({result.mode} check), domain conflicts with {checked}: {listed}"
