@@ -13,7 +13,7 @@ from langgraph.types import RetryPolicy
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.graph.builder import build_graph, run_config
-from saga_kgqa.graph.models import transient_provider_error
+from saga_kgqa.graph.model_calls import transient_provider_error
 from saga_kgqa.graph.toolbox import SagaToolbox
 from tests.support.agent import open_toolbox, run_agent
 from tests.support.grounding import MINI_TTL

@@ -28,7 +28,7 @@ from saga_kgqa.eval.runner import Answerer, GoldReplayAnswerer, run_benchmark
 from saga_kgqa.graph.builder import build_graph
 from saga_kgqa.graph.defaults import open_toolbox as default_open_toolbox
 from saga_kgqa.graph.dialect_tools import benchmark_dialect, dialect_implied_by_profile
-from saga_kgqa.graph.models import ModelFactory
+from saga_kgqa.graph.model_calls import ModelFactory
 from saga_kgqa.graph.toolbox import SagaToolbox
 from saga_kgqa.kg.replay_cache import CacheMode
 from saga_kgqa.models import ConfiguredModelFactory, ModelSettings

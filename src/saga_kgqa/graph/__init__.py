@@ -24,7 +24,7 @@ Typical use::
 from saga_kgqa.graph.builder import SagaGraph, build_graph, recursion_limit, run_config
 from saga_kgqa.graph.defaults import toolbox_from_context
 from saga_kgqa.graph.dependencies import GraphDependencies, ToolboxFactory
-from saga_kgqa.graph.models import ModelFactory, ModelRole, transient_provider_error
+from saga_kgqa.graph.model_calls import ModelFactory, ModelRole, transient_provider_error
 from saga_kgqa.graph.toolbox import SagaToolbox, ToolView
 
 __all__ = [

@@ -30,7 +30,7 @@ from saga_kgqa.context import SagaContext
 from saga_kgqa.graph.dependencies import GraphDependencies, ToolboxFactory
 from saga_kgqa.graph.finalize import FinalizeNode
 from saga_kgqa.graph.llm_nodes import ModelNodes
-from saga_kgqa.graph.models import ModelFactory, no_model_configured, transient_provider_error
+from saga_kgqa.graph.model_calls import ModelFactory, no_model_configured, transient_provider_error
 from saga_kgqa.graph.prompting import prompt_names
 from saga_kgqa.graph.routing import route_action, route_after_lookup
 from saga_kgqa.graph.tool_nodes import ToolNodes

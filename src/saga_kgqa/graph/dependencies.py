@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from saga_kgqa.context import SagaContext
-from saga_kgqa.graph.models import ModelFactory
+from saga_kgqa.graph.model_calls import ModelFactory
 from saga_kgqa.graph.toolbox import SagaToolbox, ToolView
 
 #: Returns the toolbox (graph + schema index) for a run's context.

@@ -23,7 +23,7 @@ from saga_kgqa.graph.actions import (
     tool_schemas,
 )
 from saga_kgqa.graph.dependencies import GraphDependencies
-from saga_kgqa.graph.models import invoke_model, json_object, message_text
+from saga_kgqa.graph.model_calls import invoke_model, json_object, message_text
 from saga_kgqa.graph.prompting import answer_type_messages, controller_messages, parse_messages, prune_messages
 from saga_kgqa.graph.records import knowledge, step_record
 from saga_kgqa.state import Action, AnswerType, add_token_usage, answer_type_prior
