@@ -46,6 +46,20 @@ def main() -> None:
     parser.add_argument("--wikidata", action="store_true", help="measure on Wikidata and Freebase data instead")
     parser.add_argument("--store", type=Path, default=None, help="offline Wikidata store (--wikidata)")
     parser.add_argument("--codex-sample", type=int, default=1500, help="CoDEx-M test triples sampled (--wikidata)")
+    parser.add_argument(
+        "--token-endpoint",
+        default=None,
+        help="also compare lookup tokens on this Wikidata SPARQL endpoint, where neighbourhoods have their real "
+        "size (--wikidata; e.g. https://query.wikidata.org/sparql)",
+    )
+    parser.add_argument("--token-profile", default="wikidata", help="endpoint profile of --token-endpoint")
+    parser.add_argument("--token-heads", type=int, default=300, help="sampled heads looked up on --token-endpoint")
+    parser.add_argument(
+        "--token-cache-dir",
+        type=Path,
+        default=None,
+        help="record the endpoint's answers here and replay them on reruns",
+    )
     args = parser.parse_args()
     if args.wikidata:
         from grounding_wikidata import run_wikidata

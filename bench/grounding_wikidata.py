@@ -15,9 +15,9 @@ from saga_kgqa.dialects import WIKIDATA_DIALECT
 from saga_kgqa.dialects.wikidata_store import build_wikidata_store
 from saga_kgqa.eval.grounding import TokenSample
 from saga_kgqa.eval.grounding_report import aligned, token_rows
+from saga_kgqa.eval.lookup_tokens import LARGE_NEIGHBOURHOOD, TokenComparison, measure_tokens
 from saga_kgqa.eval.wikidata_grounding import (
     FREEBASE_CHECK_SETTINGS,
-    LARGE_NEIGHBOURHOOD,
     codex_test_sample,
     freebase_gold,
     measure_codex,
@@ -26,8 +26,10 @@ from saga_kgqa.eval.wikidata_grounding import (
 )
 from saga_kgqa.kg.embedded import EmbeddedStore, load_files
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.kg.profiles import get_profile
-from saga_kgqa.schema import build_dialect_index
+from saga_kgqa.kg.replay_cache import CacheMode
+from saga_kgqa.schema import SchemaIndex, build_dialect_index
 from saga_kgqa.tools import GroundingToolkit
 from saga_kgqa.tools.context import ToolCaps
 
@@ -71,14 +73,24 @@ def run_wikidata(args: argparse.Namespace) -> None:
     retention = codex.retained / codex.triples if codex.triples else 0.0
     reduction = codex.properties_hidden / codex.properties_seen if codex.properties_seen else 0.0
     detection = codex.detected / codex.swaps if codex.swaps else 0.0
-    token_ratio = codex.token_ratio()
-    paper_ratio = codex.token_ratio(codex.paper_tokens)
+    token_ratio = codex.tokens.ratio()
+    paper_ratio = codex.tokens.ratio(paper_form=True)
     console.print(
         f"retention {codex.retained}/{codex.triples}; hidden {codex.properties_hidden}/{codex.properties_seen}; "
         f"detected {codex.detected}/{codex.swaps}"
     )
-    _print_tokens(console, "lookup as shipped (2 sample values per property)", codex.tokens)
-    _print_tokens(console, "the paper's entries (value counts, no samples; --values 0)", codex.paper_tokens)
+    _print_tokens(console, "lookup as shipped (2 sample values per property)", codex.tokens.tokens)
+    _print_tokens(console, "the paper's entries (value counts, no samples; --values 0)", codex.tokens.paper_tokens)
+    endpoint_figures = ""
+    if args.token_endpoint:
+        heads = list(dict.fromkeys(head for head, _p, _o in sample))[: args.token_heads]
+        live = _endpoint_tokens(args, schema, heads)
+        _print_tokens(console, f"lookup as shipped on {args.token_endpoint}", live.tokens)
+        _print_tokens(console, f"the paper's entries on {args.token_endpoint}", live.paper_tokens)
+        endpoint_figures = (
+            f" token_ratio_endpoint={live.ratio():.3f}"
+            f" token_ratio_endpoint_paper_form={live.ratio(paper_form=True):.3f}"
+        )
     console.print(
         f"wikidata gold: {len(gold.blocked)} blocked, {gold.checkable} checkable, {gold.rejected} rejected, "
         f"of {gold.queries}; freebase gold: {len(freebase.blocked)} blocked, {freebase.checkable} checkable, "
@@ -97,7 +109,22 @@ def run_wikidata(args: argparse.Namespace) -> None:
         f"token_ratio={token_ratio:.3f} token_ratio_paper_form={paper_ratio:.3f} "
         f"false_blocks_rate={gold.false_blocks_rate:.3f} "
         f"checkable_share={gold.checkable_share:.3f} freebase_false_blocks_rate={freebase.false_blocks_rate:.3f}"
+        f"{endpoint_figures}"
     )
+
+
+def _endpoint_tokens(args: argparse.Namespace, schema: SchemaIndex, heads: list[str]) -> TokenComparison:
+    """The same heads looked up on a Wikidata endpoint, with SPINACH's JSON read from it too."""
+    backend = open_backend(
+        endpoint=args.token_endpoint,
+        profile=args.token_profile,
+        cache_dir=args.token_cache_dir,
+        cache_mode=CacheMode.REPLAY_OR_RECORD if args.token_cache_dir else CacheMode.OFF,
+    )
+    with KnowledgeGraph(backend) as graph:
+        kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT)
+        paper_kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT, caps=ToolCaps(values_per_property=0))
+        return measure_tokens(kit, graph, schema, heads, paper_kit=paper_kit)
 
 
 def _print_tokens(console: Console, title: str, samples: list[TokenSample]) -> None:

@@ -23,6 +23,8 @@ WIKIDATA_STATEMENT = "http://www.wikidata.org/prop/statement/"
 WIKIDATA_QUALIFIER = "http://www.wikidata.org/prop/qualifier/"
 WIKIDATA_PROPERTY_EXAMPLE = WIKIDATA_DIRECT + "P1855"
 FREEBASE_MEDIATOR = FREEBASE_NS + "freebase.type_hints.mediator"
+#: Wikibase's datatype of external identifiers (VIAF ID, IMDb ID, …).
+WIKIBASE_EXTERNAL_ID = "http://wikiba.se/ontology#ExternalId"
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,9 @@ class Dialect:
         property_entity_namespace: Where a property's own entity lives (``wd:P57`` for ``wdt:P57``).
         graph_hierarchy: Read the superclasses of an entity's types from the graph (Wikidata's
             P279 lives in the data, not in a schema file) and check against them too.
+        identifier_datatypes: Property datatypes (from the schema index) of identifiers in
+            other databases; lookup names such properties on one line instead of listing
+            them with values (a Wikidata person has dozens, SPINACH drops them outright).
     """
 
     name: str
@@ -63,6 +68,7 @@ class Dialect:
     example_predicate: str | None = None
     property_entity_namespace: str | None = None
     graph_hierarchy: bool = False
+    identifier_datatypes: frozenset[str] = frozenset()
 
     def is_property(self, predicate: str) -> bool:
         """True when an outgoing predicate is one of the entity's properties (not a label or a statement link)."""
@@ -107,6 +113,7 @@ WIKIDATA_DIALECT = Dialect(
     example_predicate=WIKIDATA_PROPERTY_EXAMPLE,
     property_entity_namespace=WIKIDATA_ENTITY,
     graph_hierarchy=True,
+    identifier_datatypes=frozenset({WIKIBASE_EXTERNAL_ID}),
 )
 
 FREEBASE_DIALECT = Dialect(

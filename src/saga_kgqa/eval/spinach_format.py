@@ -18,7 +18,6 @@ QALD-10 observations both show it).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
@@ -26,10 +25,9 @@ from typing import Protocol
 from saga_kgqa.kg.backend import ExecutionLimits
 from saga_kgqa.kg.query import CheckedQuery, from_template
 from saga_kgqa.kg.result import QueryResult, Term
-from saga_kgqa.kg.sparql_terms import iri
+from saga_kgqa.kg.sparql_terms import iri, string_literal
 from saga_kgqa.schema.vocab import DEFAULT_LABEL_PREDICATES
-
-_TRAILING_NUMBER = re.compile(r"(.*?)(\d+)")
+from saga_kgqa.tools.identifiers import id_number_order
 
 
 class QueryRunner(Protocol):
@@ -63,14 +61,6 @@ def _named(label: str | None, short_id: str, *, label_service: bool = False) -> 
     return f"{short_id} ({short_id})" if label_service else short_id
 
 
-def _pid_order(short_id: str) -> tuple[str, int, str]:
-    # SPINACH sorts by the number of the property id (P17 before P106), small ids first.
-    match = _TRAILING_NUMBER.fullmatch(short_id)
-    if match is None:
-        return (short_id, -1, short_id)
-    return (match.group(1), int(match.group(2)), short_id)
-
-
 def spinach_entry(edges: Iterable[Edge], short: Callable[[str], str] = str, *, label_service: bool = False) -> str:
     """Render edges the way SPINACH's ``get_wikidata_entry`` does (before its LLM pruning).
 
@@ -95,7 +85,8 @@ def spinach_entry(edges: Iterable[Edge], short: Callable[[str], str] = str, *, l
         if value not in values:
             values.append(value)
     entry: dict[str, str | list[str]] = {}
-    for key in sorted(grouped, key=_pid_order):
+    # SPINACH sorts by the number of the property id (P17 before P106), small ids first.
+    for key in sorted(grouped, key=id_number_order):
         name, values = grouped[key]
         entry[name] = values[0] if len(values) == 1 else values
     return json.dumps(entry, indent=2, ensure_ascii=False)
@@ -107,6 +98,8 @@ def outgoing_edges(
     *,
     label_predicates: Iterable[str] = DEFAULT_LABEL_PREDICATES,
     property_labels: Callable[[str], str | None] = lambda _iri: None,
+    property_namespace: str | None = None,
+    language: str | None = None,
     max_edges: int = 2_000,
     deadline_s: float = 10.0,
 ) -> list[Edge]:
@@ -117,6 +110,10 @@ def outgoing_edges(
         entity_iri: The entity.
         label_predicates: Predicates giving a value its label (the first label found is used).
         property_labels: Label of a property (for example from the schema index).
+        property_namespace: Only predicates in this namespace (Wikidata's ``wdt:``), filtered
+            by the endpoint: a live Wikidata item has thousands of other triples (labels in
+            every language, statement nodes) that would crowd out its edges.
+        language: Only labels in this language or untagged (Wikidata labels come in hundreds).
         max_edges: Most edges read.
         deadline_s: Budget of the query.
 
@@ -125,9 +122,13 @@ def outgoing_edges(
         BackendError: The backend failed.
     """
     labels = " | ".join(iri(p) for p in label_predicates)
+    in_namespace = f"FILTER(STRSTARTS(STR(?p), {string_literal(property_namespace)})) " if property_namespace else ""
+    in_language = (
+        f'FILTER(LANGMATCHES(LANG(?label), {string_literal(language)}) || LANG(?label) = "") ' if language else ""
+    )
     text = (
-        f"SELECT ?p ?o (SAMPLE(?label) AS ?olabel) WHERE {{ {iri(entity_iri)} ?p ?o . "
-        f"OPTIONAL {{ ?o {labels} ?label }} }} GROUP BY ?p ?o LIMIT {max_edges}"
+        f"SELECT ?p ?o (SAMPLE(?label) AS ?olabel) WHERE {{ {iri(entity_iri)} ?p ?o . {in_namespace}"
+        f"OPTIONAL {{ ?o {labels} ?label {in_language}}} }} GROUP BY ?p ?o LIMIT {max_edges}"
     )
     result = graph.run(from_template(text, limit=max_edges), ExecutionLimits(deadline_s=deadline_s, max_rows=max_edges))
     edges = []

@@ -5,7 +5,7 @@
   keeps the triple's property), reduction (share of each looked-up head's properties
   hidden), detection (the triple's property swapped, seeded, for one whose domain excludes
   the head's types; blocked by the pre-execution check) and tokens of the compact lookup
-  against SPINACH's raw JSON (bare ids, label-service names) for every head, summed over
+  against SPINACH's raw JSON (:mod:`saga_kgqa.eval.lookup_tokens`) for every head, summed over
   heads with at least 20 values for the headline ratio; optionally also of the paper's
   property-only entries (a toolkit reading no sample values).
 * Gold SPARQL (Wikidata and Freebase): the share wrongly blocked by the pre-execution
@@ -22,9 +22,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from saga_kgqa.eval.grounding import TokenSample
-from saga_kgqa.eval.spinach_format import Edge, outgoing_edges, spinach_entry
-from saga_kgqa.eval.tokens import count_tokens
+from saga_kgqa.eval.lookup_tokens import TokenComparison, compare
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.schema.wikidata_sources import read_entity_types, read_triples
@@ -36,8 +34,6 @@ from saga_kgqa.tools.render import compact_iri
 
 WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
-#: Neighbourhood size from which SPINACH needs its pruning call.
-LARGE_NEIGHBOURHOOD = 20
 #: Offline Wikidata: the check trusts formal, induced (CoDEx) and surveyed domains, as by default; curated
 #: ones (YAGO 4.5, text2kgbench) name a few top classes and, with no P279 offline, cannot admit their
 #: subclasses ("U.S. state" under "administrative territorial entity"), so they filter lookups but do not
@@ -60,14 +56,7 @@ class CodexMeasurement:
     swaps: int = 0
     detected: int = 0
     missed: list[str] = field(default_factory=list)
-    tokens: list[TokenSample] = field(default_factory=list)
-    paper_tokens: list[TokenSample] = field(default_factory=list)
-
-    def token_ratio(self, samples: Iterable[TokenSample] | None = None) -> float:
-        """Compact over raw tokens, summed over heads with at least ``LARGE_NEIGHBOURHOOD`` values."""
-        large = [s for s in (self.tokens if samples is None else samples) if s.values >= LARGE_NEIGHBOURHOOD]
-        raw = sum(s.raw_tokens for s in large)
-        return sum(s.compact_tokens for s in large) / raw if raw else 0.0
+    tokens: TokenComparison = field(default_factory=TokenComparison)
 
 
 @dataclass(slots=True)
@@ -123,20 +112,10 @@ def measure_codex(
     prefixes = kit.prefixes
     for head, prop, _tail in triples:
         if head not in looked:
-            result = kit.lookup(head)
+            result = compare(tally.tokens, kit, graph, schema, head, paper_kit=paper_kit)
             looked[head] = frozenset(t.iri for t in result.checked_types)
             tally.properties_seen += len(result.kept) + len(result.hidden)
             tally.properties_hidden += len(result.hidden)
-            values = sum(k.value_count for k in result.kept) + sum(h.value_count for h in result.hidden)
-            edges = [
-                _with_property_label(e, schema)
-                for e in outgoing_edges(graph, head, label_predicates=kit.context.vocabulary.label_predicates)
-                if e.property_iri.startswith(WDT)
-            ]
-            raw = count_tokens(spinach_entry(edges, wikidata_id, label_service=True))
-            tally.tokens.append(TokenSample(head, values, count_tokens(result.text), raw))
-            if paper_kit is not None:
-                tally.paper_tokens.append(TokenSample(head, values, count_tokens(paper_kit.lookup(head).text), raw))
         types = looked[head]
         tally.triples += 1
         # The same verdict lookup applies: the triple's property is kept unless its domain conflicts.
@@ -165,24 +144,8 @@ def measure_codex(
     return tally
 
 
-def wikidata_id(iri: str) -> str:
-    """The bare id SPINACH shows (``Q5``, ``P31``); other IRIs unchanged."""
-    for namespace in (WD, WDT):
-        if iri.startswith(namespace):
-            return iri[len(namespace) :]
-    return iri
-
-
 def _superclasses(kit: GroundingToolkit, types: frozenset[str]) -> set[str]:
     return graph_superclasses(kit.context.reads(), kit.context.dialect, sorted(types), limit=500)
-
-
-def _with_property_label(edge: Edge, schema: SchemaIndex) -> Edge:
-    """SPINACH names each property by its label; the store's edges carry none, the index has them."""
-    entry = schema.properties.get(edge.property_iri)
-    if entry is None or entry.label is None:
-        return edge
-    return Edge(edge.property_iri, edge.value, entry.label, edge.value_label)
 
 
 def measure_gold(

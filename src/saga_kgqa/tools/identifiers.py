@@ -23,6 +23,19 @@ _PREFIXED = re.compile(r"([A-Za-z][A-Za-z0-9_\-.]*)?:(\S*)")
 # One wording for every graph: a declared prefix can have an odd name to show as an example.
 _EXAMPLE = "<http://…> or prefix:name"
 _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_TRAILING_NUMBER = re.compile(r"(.*?)(\d+)")
+
+
+def id_number_order(ident: str) -> tuple[str, int, str]:
+    """Sort key putting ids that end in a number in numeric order (``P17`` before ``P106``).
+
+    Wikidata's small property ids are its old, common ones, so listing them first shows
+    the likeliest useful ones (as SPINACH does). Ids without a trailing number sort by text.
+    """
+    match = _TRAILING_NUMBER.fullmatch(ident)
+    if match is None:
+        return (ident, -1, ident)
+    return (match.group(1), int(match.group(2)), ident)
 
 
 def resolve_iri(argument: str, prefixes: Mapping[str, str], *, role: str = "entity") -> str:

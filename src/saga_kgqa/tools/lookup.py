@@ -16,6 +16,7 @@ from saga_kgqa.state import TypeProvenance, TypeState, declared_types
 from saga_kgqa.tools.context import ToolContext
 from saga_kgqa.tools.dialect_reads import Details, compound_values, graph_superclasses, qualifiers, reverse_properties
 from saga_kgqa.tools.graph_reads import Reads, Texts
+from saga_kgqa.tools.identifiers import id_number_order
 from saga_kgqa.tools.render_lookup import render_lookup
 from saga_kgqa.tools.results import (
     HiddenProperty,
@@ -46,6 +47,9 @@ def lookup_entity(
     delta = declared_types(entity, declared, step=step, detail="lookup")
     if not counts:
         return _without_properties(context, reads, entity, declared, delta)
+    identifiers = sorted((prop for prop in counts if _is_identifier(context, prop)), key=id_number_order)
+    for prop in identifiers:
+        del counts[prop]
 
     known = set(declared)
     if type_state is not None:
@@ -77,7 +81,7 @@ def lookup_entity(
         reverse_properties(reads, dialect, entity, limit=caps.properties_read) if dialect.reverse_properties else {}
     )
 
-    wanted = {entity, *declared, *known, *context.schema_resources(shown)}
+    wanted = {entity, *declared, *known, *context.schema_resources([*shown, *identifiers])}
     wanted |= {prop for prop, _verdict in hidden_verdicts}
     wanted |= {term.value for terms in values.values() for term in terms if term.kind == "uri"}
     wanted |= {term.value for parts in details.values() for _p, term in parts if term.kind == "uri"}
@@ -116,12 +120,18 @@ def lookup_entity(
         hidden=hidden,
         shown=len(shown),
         reverse=_reverse(context, reverse, texts),
+        identifiers=tuple(context.property_info(prop, texts).property for prop in identifiers),
         needs_prune_fallback=not known,
         type_delta=delta,
         notes=tuple(reads.notes),
     )
     text, listed = render_lookup(result, caps.text)
     return result.model_copy(update={"text": text, "shown": listed})
+
+
+def _is_identifier(context: ToolContext, prop: str) -> bool:
+    entry = context.schema.property_schema(prop)
+    return entry is not None and entry.datatype in context.dialect.identifier_datatypes
 
 
 def _without_properties(

@@ -51,11 +51,16 @@ def render_lookup(result: LookupResult, caps: TextCaps) -> tuple[str, int]:
         lines.append(
             f"Types known from earlier steps: {names_list((ref_text(t, caps) for t in extra), caps.names_listed)}"
         )
-    if not result.kept and not result.hidden:
+    if not result.kept and not result.hidden and not result.identifiers:
         incoming = names_list((ref_text(r, caps) for r in result.incoming), caps.names_listed)
         lines.append(f"It has no outgoing properties; it is the object of: {incoming or 'nothing'}.")
         return cap_bytes("\n".join(lines + notes_lines(result.notes)), caps.observation_bytes), 0
-    tail = [_hidden_line(result, caps), *_reverse_lines(result, caps), *notes_lines(result.notes)]
+    tail = [
+        *_identifiers_line(result, caps),
+        _hidden_line(result, caps),
+        *_reverse_lines(result, caps),
+        *notes_lines(result.notes),
+    ]
     # Room for the "Properties (…)" header and the "(… more not shown …)" line, both bounded.
     budget = caps.observation_bytes - _size(lines) - _size(tail) - 400
     body: list[str] = []
@@ -144,6 +149,13 @@ def _values(kept: KeptProperty, caps: TextCaps) -> str:
         return f"value: {shown[0]}"
     text = ", ".join(shown)
     return f"{kept.value_count} values: {text} +{more} more" if more > 0 else f"values: {text}"
+
+
+def _identifiers_line(result: LookupResult, caps: TextCaps) -> list[str]:
+    if not result.identifiers:
+        return []
+    names = names_list((ref_text(ref, caps) for ref in result.identifiers), caps.names_listed)
+    return [f"Identifiers in other databases ({len(result.identifiers)}; values not shown): {names}"]
 
 
 def _reverse_lines(result: LookupResult, caps: TextCaps) -> list[str]:

@@ -200,6 +200,8 @@ class LookupResult(ToolResult):
         shown: How many of ``kept`` the text lists.
         incoming: A few properties pointing at the entity, when it has no outgoing ones.
         reverse: Incoming properties listed as reverse properties (dialects that show them).
+        identifiers: Properties that are identifiers in other databases (the dialect's
+            ``identifier_datatypes``), named without their values, smallest id number first.
         needs_prune_fallback: No type is known, so nothing was filtered; the agent graph
             may prune the neighbourhood with the model instead (the paper's LLMPrune).
     """
@@ -215,6 +217,7 @@ class LookupResult(ToolResult):
     shown: int = 0
     incoming: tuple[Ref, ...] = ()
     reverse: tuple[ReverseProperty, ...] = ()
+    identifiers: tuple[Ref, ...] = ()
     needs_prune_fallback: bool = False
 
 
