@@ -10,7 +10,7 @@ import pytest
 from saga_kgqa.kg.endpoint_gate import forget_gate
 from tests.support.fake_clock import FakeClock
 from tests.support.fake_endpoint import FakeEndpoint
-from tests.support.oxigraph_server import OxigraphServer, oxigraph_binary, oxigraph_server
+from tests.support.oxigraph_server import OxigraphServer, serving_in_test
 
 TEST_DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -34,9 +34,5 @@ def fake_endpoint() -> Iterator[FakeEndpoint]:
 @pytest.fixture(scope="module")
 def oxigraph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OxigraphServer]:
     """``oxigraph serve-read-only`` over tests/data/remote_terms.ttl, one per test module."""
-    if oxigraph_binary() is None:
-        pytest.skip("the oxigraph CLI is not installed (uv sync --group dev)")
-    with oxigraph_server(TEST_DATA / "remote_terms.ttl", tmp_path_factory.mktemp("oxigraph")) as server:
-        forget_gate(server.url)
+    with serving_in_test(TEST_DATA / "remote_terms.ttl", tmp_path_factory) as server:
         yield server
-        forget_gate(server.url)

@@ -10,10 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from saga_kgqa.cli import app
-from saga_kgqa.kg.endpoint_gate import forget_gate
 from saga_kgqa.schema import SchemaIndex
 from tests.support.dialect_data import write_freebase_sources, write_wikidata_sources
-from tests.support.oxigraph_server import OxigraphServer, oxigraph_binary, oxigraph_server
+from tests.support.oxigraph_server import OxigraphServer, serving_in_test
 
 runner = CliRunner()
 WD = "http://www.wikidata.org/entity/"
@@ -71,12 +70,8 @@ def test_wikidata_build_reports_every_origin_as_json(data_root: Path, tmp_path: 
 
 @pytest.fixture(scope="module")
 def wikidata_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OxigraphServer]:
-    if oxigraph_binary() is None:
-        pytest.skip("the oxigraph CLI is not installed (uv sync --group dev)")
-    with oxigraph_server(CONSTRAINTS, tmp_path_factory.mktemp("wikidata")) as server:
-        forget_gate(server.url)
+    with serving_in_test(CONSTRAINTS, tmp_path_factory) as server:
         yield server
-        forget_gate(server.url)
 
 
 def test_wikidata_build_from_an_endpoint_reads_p2302(wikidata_server: OxigraphServer, tmp_path: Path) -> None:

@@ -12,14 +12,13 @@ from saga_kgqa.dialects import WIKIDATA_DIALECT
 from saga_kgqa.dialects.model import WIKIBASE_EXTERNAL_ID
 from saga_kgqa.eval.lookup_tokens import TokenComparison, measure_tokens, spinach_raw_entry
 from saga_kgqa.kg.embedded import EmbeddedStore
-from saga_kgqa.kg.endpoint_gate import forget_gate
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.kg.profiles import get_profile
 from saga_kgqa.schema import PropertySchema, SchemaIndex
 from saga_kgqa.tools import GroundingToolkit
 from saga_kgqa.tools.context import ToolCaps
-from tests.support.oxigraph_server import OxigraphServer, oxigraph_binary, oxigraph_server
+from tests.support.oxigraph_server import OxigraphServer, serving_in_test
 
 WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
@@ -61,12 +60,8 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[OxigraphServer]:
-    if oxigraph_binary() is None:
-        pytest.skip("the oxigraph CLI is not installed (uv sync --group dev)")
-    with oxigraph_server(data, tmp_path_factory.mktemp("oxigraph")) as running:
-        forget_gate(running.url)
+    with serving_in_test(data, tmp_path_factory) as running:
         yield running
-        forget_gate(running.url)
 
 
 def _measure(graph: KnowledgeGraph, schema: SchemaIndex) -> TokenComparison:

@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.kg.endpoint_gate import forget_gate
 from saga_kgqa.kg.profiles import get_profile
 from saga_kgqa.kg.remote import RemoteEndpoint
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.schema.wikidata_constraints import P2302_ORIGIN, build_wikidata_constraint_index
-from tests.support.oxigraph_server import OxigraphServer, oxigraph_binary, oxigraph_server
+from tests.support.oxigraph_server import OxigraphServer, serving_in_test
 
 FIXTURE = Path(__file__).resolve().parent.parent / "data" / "wikidata" / "constraints.ttl"
 WD = "http://www.wikidata.org/entity/"
@@ -22,12 +21,8 @@ WIKIBASE = "http://wikiba.se/ontology#"
 
 @pytest.fixture(scope="module")
 def wikidata_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OxigraphServer]:
-    if oxigraph_binary() is None:
-        pytest.skip("the oxigraph CLI is not installed (uv sync --group dev)")
-    with oxigraph_server(FIXTURE, tmp_path_factory.mktemp("wikidata")) as server:
-        forget_gate(server.url)
+    with serving_in_test(FIXTURE, tmp_path_factory) as server:
         yield server
-        forget_gate(server.url)
 
 
 @pytest.fixture(scope="module")

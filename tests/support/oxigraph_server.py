@@ -15,6 +15,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
+from saga_kgqa.kg.endpoint_gate import forget_gate
+
 _READY_TIMEOUT_S = 15.0
 _START_ATTEMPTS = 3
 
@@ -114,3 +118,16 @@ def oxigraph_server(data: Path, workdir: Path) -> Iterator[OxigraphServer]:
             return
         _stop(process)
     raise RuntimeError(f"oxigraph serve-read-only failed to start {_START_ATTEMPTS} times")
+
+
+@contextmanager
+def serving_in_test(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[OxigraphServer]:
+    """:func:`oxigraph_server` for a fixture: skips when the CLI is missing, and no endpoint gate outlives it."""
+    if oxigraph_binary() is None:
+        pytest.skip("the oxigraph CLI is not installed (uv sync --group dev)")
+    with oxigraph_server(data, tmp_path_factory.mktemp("oxigraph")) as server:
+        forget_gate(server.url)
+        try:
+            yield server
+        finally:
+            forget_gate(server.url)
