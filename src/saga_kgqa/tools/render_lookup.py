@@ -6,7 +6,8 @@ entity's types (that is why it was kept), so its domain is shown only when it co
 be checked; a range already shown is named by the property that showed it; descriptions
 are cut to their first clause and dropped when they only restate the label; the sample
 values lookup read (``ToolCaps.values_per_property``, none for the paper's property-only
-entries) are shown with how many more there are. Everything from the graph still goes
+entries) are shown with how many more there are; identifiers in other databases (the
+dialect's ``identifier_datatypes``) are only named, on one line. Everything from the graph still goes
 through :mod:`saga_kgqa.tools.text_safety`, and the header and the hidden-properties line
 survive any byte cap: property lines are dropped first, with a line saying so.
 """
