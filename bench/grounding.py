@@ -28,7 +28,7 @@ from rich.console import Console
 from saga_kgqa.eval.datasets import BenchmarkGraph, discover_graphs
 from saga_kgqa.eval.grounding import GraphMeasurement, MeasureSettings, measure_graph
 from saga_kgqa.eval.grounding_probe import ToolkitProbe
-from saga_kgqa.eval.grounding_report import SUMMARY_COLUMNS, aligned, merged, result_line, summary_row, token_rows
+from saga_kgqa.eval.grounding_report import SUMMARY_COLUMNS, aligned, merged, result_line, summary_row, token_table
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import build_schema_index
@@ -110,20 +110,12 @@ def _print_summary(console: Console, rows: list[GraphMeasurement]) -> None:
 
 def _print_tokens(console: Console, m: GraphMeasurement) -> None:
     console.print("\ntokens (cl100k_base), compact lookup text vs SPINACH raw JSON, by neighbourhood size (values):")
-    rows = [
-        (row.bucket, str(row.entities), str(row.compact_tokens), str(row.raw_tokens), _ratio(row.ratio))
-        for row in token_rows(m.tokens)
-    ]
-    console.print(aligned(["values", "entities", "compact", "raw JSON", "compact/raw"], rows), markup=False)
+    console.print(token_table(m.tokens), markup=False)
     console.print(
         "  SPINACH also sends the raw JSON to a pruning LLM call (not counted here); lookup needs none "
         "when the entity's types are known.",
         markup=False,
     )
-
-
-def _ratio(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
 
 
 def _print_details(console: Console, m: GraphMeasurement, limit: int) -> None:

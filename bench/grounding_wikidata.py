@@ -14,7 +14,7 @@ from rich.console import Console
 from saga_kgqa.dialects import WIKIDATA_DIALECT
 from saga_kgqa.dialects.wikidata_store import build_wikidata_store
 from saga_kgqa.eval.grounding import TokenSample
-from saga_kgqa.eval.grounding_report import aligned, token_rows
+from saga_kgqa.eval.grounding_report import token_table
 from saga_kgqa.eval.lookup_tokens import LARGE_NEIGHBOURHOOD, TokenComparison, measure_tokens
 from saga_kgqa.eval.wikidata_grounding import (
     FREEBASE_CHECK_SETTINGS,
@@ -133,12 +133,4 @@ def _print_tokens(console: Console, title: str, samples: list[TokenSample]) -> N
         f"\ntokens (cl100k_base) of {title} vs SPINACH raw JSON, by neighbourhood size (values); "
         f"token_ratio sums the {large} heads with >= {LARGE_NEIGHBOURHOOD} values:"
     )
-    rows = [
-        (row.bucket, str(row.entities), str(row.compact_tokens), str(row.raw_tokens), _ratio(row.ratio))
-        for row in token_rows(samples)
-    ]
-    console.print(aligned(["values", "heads", "compact", "raw JSON", "compact/raw"], rows))
-
-
-def _ratio(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3f}"
+    console.print(token_table(samples, noun="heads"))

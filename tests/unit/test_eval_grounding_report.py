@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from saga_kgqa.eval.grounding import GraphMeasurement, LostUse, TokenSample
-from saga_kgqa.eval.grounding_report import SUMMARY_COLUMNS, aligned, merged, result_line, summary_row, token_rows
+from saga_kgqa.eval.grounding_report import (
+    SUMMARY_COLUMNS,
+    aligned,
+    merged,
+    result_line,
+    summary_row,
+    token_rows,
+    token_table,
+)
 
 
 def _measurement(name: str, typed: int, retained: int, swaps: int, detected: int) -> GraphMeasurement:
@@ -71,3 +79,10 @@ def test_aligned_text_pads_every_column_to_its_widest_cell() -> None:
         "ck25             50",
         "spider/world_1  120",
     ]
+
+
+def test_token_table_prints_every_bucket_with_its_ratio() -> None:
+    lines = token_table([TokenSample("a", 25, 1, 4)], noun="heads").splitlines()
+    assert lines[0].split() == ["values", "heads", "compact", "raw", "JSON", "compact/raw"]
+    assert lines[2].split() == ["1-9", "0", "0", "0", "n/a"]
+    assert lines[4].split() == ["20-49", "1", "1", "4", "0.250"]

@@ -72,6 +72,19 @@ def token_rows(samples: Iterable[TokenSample]) -> list[TokenRow]:
     return rows
 
 
+def token_table(samples: Iterable[TokenSample], noun: str = "entities") -> str:
+    """The token buckets of :func:`token_rows` as an aligned text table (``noun`` heads the count column)."""
+    rows = [
+        (row.bucket, str(row.entities), str(row.compact_tokens), str(row.raw_tokens), _ratio_text(row.ratio))
+        for row in token_rows(samples)
+    ]
+    return aligned(["values", noun, "compact", "raw JSON", "compact/raw"], rows)
+
+
+def _ratio_text(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
 def _token_row(label: str, samples: Sequence[TokenSample]) -> TokenRow:
     return TokenRow(label, len(samples), sum(s.compact_tokens for s in samples), sum(s.raw_tokens for s in samples))
 

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from saga_kgqa.dialects.model import WIKIDATA_DIRECT, WIKIDATA_ENTITY
 from saga_kgqa.eval.lookup_tokens import TokenComparison, compare
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex
@@ -32,8 +33,6 @@ from saga_kgqa.tools.execute_models import ExecuteSettings
 from saga_kgqa.tools.preflight import preflight
 from saga_kgqa.tools.render import compact_iri
 
-WD = "http://www.wikidata.org/entity/"
-WDT = "http://www.wikidata.org/prop/direct/"
 #: Offline Wikidata: the check trusts formal, induced (CoDEx) and surveyed domains, as by default; curated
 #: ones (YAGO 4.5, text2kgbench) name a few top classes and, with no P279 offline, cannot admit their
 #: subclasses ("U.S. state" under "administrative territorial entity"), so they filter lookups but do not
@@ -83,7 +82,7 @@ def codex_test_sample(data_dir: Path, *, size: int, seed: int) -> list[tuple[str
     """A seeded sample of CoDEx-M test triples whose head has P31 types (IRIs)."""
     typed = read_entity_types(data_dir / "codex" / "entity2types.json.gz")
     triples = [
-        (WD + s, WDT + p, WD + o)
+        (WIKIDATA_ENTITY + s, WIKIDATA_DIRECT + p, WIKIDATA_ENTITY + o)
         for s, p, o in read_triples([data_dir / "codex" / "triples" / "codex-m" / "test.txt.gz"])
         if typed.get(s)
     ]
