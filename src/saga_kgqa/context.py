@@ -19,6 +19,8 @@ from typing import Any, Literal
 from saga_kgqa.errors import ConfigurationError
 
 Dialect = Literal["generic", "wikidata", "freebase"]
+#: Other spellings of a dialect name, accepted wherever one is read (``rdf`` was plain RDF's old name).
+DIALECT_ALIASES: dict[str, Dialect] = {"rdf": "generic"}
 ToolCalling = Literal["native", "text"]
 Matching = Literal["subclass", "exact"]
 EntitySearch = Literal["off", "wikidata-api"]

@@ -6,14 +6,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from saga_kgqa import settings
-from saga_kgqa.cli.output import fail, print_json, stderr
-from saga_kgqa.dialects.wikidata_store import BUILD_STEPS, build_wikidata_store
+from saga_kgqa.cli.groups import command_group
+from saga_kgqa.cli.output import fail, print_json, real_console, stderr
 from saga_kgqa.errors import SagaError
 
-wikidata_app = typer.Typer(help="The offline Wikidata store (CoDEx and recorded Wikidata responses).")
+wikidata_app = command_group("The offline Wikidata store (CoDEx and recorded Wikidata responses).")
 
 
 @wikidata_app.command("build-store")
@@ -24,13 +23,17 @@ def build_store(
     ] = None,
 ) -> None:
     """Build the offline Wikidata store (CoDEx test triples held out) and print what it holds."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from saga_kgqa.dialects.wikidata_store import BUILD_STEPS, build_wikidata_store
+
     source = settings.data_dir(data_dir)
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         TextColumn("{task.completed}/{task.total} sources"),
         TimeElapsedColumn(),
-        console=stderr,
+        console=real_console(stderr),
     ) as bar:
         task = bar.add_task("building", total=len(BUILD_STEPS))
 
