@@ -21,6 +21,7 @@ from saga_kgqa.cli.eval_run_commands import add_run_commands
 from saga_kgqa.cli.groups import command_group
 from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption
 from saga_kgqa.cli.output import fail, print_json, stdout
+from saga_kgqa.cli.progress import tracked
 from saga_kgqa.cli.store_commands import open_graph
 from saga_kgqa.errors import ConfigurationError, SagaError
 
@@ -144,7 +145,7 @@ def gold_command(
         questions = benchmark_questions(benchmark, data_dir, language, graph_name)
         graph = _optional_graph(data, endpoint, profile)
         try:
-            store = build_gold_store(questions, graph)
+            store = build_gold_store(tracked(questions, f"{benchmark}: gold", len(questions)), graph)
         finally:
             if graph is not None:
                 graph.close()

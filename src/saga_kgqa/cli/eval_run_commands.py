@@ -18,6 +18,7 @@ from saga_kgqa.cli.eval_options import (
 )
 from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption, dialect_name, dialect_option
 from saga_kgqa.cli.output import fail, print_json, stdout
+from saga_kgqa.cli.progress import progress_bar
 from saga_kgqa.cli.store_commands import open_graph
 from saga_kgqa.context import Dialect, EntitySearch
 from saga_kgqa.errors import ConfigurationError, SagaError
@@ -244,8 +245,6 @@ def run_command(
     entity_search: EntitySearchOption = "off",
 ) -> None:
     """Answer every question of a benchmark, one JSON line per question; rerun to resume."""
-    from rich.progress import Progress
-
     from saga_kgqa.eval.ablation import run_summary, score_run
     from saga_kgqa.eval.gold import GoldStore
     from saga_kgqa.eval.runner import GoldReplayAnswerer, run_benchmark
@@ -273,8 +272,7 @@ def run_command(
             toolbox = open_toolbox(data, endpoint, profile, *cache, tools)
             chosen = _agent_answerer_for(factory, toolbox, max_seconds, max_tokens)(context)
             config |= {"context": dataclasses.asdict(context), "max_seconds": max_seconds, "max_tokens": max_tokens}
-        with Progress(transient=True) as progress:
-            task = progress.add_task(f"{benchmark}", total=len(questions))
+        with progress_bar(f"{benchmark}: questions", len(questions)) as advance:
             done = run_benchmark(
                 questions,
                 chosen,
@@ -282,7 +280,7 @@ def run_command(
                 config=config,
                 retry_failed=retry_failed,
                 concurrency=concurrency,
-                progress=lambda _record: progress.advance(task),
+                progress=lambda _record: advance(),
             )
         report: dict[str, Any] = {"predictions": str(out), "answered": done.answered, "skipped": done.skipped}
         if gold is not None:
