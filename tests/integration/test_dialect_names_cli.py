@@ -51,3 +51,9 @@ def test_ask_rejects_an_unknown_dialect_before_needing_a_model() -> None:
     done = CliRunner().invoke(app, ["ask", "q", "--dialect", "dbpedia"])
     assert done.exit_code == 2
     assert "not a dialect" in done.stderr
+
+
+def test_saga_dialect_accepts_the_alias_too() -> None:
+    from saga_kgqa.context import SagaContext
+
+    assert SagaContext.from_env({"SAGA_DIALECT": "rdf"}).dialect == "generic"
