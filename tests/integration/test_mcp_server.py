@@ -81,7 +81,7 @@ def test_lists_and_calls_every_tool(transport: str) -> None:
 
 async def bad_arguments(session: ClientSession) -> None:
     unknown = await session.call_tool("search", {"text": "Apollo", "source": "elsewhere"})
-    assert unknown.isError and "known sources: example" in text(unknown) and "Hint" in text(unknown)
+    assert unknown.isError and "configured sources: example" in text(unknown) and "Hint" in text(unknown)
     missing = await session.call_tool("lookup", {})
     assert missing.isError and "entity" in text(missing)
     rejected = await session.call_tool("execute", {"sparql": "DELETE WHERE { ?s ?p ?o }"})

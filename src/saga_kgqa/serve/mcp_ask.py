@@ -4,10 +4,12 @@ Heavy: each call runs the LangGraph agent (model calls, tool calls) in a worker 
 under a wall-clock budget checked between the graph's steps.
 """
 
+from dataclasses import replace
 from typing import Annotated, Any
 
 import anyio.to_thread
 from mcp.server.fastmcp import Context
+from mcp.server.fastmcp.exceptions import ToolError
 from mcp.types import CallToolResult
 from pydantic import Field
 
@@ -16,9 +18,10 @@ from saga_kgqa.eval.agent_answerer import AgentAnswerer
 from saga_kgqa.eval.predictions import PredictionRecord
 from saga_kgqa.eval.questions import BenchmarkQuestion
 from saga_kgqa.graph.builder import build_graph
-from saga_kgqa.models import ConfiguredModelFactory
+from saga_kgqa.graph.caller import CallerModelFactory, CallerToolboxFactory
 from saga_kgqa.serve.mcp_models import AskOutput, cap_rows
 from saga_kgqa.serve.mcp_tooling import RETRY_NOTE, ToolHost, ToolSpec
+from saga_kgqa.sources.catalog import UnknownName
 
 
 def answer_rows(answers: dict[str, Any] | None) -> tuple[list[str], list[dict[str, str]], bool | None]:
@@ -35,25 +38,36 @@ def answer_rows(answers: dict[str, Any] | None) -> tuple[list[str], list[dict[st
 
 def ask_tools(host: ToolHost) -> list[ToolSpec]:
     """The ``ask`` tool, or nothing when the server has no model."""
-    if host.model is None:
+    if not host.with_model:
         return []
+    catalog = host.sources.catalog
     names = host.sources.names
     source_doc = f"Source name, one of: {', '.join(names)} (default {host.sources.default})."
     Source = Annotated[str | None, Field(description=source_doc, json_schema_extra={"enum": [*names, None]})]
-    factory = ConfiguredModelFactory(host.model)
+    models = sorted(catalog.models)
+    model_doc = (
+        f"Model name, one of: {', '.join(models)} (default {catalog.default_model or models[0]})."
+        if models
+        else "Leave unset: the operator configured one model."
+    )
+    Model = Annotated[str | None, Field(description=model_doc, json_schema_extra={"enum": [*models, None]})]
+    graph = build_graph(model_factory=CallerModelFactory(catalog), toolbox_factory=CallerToolboxFactory(catalog))
 
     async def ask(
         question: Annotated[str, Field(description="A question in natural language.", min_length=1, max_length=2000)],
         ctx: Context[Any, Any, Any],
         source: Source = None,
+        model: Model = None,
     ) -> Annotated[CallToolResult, AskOutput]:
         name = host.source_name(source)
+        try:
+            catalog.model(model)
+        except UnknownName as exc:
+            raise ToolError(f"{exc.message}. Hint: omit model or pass a configured one.") from None
         host.session(ctx).begin(name)
-        await host.view(name)  # opens the source, or says why it cannot be
-        toolbox = host.sources.toolbox(name)
-        context = host.sources.get(name).context
-        graph = build_graph(model_factory=factory, toolbox_factory=lambda _: toolbox)
-        answerer = AgentAnswerer(graph, context, toolbox.graph, max_seconds=host.ask_seconds)
+        view = await host.view(name)  # opens the source, or says why it cannot be
+        context = replace(host.run_context(), source=name, model=model or "")
+        answerer = AgentAnswerer(graph, context, view.graph, max_seconds=host.ask_seconds)
         output = AskOutput(source=name, question=question)
         try:
             record: PredictionRecord = await anyio.to_thread.run_sync(

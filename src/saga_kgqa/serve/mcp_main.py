@@ -1,4 +1,4 @@
-"""The body of ``saga mcp``: the operator's sources and model, then the server on the chosen transport."""
+"""The body of ``saga mcp``: the operator's catalog (sources and models), then the server on a transport."""
 
 from __future__ import annotations
 
@@ -7,26 +7,29 @@ from saga_kgqa.models import ModelSettings
 from saga_kgqa.serve.mcp_server import build_server, serve
 from saga_kgqa.serve.mcp_tooling import ToolHost
 from saga_kgqa.serve.named_sources import NamedSources
+from saga_kgqa.sources.catalog import Catalog
 
 
-def configured_model() -> ModelSettings | None:
-    """The model the environment configures (``SAGA_MODEL``/``SAGA_MODEL_FACTORY``...), or ``None``."""
+def has_model(catalog: Catalog) -> bool:
+    """True when the catalog names a model, or the environment configures one (``SAGA_MODEL``, a factory...)."""
+    if catalog.models:
+        return True
     settings = ModelSettings.resolve()
-    return settings if settings.factory or settings.model else None
+    return bool(settings.factory or settings.model)
 
 
 def run_mcp(*, http: bool, bind: str, port: int, max_chars: int, ask_seconds: float) -> None:
     """Serve until stopped.
 
     Raises:
-        ConfigurationError: The sources or the model are misconfigured.
+        ConfigurationError: The catalog is unusable.
     """
-    context = SagaContext.from_env()
+    catalog = Catalog.from_env()
     host = ToolHost(
-        NamedSources.example(context),
-        context=context,
+        NamedSources(catalog),
+        context=SagaContext.from_env(),
         max_chars=max_chars,
-        model=configured_model(),
+        with_model=has_model(catalog),
         ask_seconds=ask_seconds,
     )
     serve(build_server(host, bind=bind, port=port), "http" if http else "stdio")

@@ -14,6 +14,7 @@ lists them, so serving another helper's tools is one line there. Conventions eve
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,11 +28,12 @@ from pydantic import BaseModel
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import BackendError, ConfigurationError, SagaError, ToolInputError
 from saga_kgqa.graph.toolbox import ToolView
-from saga_kgqa.models import ModelSettings
 from saga_kgqa.serve.mcp_models import DEFAULT_MAX_CHARS, ToolOutput, UpstreamFailure
 from saga_kgqa.serve.named_sources import NamedSources, UnknownSource
 from saga_kgqa.serve.sessions import SessionState, SessionStore
 from saga_kgqa.tools.text_safety import cap_block, graph_text
+
+logger = logging.getLogger(__name__)
 
 #: The line every description ends with, so a host knows what a failure means.
 RETRY_NOTE = (
@@ -79,13 +81,21 @@ class ToolHost:
     sources: NamedSources
     context: SagaContext = field(default_factory=SagaContext.from_env)
     max_chars: int = DEFAULT_MAX_CHARS
-    model: ModelSettings | None = None
+    with_model: bool = False
     ask_seconds: float = 180.0
     sessions: SessionStore = field(default_factory=SessionStore)
 
     def session(self, ctx: Context[Any, Any, Any]) -> SessionState:
         """The calling session's state (one per MCP session; one for a stdio server)."""
         return self.sessions.get(ctx.session)
+
+    def run_context(self) -> SagaContext:
+        """The server's switches as a caller-style run context: no infrastructure field set (names only)."""
+        return SagaContext(
+            type_filter=self.context.type_filter,
+            persistent_type_state=self.context.persistent_type_state,
+            max_steps=self.context.max_steps,
+        )
 
     def source_name(self, name: str | None) -> str:
         """The resolved source name.
@@ -107,7 +117,12 @@ class ToolHost:
         try:
             toolbox = await anyio.to_thread.run_sync(self.sources.toolbox, source)
         except (ConfigurationError, BackendError) as exc:
-            raise ToolError(f"source {source!r} cannot be opened: {exc.message}; retrying will not help.") from None
+            # The message may name the operator's paths or URLs: it goes to the server's log, not the caller.
+            logger.warning("source %r cannot be opened: %s", source, exc.message)
+            raise ToolError(
+                f"source {source!r} cannot be opened ({type(exc).__name__}; the server's log says why); "
+                "retrying will not help."
+            ) from None
         return toolbox.view(self.context)
 
     def result(self, text: str, output: ToolOutput, *, is_error: bool = False) -> CallToolResult:
@@ -130,7 +145,7 @@ class ToolHost:
         )
         fault = "the query must change" if query_at_fault else "not a problem with your request"
         retry = "retrying later may help" if retryable else "retrying the same call will not help"
-        text = f"The graph failed ({type(exc).__name__}: {message}); {fault}; {retry}."
+        text = f"The call failed ({type(exc).__name__}: {message}); {fault}; {retry}."
         return self.result(text, output, is_error=True)
 
 

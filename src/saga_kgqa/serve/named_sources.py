@@ -1,102 +1,66 @@
 """The sources a server offers, by name: the only way an MCP client, an HTTP caller or the web page picks a graph.
 
-A source name maps to the operator's configuration (data files, a store or an endpoint,
-its dialect and schema index); callers never pass a path or a URL. Opening a source
-builds its schema index once; the toolbox is then shared by every call and session.
+A thin view of the operator's :class:`~saga_kgqa.sources.catalog.Catalog` for the serving
+faces: names, the default, a line per source for tool descriptions, and the toolbox (opened
+once per source for the life of the process). Callers never pass a path or a URL.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-
-from saga_kgqa.context import SagaContext
-from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.graph.defaults import toolbox_from_context
+from saga_kgqa.graph.defaults import toolbox_for_source
 from saga_kgqa.graph.toolbox import SagaToolbox
+from saga_kgqa.sources.catalog import Catalog, SourceRecord, UnknownName
 
-#: The name of the shipped example graph, the source offered when the operator configured none.
-EXAMPLE_SOURCE = "example"
-
-
-class UnknownSource(ConfigurationError):
-    """A caller named a source the operator did not configure."""
-
-
-@dataclass(frozen=True)
-class NamedSource:
-    """One configured source: its name, the run context that opens it, and a line saying what it holds."""
-
-    name: str
-    context: SagaContext
-    description: str = ""
-
-    @property
-    def remote(self) -> bool:
-        """True for a SPARQL endpoint (an open world), false for local files or a store."""
-        return self.context.endpoint is not None
+#: Re-exported: the error of a name the operator did not configure.
+UnknownSource = UnknownName
 
 
 class NamedSources:
-    """The configured sources, the default one, and their toolboxes."""
+    """The catalog's sources, the default one, and their toolboxes."""
 
-    def __init__(self, sources: Mapping[str, NamedSource], default: str) -> None:
-        """Offer ``sources``; ``default`` answers calls that name none.
+    def __init__(self, catalog: Catalog) -> None:
+        """Offer the sources of ``catalog``."""
+        self.catalog = catalog
 
-        Raises:
-            ConfigurationError: No sources, or ``default`` is not one of them.
-        """
-        if not sources:
-            raise ConfigurationError("no sources are configured")
-        if default not in sources:
-            raise UnknownSource(f"default source {default!r} is not configured (known: {', '.join(sorted(sources))})")
-        self._sources = dict(sources)
-        self.default = default
-
-    @classmethod
-    def example(cls, context: SagaContext | None = None) -> NamedSources:
-        """Only the graph the environment names (``SAGA_DATA``/``SAGA_ENDPOINT``), else the example graph."""
-        ctx = context or SagaContext.from_env()
-        source = NamedSource(EXAMPLE_SOURCE, ctx, "the graph of SAGA_DATA/SAGA_ENDPOINT, else the example graph")
-        return cls({EXAMPLE_SOURCE: source}, EXAMPLE_SOURCE)
+    @property
+    def default(self) -> str:
+        """The source of a call that names none."""
+        return self.catalog.default_source
 
     @property
     def names(self) -> list[str]:
         """The source names, sorted."""
-        return sorted(self._sources)
+        return sorted(self.catalog.sources)
 
     @property
     def any_remote(self) -> bool:
-        """True when a source is a remote endpoint."""
-        return any(source.remote for source in self._sources.values())
+        """True when a source is a remote endpoint (the tools then reach an open world)."""
+        return any(source.endpoint is not None for source in self.catalog.sources.values())
 
-    def get(self, name: str | None) -> NamedSource:
-        """The source called ``name`` (the default when ``None``).
+    def get(self, name: str | None) -> SourceRecord:
+        """The source called ``name`` (the default when ``None`` or empty).
 
         Raises:
-            UnknownSource: No source has that name (the message lists the known ones).
+            UnknownName: No source has that name (the message lists the known ones).
         """
-        key = self.default if name is None or name == "" else name
-        found = self._sources.get(key)
-        if found is None:
-            raise UnknownSource(f"unknown source {key!r}; known sources: {', '.join(self.names)}")
-        return found
+        return self.catalog.source(name)
 
     def toolbox(self, name: str | None) -> SagaToolbox:
         """The toolbox of a source, opened on first use.
 
         Raises:
-            UnknownSource: No source has that name.
+            UnknownName: No source has that name.
             ConfigurationError: The source's configuration is unusable.
             BackendError: The graph failed while its schema index was built.
         """
-        return toolbox_from_context(self.get(name).context)
+        return toolbox_for_source(self.get(name))
 
     def describe(self) -> str:
-        """One line per source, for tool descriptions."""
+        """One line per source (name, title, description; never its location), for tool descriptions."""
         lines = []
         for name in self.names:
-            source = self._sources[name]
+            source = self.catalog.sources[name]
+            about = " — ".join(part for part in (source.title, source.description) if part)
             suffix = " (default)" if name == self.default else ""
-            lines.append(f"- {name}{suffix}: {source.description}" if source.description else f"- {name}{suffix}")
+            lines.append(f"- {name}{suffix}: {about}" if about else f"- {name}{suffix}")
         return "\n".join(lines)
