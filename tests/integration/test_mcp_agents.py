@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
 from langchain_mcp_adapters.tools import load_mcp_tools
-from langchain.agents import create_agent
 
 from tests.conftest import REPO_ROOT
 from tests.support.mcp_servers import stdio_session

@@ -71,6 +71,8 @@ def serve_http(app: object, bind: str, port: int, *, path: str = "/") -> None:
     sock = socket.socket(socket.AF_INET6 if ":" in bind else socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((bind, port))
+    # Listening before the URL is printed: a client that connects at once waits in the backlog, never refused.
+    sock.listen(128)
     host = f"[{bind}]" if ":" in bind else bind
     sys.stderr.write(f"serving http://{host}:{sock.getsockname()[1]}{path}\n")
     sys.stderr.flush()
