@@ -6,29 +6,14 @@ loopback port (``--port 0``), the URL read from its stderr, and the process stop
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
-import sys
-import threading
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
-from pathlib import Path
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-SAGA = str(Path(sys.executable).with_name("saga"))
-_URL = re.compile(r"serving (http://\S+)")
-
-
-def server_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment of a server process: tracing off, no model or graph unless given."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SAGA_", "OPENAI_", "LANGCHAIN_"))}
-    env.update({"LANGSMITH_TRACING": "false", "LANGSMITH_TEST_TRACKING": "false"})
-    env.update(extra or {})
-    return env
+from tests.support.http_servers import SAGA, saga_server, server_env
 
 
 @asynccontextmanager
@@ -45,33 +30,8 @@ async def stdio_session(
 @contextmanager
 def http_server(args: list[str] | None = None, env: Mapping[str, str] | None = None) -> Iterator[str]:
     """``saga mcp --http`` on a free loopback port; yields its ``/mcp`` URL."""
-    process = subprocess.Popen(
-        [SAGA, "mcp", "--http", "--port", "0", *(args or [])],
-        env=server_env(env),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stderr is not None
-        url = None
-        for line in process.stderr:
-            found = _URL.search(line)
-            if found:
-                url = found.group(1)
-                break
-        assert url is not None, f"saga mcp --http exited with {process.wait(5)} before serving"
-        # Keep draining stderr so the server never blocks on a full pipe.
-        threading.Thread(target=process.stderr.read, daemon=True).start()
+    with saga_server(["mcp", "--http", *(args or [])], env) as url:
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(5)
 
 
 @asynccontextmanager

@@ -6,6 +6,7 @@ saga_kgqa.cli`` stays light.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -43,6 +44,54 @@ def mcp(
         fail(_missing_extra("mcp", exc))
     try:
         run_mcp(http=http, bind=bind, port=port, max_chars=max_chars, ask_seconds=ask_seconds)
+    except SagaError as exc:
+        fail(exc)
+
+
+@serve_app.command("text2sparql")
+def text2sparql(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Predictions file every answer is recorded in (JSONL).")],
+    dataset: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--dataset",
+            help="IRI=SOURCE: a challenge dataset IRI and the catalog source answering it "
+            "(repeatable; default: each source under its own name).",
+        ),
+    ] = None,
+    answerer: Annotated[
+        str, typer.Option(help="agent (the catalog's model), or gold-replay (replays --benchmark's gold queries).")
+    ] = "agent",
+    model: Annotated[str | None, typer.Option(help="A model name from the catalog (default: its default).")] = None,
+    benchmark: Annotated[
+        str | None, typer.Option(help="A benchmark whose questions keep their ids in the records (e.g. ck25).")
+    ] = None,
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", help="Third-party data directory.")] = None,
+    seconds: Annotated[float, typer.Option(min=1.0, help="Time budget per question (seconds).")] = 180.0,
+    bind: BindOption = "127.0.0.1",
+    port: PortOption = 8000,
+) -> None:
+    """Answer `GET /?dataset=…&question=…` with {"dataset", "question", "query"} (the TEXT2SPARQL API)."""
+    try:
+        from saga_kgqa.serve.text2sparql_main import AnswererKind, run_text2sparql
+    except ImportError as exc:
+        fail(_missing_extra("serve", exc))
+    try:
+        kind = AnswererKind(answerer)
+    except ValueError:
+        fail(ConfigurationError(f"--answerer is agent or gold-replay, got {answerer!r}"))
+    try:
+        run_text2sparql(
+            out=out,
+            datasets=dataset or [],
+            answerer=kind,
+            model=model,
+            benchmark=benchmark,
+            data_dir=data_dir,
+            seconds=seconds,
+            bind=bind,
+            port=port,
+        )
     except SagaError as exc:
         fail(exc)
 
