@@ -16,7 +16,7 @@ unexport LANGCHAIN_TRACING_V2
 CONFORMANCE_VERSION ?= 0.1.13
 CONFORMANCE := .tools/conformance/node_modules/.bin/conformance
 
-.PHONY: setup test lint run query bench clean conformance
+.PHONY: setup test lint run query bench clean conformance browser
 
 $(UV):
 	$(PYTHON) -m venv .tools
@@ -34,7 +34,11 @@ $(CONFORMANCE):
 
 conformance: $(CONFORMANCE)  ## install the MCP conformance suite (its test skips offline, fails under CI=true)
 
-test: setup conformance  ## run the whole test suite
+browser:  ## Debian's Chromium and its driver, for the web page test (skips without them, fails under CI=true)
+	@command -v chromedriver >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq chromium chromium-driver >/dev/null) || echo "chromium not installed"
+
+test: setup conformance browser  ## run the whole test suite
 	.venv/bin/python -m pytest -q
 
 lint: setup  ## ruff and mypy --strict

@@ -96,6 +96,25 @@ def text2sparql(
         fail(exc)
 
 
+@serve_app.command("web")
+def web(
+    checkpoints: Annotated[
+        Path | None, typer.Option(help="Checkpoint database runs are saved in (default: saga ask's).")
+    ] = None,
+    bind: BindOption = "127.0.0.1",
+    port: PortOption = 8080,
+) -> None:
+    """A local page: ask a named source a question and watch the run step by step; reopen earlier runs."""
+    try:
+        from saga_kgqa.serve.web_main import run_web
+    except ImportError as exc:
+        fail(_missing_extra("serve", exc))
+    try:
+        run_web(checkpoints=checkpoints, bind=bind, port=port)
+    except SagaError as exc:
+        fail(exc)
+
+
 def register(app: typer.Typer) -> None:
     """Add ``saga mcp`` and ``saga serve`` to the ``saga`` app."""
     app.command("mcp")(mcp)
