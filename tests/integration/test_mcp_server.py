@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
+import subprocess
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import ClientSession
 from mcp.types import CallToolResult
 
+from saga_kgqa.settings import example_graph_path
+from tests.support.http_servers import SAGA, server_env
 from tests.support.mcp_servers import http_server, http_session, stdio_session
 
 EX = "PREFIX ex: <http://example.org/space/> "
@@ -137,3 +142,39 @@ def test_theta_is_carried_between_calls_of_one_session_and_not_to_another() -> N
     fresh_result = seen["fresh"]
     assert fresh_result.structuredContent["status"] == "ok", text(fresh_result)
     assert fresh_result.structuredContent["row_count"] > 0
+
+
+def test_a_failing_endpoint_is_an_error_payload_that_names_only_the_source(tmp_path: Path) -> None:
+    index = tmp_path / "index.json"
+    built = subprocess.run(
+        [SAGA, "index", "build", "--out", str(index), "-d", str(example_graph_path())],
+        env=server_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert built.returncode == 0, built.stderr
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    endpoint = f"http://127.0.0.1:{port}/sparql"
+    catalog = tmp_path / "catalog.toml"
+    catalog.write_text(f'[sources.down]\nendpoint = "{endpoint}"\nschema_index = "{index}"\n', encoding="utf-8")
+
+    async def body(session: ClientSession) -> None:
+        listed = (await session.list_tools()).tools
+        assert all(tool.annotations is not None and tool.annotations.openWorldHint for tool in listed)
+        for name, arguments in (
+            ("execute", {"sparql": "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"}),
+            ("search", {"text": "Jim"}),
+        ):
+            result = await session.call_tool(name, arguments)
+            assert result.isError, name
+            assert result.structuredContent is not None
+            error = result.structuredContent["error"]
+            assert error["kind"] == "EndpointUnavailable" and error["retryable"] is True, error
+            assert endpoint not in text(result) and endpoint not in error["message"]
+            assert "source 'down'" in error["message"]
+
+    on_stdio(body, env={"SAGA_CATALOG": str(catalog)})

@@ -126,12 +126,23 @@ class ToolHost:
         return toolbox.view(self.context)
 
     def result(self, text: str, output: ToolOutput, *, is_error: bool = False) -> CallToolResult:
-        """The tool result: capped text beside the structured output."""
+        """The tool result: capped text (the source's location redacted) beside the structured output."""
+        if output.error is not None:
+            output.error.message = self.redact(output.error.message, output.source)
         return CallToolResult(
-            content=[TextContent(type="text", text=cap_block(text, self.max_chars))],
+            content=[TextContent(type="text", text=cap_block(self.redact(text, output.source), self.max_chars))],
             structuredContent=output.model_dump(mode="json"),
             isError=is_error,
         )
+
+    def redact(self, text: str, source: str) -> str:
+        """``text`` with the source's endpoint URL or file paths replaced by its name (callers see names only)."""
+        record = self.sources.get(source)
+        places = [record.endpoint] if record.endpoint else []
+        places += [str(path) for path in (*record.data, record.store) if path is not None]
+        for place in sorted(places, key=len, reverse=True):
+            text = text.replace(place, f"source {source!r}")
+        return text
 
     def failure(self, exc: SagaError, output: ToolOutput) -> CallToolResult:
         """An error payload for the graph failing (or raise a tool error for a bad argument)."""
@@ -139,7 +150,7 @@ class ToolHost:
             raise ToolError(f"invalid argument: {exc.message}. Hint: {argument_hint(exc.message)}") from None
         query_at_fault = bool(getattr(exc, "query_at_fault", False))
         retryable = bool(getattr(exc, "retryable", False))
-        message = graph_text(exc.message, 500)
+        message = graph_text(self.redact(exc.message, output.source), 500)
         output.error = UpstreamFailure(
             kind=type(exc).__name__, message=message, query_at_fault=query_at_fault, retryable=retryable
         )
