@@ -14,6 +14,8 @@ from typing import Any
 
 import anyio.to_thread
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -31,8 +33,13 @@ def _sse(event: Event) -> str:
     return f"data: {json.dumps(event, ensure_ascii=False)}\n\n"
 
 
-def build_app(runs: WebRuns) -> Starlette:
-    """The web page's ASGI app over ``runs``."""
+def build_app(runs: WebRuns, *, allowed_hosts: list[str] | None = None) -> Starlette:
+    """The web page's ASGI app over ``runs``.
+
+    Args:
+        runs: Starts, follows and reopens runs.
+        allowed_hosts: Host headers accepted (loopback names by default: a DNS-rebinding page is refused).
+    """
 
     async def page(_request: Request) -> Response:
         return HTMLResponse(_STATIC.joinpath("index.html").read_text(encoding="utf-8"))
@@ -50,6 +57,10 @@ def build_app(runs: WebRuns) -> Starlette:
         )
 
     async def start(request: Request) -> Response:
+        # A JSON content type makes a cross-site page's request need a CORS preflight, which is never granted:
+        # another site open in the user's browser cannot start runs (and spend the operator's model).
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            return JSONResponse({"error": "send Content-Type: application/json"}, status_code=415)
         try:
             body: dict[str, Any] = await request.json()
         except ValueError:
@@ -94,7 +105,9 @@ def build_app(runs: WebRuns) -> Starlette:
 
         return StreamingResponse(followed(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
 
+    hosts = allowed_hosts or ["127.0.0.1", "localhost", "[::1]"]
     return Starlette(
+        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)],
         routes=[
             Route("/", page),
             Route("/app.js", script),

@@ -19,6 +19,7 @@ def run_web(*, checkpoints: Path | None, bind: str, port: int) -> None:
     """
     runs = WebRuns(Catalog.from_env(), checkpoints or default_checkpoint_path())
     try:
-        serve_http(build_app(runs), bind, port)
+        loopback = bind in ("127.0.0.1", "localhost", "::1")
+        serve_http(build_app(runs, allowed_hosts=None if loopback else ["*"]), bind, port)
     finally:
         runs.close()
