@@ -1,4 +1,7 @@
-"""``saga serve web`` in real headless Chromium (Debian's, via Selenium): a scripted run streams in, then reopens."""
+"""``saga serve web`` in real headless Chromium (Debian's, via Selenium): a scripted run streams in, then reopens.
+
+The screenshots go to ``$SAGA_SCREENSHOTS`` when set (else the test's temporary directory), to be looked at.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +20,10 @@ from tests.support.scripted_model import answer_type
 
 EX = "PREFIX ex: <http://example.org/space/> "
 BLOCKED_QUERY = EX + "SELECT ?d WHERE { ex:JimLovell ex:launchDate ?d }"
+EMPTY_QUERY = EX + (
+    "PREFIX xsd: <http://www.w3.org/2001/XMLSchema#> "
+    'SELECT ?m WHERE { ?m ex:crewMember ex:JimLovell ; ex:launchDate "1999-01-01"^^xsd:date }'
+)
 MISSIONS_QUERY = EX + (
     "SELECT ?m ?launched WHERE { ?m ex:crewMember ex:JimLovell ; ex:launchDate ?launched } ORDER BY ?launched"
 )
@@ -69,6 +76,7 @@ def test_a_run_streams_search_lookup_blocked_execute_and_the_answer_then_reopens
                 {"tool": "search", "args": {"text": "Jim Lovell"}},
                 {"tool": "lookup", "args": {"entity": "ex:JimLovell"}},
                 {"tool": "execute", "args": {"sparql": BLOCKED_QUERY}},
+                {"tool": "execute", "args": {"sparql": EMPTY_QUERY}},
                 {"tool": "execute", "args": {"sparql": MISSIONS_QUERY}},
                 {"tool": "stop", "args": {}},
             ]
@@ -91,13 +99,16 @@ def test_a_run_streams_search_lookup_blocked_execute_and_the_answer_then_reopens
         browser.find_element(By.ID, "ask").click()
         wait.until(lambda d: d.find_elements(By.ID, "answer-table"))
         seen = browser.execute_script("return window.__seen")
-        assert seen == ["search:ok", "lookup:ok", "execute:blocked", "execute:ok", "table"]
+        assert seen == ["search:ok", "lookup:ok", "execute:blocked", "execute:empty", "execute:ok", "table"]
         steps = browser.find_elements(By.CSS_SELECTOR, "#steps li")
         assert "[BLOCKED]" in steps[2].text
+        assert "Diagnosis: The pattern `?m ex:launchDate" in steps[3].text  # the empty result's diagnosis
         rows = browser.find_elements(By.CSS_SELECTOR, "#answer-table tr")
         assert "http://example.org/space/Apollo13" in " ".join(r.text for r in rows)
         assert browser.find_element(By.CSS_SELECTOR, "#sparql .kw").text.upper() == "PREFIX"
-        assert browser.find_elements(By.CSS_SELECTOR, "#theta li")  # Θ grew
+        theta = browser.find_elements(By.CSS_SELECTOR, "#theta li")  # Θ grew: Lovell, his missions, ?m
+        assert "ex:JimLovell: ex:Astronaut" in [item.text for item in theta]
+        assert browser.find_element(By.ID, "theta-size").text == f"({len(theta)})"
         shots = Path(os.environ.get("SAGA_SCREENSHOTS", tmp_path))
         shots.mkdir(parents=True, exist_ok=True)
         browser.save_screenshot(str(shots / "web-live.png"))
@@ -112,6 +123,12 @@ def test_a_run_streams_search_lookup_blocked_execute_and_the_answer_then_reopens
             (li.get_attribute("data-tool"), li.get_attribute("data-outcome"))
             for li in browser.find_elements(By.CSS_SELECTOR, "#steps li")
         ]
-        assert reopened == [("search", "ok"), ("lookup", "ok"), ("execute", "blocked"), ("execute", "ok")]
+        assert reopened == [
+            ("search", "ok"),
+            ("lookup", "ok"),
+            ("execute", "blocked"),
+            ("execute", "empty"),
+            ("execute", "ok"),
+        ]
         assert [r.text for r in browser.find_elements(By.CSS_SELECTOR, "#answer-table tr")] == live_rows
         browser.save_screenshot(str(shots / "web-reopened.png"))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from saga_kgqa.state import AnswerType, Step, TypeState
+from saga_kgqa.state import ANSWER_KEY, AnswerType, Step, TypeState
 from saga_kgqa.state.records import Answer
 from saga_kgqa.state.type_state import merge_type_state
 
@@ -46,7 +46,9 @@ def theta_event(theta: TypeState, prefixes: Mapping[str, str]) -> Event:
         {"key": compact(key, prefixes), "types": sorted(compact(t, prefixes) for t in types)}
         for key, types in theta.recent(MAX_THETA_ENTRIES)
     ]
-    return {"kind": "theta", "size": len(theta), "entries": entries}
+    # The answer prior is shown as the expected answer type, not among the tracked resources.
+    size = sum(1 for key in theta.tracked() if key != ANSWER_KEY)
+    return {"kind": "theta", "size": size, "entries": entries}
 
 
 def final_event(values: Mapping[str, Any]) -> Event:
