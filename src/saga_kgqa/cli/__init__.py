@@ -27,6 +27,7 @@ from saga_kgqa.cli.lazy_group import LazyCommand, LazyGroup
 
 _STORE = "saga_kgqa.cli.store_commands"
 _TOOLS = "saga_kgqa.cli.tool_commands"
+_SERVE = "saga_kgqa.cli.serve_commands"
 
 #: Every top-level ``saga`` command, in the order ``saga --help`` lists them.
 COMMANDS: dict[str, LazyCommand] = {
@@ -53,6 +54,10 @@ COMMANDS: dict[str, LazyCommand] = {
     "wikidata": LazyCommand(
         "saga_kgqa.cli.wikidata_commands", "The offline Wikidata store (CoDEx and recorded Wikidata responses)."
     ),
+    "mcp": LazyCommand(
+        _SERVE, "Serve the SAGA tools (search, lookup, examples, execute; ask with a model) as an MCP server."
+    ),
+    "serve": LazyCommand(_SERVE, "Serve the agent over HTTP: the TEXT2SPARQL API or a local web page."),
 }
 
 
