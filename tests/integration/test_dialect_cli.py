@@ -109,7 +109,7 @@ def test_wikidata_endpoint_constraints_filled_from_offline_sources(
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (("--dialect", "dbpedia"), "unknown dialect"),
+        (("--dialect", "dbpedia"), "is not a dialect"),
         (("--dialect", "freebase", "--data", "x.ttl"), "not --data"),
         (("--dialect", "freebase", "--data-dir", "/nonexistent/saga"), "does not exist"),
         (("--data-dir", "/tmp"), "--data-dir is for --dialect"),

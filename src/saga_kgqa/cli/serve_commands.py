@@ -11,15 +11,14 @@ from typing import Annotated
 
 import typer
 
+from saga_kgqa.cli.groups import command_group
 from saga_kgqa.cli.output import fail
 from saga_kgqa.errors import ConfigurationError, SagaError
 
 BindOption = Annotated[str, typer.Option("--bind", help="Address to listen on (loopback by default).")]
 PortOption = Annotated[int, typer.Option("--port", min=0, max=65535, help="Port (0: a free one, printed on stderr).")]
 
-serve_app = typer.Typer(
-    help="Serve the agent over HTTP: the TEXT2SPARQL API or a local web page.", no_args_is_help=True
-)
+serve_app = command_group("Serve the agent over HTTP: the TEXT2SPARQL API or a local web page.")
 
 
 def _missing_extra(extra: str, exc: ImportError) -> ConfigurationError:
