@@ -15,18 +15,20 @@ run's :class:`~saga_kgqa.context.SagaContext`; ``finalize`` is SAGA's own node.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal, cast
+from collections.abc import Callable
+from typing import Any, Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.runtime import Runtime
 from langgraph.types import RetryPolicy
 
 from saga_kgqa.context import SagaContext
 from saga_kgqa.graph.dependencies import GraphDependencies, ToolboxFactory
 from saga_kgqa.graph.finalize import FinalizeNode
 from saga_kgqa.graph.model_calls import ModelFactory, no_model_configured, transient_provider_error
-from saga_kgqa.graph.tracing import ToolNodeFunction, traced_tool_node
+from saga_kgqa.graph.tracing import traced_tool_call
 from saga_kgqa.mars.nodes import MarsNodes
 from saga_kgqa.state.mars import MarsState
 from saga_kgqa.state.schema import InputState, OutputState
@@ -82,9 +84,9 @@ def build_mars_graph(
     model_retry = model_retry or RetryPolicy(max_attempts=3, initial_interval=1.0, retry_on=transient_provider_error)
     builder = StateGraph(MarsState, input_schema=InputState, output_schema=OutputState, context_schema=SagaContext)
     builder.add_node("link", nodes.link, retry_policy=model_retry)
-    builder.add_node("retrieve", traced_tool_node("patterns", cast(ToolNodeFunction, nodes.retrieve)))
+    builder.add_node("retrieve", _traced("patterns", "frontier", nodes.retrieve))
     builder.add_node("reason", nodes.reason, retry_policy=model_retry)
-    builder.add_node("execute", traced_tool_node("execute", cast(ToolNodeFunction, nodes.execute)))
+    builder.add_node("execute", _traced("execute", "candidate_sparql", nodes.execute))
     builder.add_node("verify", nodes.verify, retry_policy=model_retry)
     builder.add_node("finalize", FinalizeNode(dependencies))
     builder.add_edge(START, "link")
@@ -95,6 +97,24 @@ def build_mars_graph(
     builder.add_conditional_edges("verify", route_after_verify)
     builder.add_edge("finalize", END)
     return builder.compile(checkpointer=checkpointer, name=name)
+
+
+_MarsNode = Callable[[MarsState, Runtime[SagaContext]], dict[str, Any]]
+
+
+def _traced(tool: str, argument: str, node: _MarsNode) -> _MarsNode:
+    """The node as its own ``tool:<name>`` run (SAGA's tracing), with the state field it acts on as argument.
+
+    The wrapper is annotated with :class:`MarsState`: LangGraph gives a node only the fields
+    of the schema its first parameter names, so SAGA's wrapper (typed ``SagaState``) would hide
+    the MARS fields from it.
+    """
+
+    def traced(state: MarsState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
+        arguments = {"argument": state.get(argument)}
+        return traced_tool_call(tool, arguments, lambda: node(state, runtime), step=state.get("steps"))
+
+    return traced
 
 
 def mars_recursion_limit(context: SagaContext) -> int:

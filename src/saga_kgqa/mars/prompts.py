@@ -38,6 +38,7 @@ _VERIFY_SYSTEM = (
     "If not, reply with the corrected query:\nSPARQL:\n```sparql\n<the query>\n```"
 )
 _OBSERVATION_CHARS = 4000
+_ALWAYS_PREFIXES = frozenset({"rdf", "rdfs", "xsd"})
 
 
 def link_messages(question: str, context: SagaContext) -> list[BaseMessage]:
@@ -64,7 +65,10 @@ def reason_messages(
     lines = [f"Question: {question}"]
     if augmented:
         lines.append(f"Question with expected types: {augmented}")
-    lines.append("Prefixes: " + " ".join(f"PREFIX {name}: <{ns}>" for name, ns in sorted(prefixes.items())))
+    shown = "\n".join(entry.text for entry in patterns)
+    # Only the prefixes the patterns use (a profile knows ~80), plus the ones every query may need.
+    used = {name: ns for name, ns in prefixes.items() if f"{name}:" in shown or name in _ALWAYS_PREFIXES}
+    lines.append("Prefixes: " + " ".join(f"PREFIX {name}: <{ns}>" for name, ns in sorted(used.items())))
     lines.append("Patterns:")
     lines.extend(f"[{entry.index}] {entry.text}" for entry in patterns)
     if not patterns:

@@ -105,7 +105,7 @@ def _grouped_counts(
         return {}
     counts: dict[str, int] = {}
     for row in result.rows:
-        if "p" not in row or (direction == "out" and not context.dialect.is_property(row["p"].value)):
+        if "p" not in row or (direction == "out" and not _is_pattern_predicate(context, row["p"].value)):
             continue
         try:
             counts[row["p"].value] = int(row["n"].value) if "n" in row else 0
@@ -122,3 +122,8 @@ def _grouped_counts(
             "(counts are lower bounds; rarer properties may be missing)"
         )
     return counts
+
+
+def _is_pattern_predicate(context: ToolContext, predicate: str) -> bool:
+    """A dialect property, or a type predicate: MARS ranks "instance of" like any other pattern."""
+    return predicate in context.vocabulary.type_predicates or context.dialect.is_property(predicate)
