@@ -60,7 +60,7 @@ def pattern_number(prompt: str, property_id: str, direction: str = "out") -> int
     """The number of the first pattern line showing ``property_id`` in the given direction."""
     for line in prompt.splitlines():
         match = re.match(r"\[(\d+)\] (.*)", line)
-        if match and f"({property_id})" in match.group(2):
-            if (direction == "out") == (not match.group(2).startswith("?subject")):
-                return int(match.group(1))
+        outgoing = match is not None and not match.group(2).startswith("?subject")
+        if match and f"({property_id})" in match.group(2) and (direction == "out") == outgoing:
+            return int(match.group(1))
     raise AssertionError(f"no {direction} pattern with {property_id} in the prompt:\n{prompt}")

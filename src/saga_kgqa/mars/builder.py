@@ -14,8 +14,7 @@ run's :class:`~saga_kgqa.context.SagaContext`; ``finalize`` is SAGA's own node.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
