@@ -98,7 +98,11 @@ def build_mars_graph(
     return builder.compile(checkpointer=checkpointer, name=name)
 
 
-_MarsNode = Callable[[MarsState, Runtime[SagaContext]], dict[str, Any]]
+class _MarsNode(Protocol):
+    """A node of the MARS graph."""
+
+    def __call__(self, state: MarsState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
+        """Run the node."""
 
 
 def _traced(tool: str, argument: str, node: _MarsNode) -> _MarsNode:
