@@ -14,8 +14,8 @@ run's :class:`~saga_kgqa.context.SagaContext`; ``finalize`` is SAGA's own node.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any, Literal, Protocol
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
