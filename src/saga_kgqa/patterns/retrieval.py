@@ -116,12 +116,29 @@ def _grouped_counts(
         notes.append(
             f"{label} patterns of {entity_id}: only the {caps.max_properties} most frequent properties were kept"
         )
-    if sum(counts.values()) >= caps.scan:
+    scanned = sum(counts.values())
+    if result.truncated and scanned < caps.scan:
+        # The cut rows hold counts too: count the bounded scan itself to know whether it was full.
+        scanned = _scanned(reads, where, caps.scan)
+    if scanned >= caps.scan:
         notes.append(
             f"{label} patterns of {entity_id}: counted over the first {caps.scan} triples only "
             "(counts are lower bounds; rarer properties may be missing)"
         )
     return counts
+
+
+def _scanned(reads: Reads, where: str, scan: int) -> int:
+    """How many triples the bounded scan read (at most ``scan``; 0 when the count times out)."""
+    body = f"SELECT (COUNT(*) AS ?n) WHERE {{ {{ SELECT ?p WHERE {{ {where} }} LIMIT {scan} }} }}"
+    try:
+        rows = reads.select(body, limit=1).rows
+    except QueryTimeout:
+        return 0
+    try:
+        return int(rows[0]["n"].value) if rows and "n" in rows[0] else 0
+    except ValueError:
+        return 0
 
 
 def _is_pattern_predicate(context: ToolContext, predicate: str) -> bool:
