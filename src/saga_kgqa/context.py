@@ -22,6 +22,8 @@ Dialect = Literal["generic", "wikidata", "freebase"]
 ToolCalling = Literal["native", "text"]
 Matching = Literal["subclass", "exact"]
 EntitySearch = Literal["off", "wikidata-api"]
+#: Which graph answers: SAGA's controller, or the MARS pattern pipeline.
+Method = Literal["saga", "mars"]
 PatternRanking = Literal["embedding", "bm25", "degree", "random"]
 EmbeddingRuntimeName = Literal["minilm", "e5", "openai"]
 
