@@ -35,7 +35,7 @@ def test_saga_ask_method_mars_links_retrieves_reasons_verifies(tmp_path: Path) -
     result = json.loads(done.stdout)
     assert result["status"] == "answered" and result["final_sparql"] == SPARQL
     assert {row["mission"] for row in result["answer"]["rows"]} == expected_missions()
-    link, reason, verify = mock.requests
+    _link, reason, verify = mock.requests
     reason_text = "\n".join(str(m.get("content") or "") for m in reason["messages"])
     # The patterns of the linked astronaut, top 5, with ids; the crew membership is an incoming pattern.
     assert "'Jim Lovell' (ex:JimLovell)" in reason_text and "[5] " in reason_text and "[6] " not in reason_text

@@ -14,7 +14,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from saga_kgqa.context import SagaContext
 from saga_kgqa.graph.builder import run_config
 from saga_kgqa.graph.toolbox import SagaToolbox
-from saga_kgqa.mars.builder import MarsGraph, build_mars_graph, mars_recursion_limit
+from saga_kgqa.mars.builder import MarsGraph, build_mars_graph
 from saga_kgqa.state.checkpointing import checkpoint_serde
 from tests.support.scripted_model import ScriptedChatModel, ScriptItem, model_factory
 
@@ -41,7 +41,6 @@ def run_mars(toolbox: SagaToolbox, script: Iterable[ScriptItem], *, question: st
     )
     context = SagaContext(**switches)
     config = dict(run_config(context, thread_id=f"mars-{next(_THREADS)}"))
-    config["recursion_limit"] = mars_recursion_limit(context)
     output = graph.invoke({"question": question}, context=context, config=config)  # type: ignore[arg-type]
     state = dict(graph.get_state(config).values)  # type: ignore[arg-type]
     return MarsRun(output=dict(output), state=state, model=model, graph=graph)

@@ -174,11 +174,11 @@ def _app(
 ) -> tuple[SagaGraph, int]:
     """The compiled graph of the method, and its recursion limit."""
     if method == "mars":
-        from saga_kgqa.mars.builder import build_mars_graph, mars_recursion_limit
+        from saga_kgqa.mars.builder import build_mars_graph
 
         mars = build_mars_graph(model_factory=factory, toolbox_factory=lambda _: toolbox, checkpointer=saver)
         # Same input, output and context schemas: the CLI streams both graphs alike.
-        return cast(SagaGraph, mars), mars_recursion_limit(context)
+        return cast(SagaGraph, mars), recursion_limit(context.max_steps)
     app = build_graph(model_factory=factory, toolbox_factory=lambda _: toolbox, checkpointer=saver)
     return app, recursion_limit(context.max_steps)
 

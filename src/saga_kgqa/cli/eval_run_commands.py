@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import typer
 from rich.progress import Progress
@@ -19,13 +19,13 @@ from saga_kgqa.cli.eval_commands import (
 )
 from saga_kgqa.cli.output import fail, print_json, stdout
 from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption, open_graph
-from saga_kgqa.context import Dialect, EntitySearch, SagaContext
+from saga_kgqa.context import Dialect, EntitySearch, Method, SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.eval.ablation import ablation_table, ablation_variants, run_ablation, run_summary, score_run
 from saga_kgqa.eval.agent_answerer import AgentAnswerer
 from saga_kgqa.eval.gold import GoldStore
 from saga_kgqa.eval.runner import Answerer, GoldReplayAnswerer, run_benchmark
-from saga_kgqa.graph.builder import build_graph
+from saga_kgqa.graph.builder import SagaGraph, build_graph
 from saga_kgqa.graph.defaults import open_toolbox as default_open_toolbox
 from saga_kgqa.graph.dialect_tools import benchmark_dialect, dialect_implied_by_profile
 from saga_kgqa.graph.model_calls import ModelFactory
@@ -194,9 +194,20 @@ def open_toolbox(
 
 
 def _agent_answerer_for(
-    factory: ModelFactory, toolbox: SagaToolbox, max_seconds: float | None, max_tokens: int | None
+    factory: ModelFactory,
+    toolbox: SagaToolbox,
+    max_seconds: float | None,
+    max_tokens: int | None,
+    method: Method = "saga",
 ) -> Any:
-    graph = build_graph(model_factory=factory, toolbox_factory=lambda _context: toolbox)
+    graph: SagaGraph
+    if method == "mars":
+        from saga_kgqa.mars.builder import build_mars_graph
+
+        # Same input, output and context schemas as SAGA's graph: the answerer streams both alike.
+        graph = cast(SagaGraph, build_mars_graph(model_factory=factory, toolbox_factory=lambda _context: toolbox))
+    else:
+        graph = build_graph(model_factory=factory, toolbox_factory=lambda _context: toolbox)
 
     def answerer_for(context: SagaContext) -> Answerer:
         return AgentAnswerer(graph, context, toolbox.graph, max_seconds=max_seconds, max_tokens=max_tokens)
@@ -231,6 +242,7 @@ def run_command(
     dialect: DialectOption = None,
     schema_file: SchemaOption = None,
     entity_search: EntitySearchOption = "off",
+    method: Annotated[Method, typer.Option(help="saga (the controller) or mars (the pattern pipeline).")] = "saga",
 ) -> None:
     """Answer every question of a benchmark, one JSON line per question; rerun to resume."""
     try:
@@ -254,8 +266,9 @@ def run_command(
         else:
             factory = chat_model_factory(context, model_concurrency=model_concurrency)
             toolbox = open_toolbox(data, endpoint, profile, *cache, tools)
-            chosen = _agent_answerer_for(factory, toolbox, max_seconds, max_tokens)(context)
+            chosen = _agent_answerer_for(factory, toolbox, max_seconds, max_tokens, method)(context)
             config |= {"context": dataclasses.asdict(context), "max_seconds": max_seconds, "max_tokens": max_tokens}
+            config["method"] = method
         with Progress(transient=True) as progress:
             task = progress.add_task(f"{benchmark}", total=len(questions))
             done = run_benchmark(

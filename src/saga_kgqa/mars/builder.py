@@ -71,8 +71,11 @@ def build_mars_graph(
     """Compile the MARS graph (see :func:`saga_kgqa.graph.builder.build_graph` for the arguments).
 
     Model roles: ``mars_link``, ``mars_reason`` and ``mars_verify``. Budgets: ``max_steps``
-    bounds reasoner calls, ``mars_hop_limit`` expansions; invoke with
-    :func:`saga_kgqa.graph.builder.run_config`.
+    bounds reasoner calls, ``mars_hop_limit`` expansions. Invoke with
+    :func:`saga_kgqa.graph.builder.run_config`: its recursion limit, ``3 * max_steps + 6``,
+    is never reached first, since a run takes at most ``3 * max_steps + 4`` supersteps (link,
+    retrieve, then per reasoner step at most execute and verify or one retrieve, one rewrite
+    executed once, finalize).
     """
     if toolbox_factory is None:
         from saga_kgqa.graph.defaults import toolbox_from_context
@@ -118,8 +121,3 @@ def _traced(tool: str, argument: str, node: _MarsNode) -> _MarsNode:
         return traced_tool_call(tool, arguments, lambda: node(state, runtime), step=state.get("steps"))
 
     return traced
-
-
-def mars_recursion_limit(context: SagaContext) -> int:
-    """A recursion limit the step and hop budgets always reach first."""
-    return 4 * (context.max_steps + context.mars_hop_limit) + 8
