@@ -22,6 +22,8 @@ Dialect = Literal["generic", "wikidata", "freebase"]
 ToolCalling = Literal["native", "text"]
 Matching = Literal["subclass", "exact"]
 EntitySearch = Literal["off", "wikidata-api"]
+#: Grounding tools of SAGA's controller: lookup only (the paper), patterns only, or both.
+GroundingTools = Literal["lookup", "patterns", "both"]
 #: Which graph answers: SAGA's controller, or the MARS pattern pipeline.
 Method = Literal["saga", "mars"]
 PatternRanking = Literal["embedding", "bm25", "degree", "random"]
@@ -103,6 +105,10 @@ class SagaContext:
         default="native", metadata=_describe("native tool calls, or text actions parsed by a second model call.")
     )
     language: str = field(default="en", metadata=_describe("Preferred language of labels."))
+    grounding_tools: GroundingTools = field(
+        default="lookup",
+        metadata=_describe("SAGA's grounding tools: lookup (the paper), patterns (ranked MARS patterns), or both."),
+    )
     # MARS (pattern retrieval) switches: the paper's ablations, and how patterns are ranked.
     mars_top_n: int = field(default=20, metadata=_describe("MARS: patterns shown per hop (top-N)."))
     mars_hop_limit: int = field(default=5, metadata=_describe("MARS: pattern expansions before the run ends."))
