@@ -1,4 +1,4 @@
-"""SAGA's ``patterns(entity)`` tool on CK25: switchable (lookup / patterns / both), type-filtered exactly like lookup."""
+"""SAGA's ``patterns(entity)`` tool on CK25: switchable (lookup, patterns, both), type-filtered like lookup."""
 
 from __future__ import annotations
 
