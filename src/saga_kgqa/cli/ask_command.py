@@ -17,7 +17,16 @@ import typer
 
 from saga_kgqa.cli.output import fail, print_json, stdout
 from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption
-from saga_kgqa.context import Dialect, EmbeddingRuntimeName, EntitySearch, Matching, Method, PatternRanking, ToolCalling
+from saga_kgqa.context import (
+    Dialect,
+    EmbeddingRuntimeName,
+    EntitySearch,
+    GroundingTools,
+    Matching,
+    Method,
+    PatternRanking,
+    ToolCalling,
+)
 from saga_kgqa.errors import SagaError
 from saga_kgqa.kg.wikidata_search import WIKIDATA_API
 
@@ -90,6 +99,9 @@ def ask(
     method: Annotated[
         Method, typer.Option(help="saga (the controller) or mars (pattern retrieval pipeline).", rich_help_panel=_RUN)
     ] = "saga",
+    grounding_tools: Annotated[
+        GroundingTools | None, _switch("SAGA's grounding tools: lookup, patterns or both (default lookup).")
+    ] = None,
     mars_top_n: Annotated[int | None, _switch("MARS: patterns shown per hop (default 20).")] = None,
     mars_hop_limit: Annotated[int | None, _switch("MARS: pattern expansions (default 5).")] = None,
     mars_examples: Annotated[bool | None, _switch("MARS: instances per pattern (default on).")] = None,
@@ -158,6 +170,7 @@ def ask(
             "dialect": dialect,
             "entity_search": entity_search,
             "tool_calling": tool_calling,
+            "grounding_tools": grounding_tools,
             "mars_top_n": mars_top_n,
             "mars_hop_limit": mars_hop_limit,
             "mars_examples": mars_examples,
