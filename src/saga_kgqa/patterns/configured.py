@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import TYPE_CHECKING
 
@@ -21,11 +22,12 @@ def configured_ranking(context: SagaContext) -> Ranking:
         return build_ranking(context.pattern_ranking)
     from saga_kgqa.patterns.embeddings import build_embeddings
 
-    key = (context.embedding_runtime, context.embedding_base_url, context.embedding_model)
+    # A served run's context never carries the server (the caller rule): the operator's environment does.
+    base_url = context.embedding_base_url or os.environ.get("SAGA_EMBEDDING_BASE_URL") or None
+    model = context.embedding_model or os.environ.get("SAGA_EMBEDDING_MODEL", "")
+    key = (context.embedding_runtime, base_url, model)
     with _LOCK:
         if key not in _EMBEDDERS:
-            _EMBEDDERS[key] = build_embeddings(
-                context.embedding_runtime, base_url=context.embedding_base_url, model=context.embedding_model
-            )
+            _EMBEDDERS[key] = build_embeddings(context.embedding_runtime, base_url=base_url, model=model)
         embeddings = _EMBEDDERS[key]
     return build_ranking("embedding", embeddings=embeddings)
