@@ -10,8 +10,9 @@
 * **Cost**: seconds per question for retrieval + ranking on the highest-degree entities of the
   ~1M-triple bench graph (bench/store_latency.py's generator), warm and cold embedding cache.
 
-Not measured here: the offline Wikidata store (SPINACH's recorded lookups are pruned, so no
-entity there has its full neighbourhood; ranking among ~2.5 properties says nothing).
+Not measured yet: the offline Wikidata store. Its neighbourhoods come from SPINACH's recorded
+lookups, pruned to ~2.5 properties, and ranking among those says nothing; picking out the entities
+whose full neighbourhood the store holds is left to do.
 
 Usage: python bench/patterns.py --data-dir ../shared/data [--limit-questions N] [--models minilm,e5]
 """
