@@ -66,7 +66,7 @@ def enrich(context: ToolContext, patterns: Sequence[Pattern], settings: EnrichSe
         # Instances are read even when not shown: expansion needs the next hop's entities.
         terms[pattern.key] = _instances(context, pattern, settings.instances)
     iris = {term.value for found in terms.values() for term in found if term.kind == "uri"}
-    classes = {c for pattern in patterns for c in _sides(context, pattern.prop)[0] | _sides(context, pattern.prop)[1]}
+    classes = {c for pattern in patterns for side in _sides(context, pattern.prop) for c in side}
     texts = context.texts(reads, iris | classes) if iris or classes else {}
     labels = {resource: text.label for resource, text in texts.items() if text.label}
     enriched = []
@@ -170,17 +170,12 @@ def _statement_form(context: ToolContext, pattern: Pattern, limit: int) -> str |
     qualifiers = sorted(row["q"].value for row in rows if "q" in row)
     if not qualifiers:
         return None
-    shown = ", ".join(
-        labelled(
-            q,
-            (context.schema.property_schema(context.dialect.qualifier_property(q)) or _NoLabel()).label,
-            context.prefixes,
-        )
-        for q in qualifiers
-    )
+    shown = ", ".join(labelled(q, _property_label(context, q), context.prefixes) for q in qualifiers)
     form = f"{iri_text(claim, context.prefixes)} ?st . ?st {iri_text(statement, context.prefixes)} ?value"
     return f"statement form: {form}; qualifiers: {shown}"
 
 
-class _NoLabel:
-    label: str | None = None
+def _property_label(context: ToolContext, qualifier: str) -> str | None:
+    """A qualifier's label: its direct property's, from the schema index."""
+    entry = context.schema.property_schema(context.dialect.qualifier_property(qualifier))
+    return entry.label if entry is not None else None
