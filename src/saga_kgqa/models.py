@@ -80,6 +80,12 @@ class PromptRole(StrEnum):
     ACTION_PARSER = "parse"
     #: F.3: prune an untyped entity's neighbourhood.
     PRUNE = "prune"
+    #: MARS: name the question's entities (and, augmented, their expected types).
+    MARS_LINK = "mars_link"
+    #: MARS: write SPARQL from the patterns, or pick patterns to expand.
+    MARS_REASON = "mars_reason"
+    #: MARS: check the executed query's result and rewrite it if needed.
+    MARS_VERIFY = "mars_verify"
 
 
 @dataclass(frozen=True)
@@ -111,6 +117,10 @@ ROLE_DECODING: Mapping[PromptRole, Decoding] = {
     PromptRole.CONTROLLER_TEXT: Decoding(temperature=1.0, max_tokens=700, top_p=0.9, stop=("\nObservation",)),
     PromptRole.ACTION_PARSER: Decoding(temperature=0.0, max_tokens=PAPER_MAX_TOKENS),
     PromptRole.PRUNE: Decoding(temperature=0.0, max_tokens=PAPER_MAX_TOKENS),
+    # MARS names no decoding settings: greedy, under the same global cap.
+    PromptRole.MARS_LINK: Decoding(temperature=0.0, max_tokens=300),
+    PromptRole.MARS_REASON: Decoding(temperature=0.0, max_tokens=PAPER_MAX_TOKENS),
+    PromptRole.MARS_VERIFY: Decoding(temperature=0.0, max_tokens=PAPER_MAX_TOKENS),
 }
 
 

@@ -17,7 +17,15 @@ import typer
 
 from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption, dialect_name, dialect_option
 from saga_kgqa.cli.output import fail, print_json, stdout
-from saga_kgqa.context import EntitySearch, Matching, ToolCalling
+from saga_kgqa.context import (
+    EmbeddingRuntimeName,
+    EntitySearch,
+    GroundingTools,
+    Matching,
+    Method,
+    PatternRanking,
+    ToolCalling,
+)
 from saga_kgqa.errors import SagaError
 
 #: Exit status of a run that finished without an answer (budget exhausted, gave up, failed).
@@ -90,6 +98,26 @@ def ask(
         _switch("Name search: off (the graph's names) or wikidata-api (wbsearchentities) (default off)."),
     ] = None,
     tool_calling: Annotated[ToolCalling | None, _switch("native tool calls or text actions (default native).")] = None,
+    method: Annotated[
+        Method, typer.Option(help="saga (the controller) or mars (pattern retrieval pipeline).", rich_help_panel=_RUN)
+    ] = "saga",
+    grounding_tools: Annotated[
+        GroundingTools | None, _switch("SAGA's grounding tools: lookup, patterns or both (default lookup).")
+    ] = None,
+    mars_top_n: Annotated[int | None, _switch("MARS: patterns shown per hop (default 20).")] = None,
+    mars_hop_limit: Annotated[int | None, _switch("MARS: pattern expansions (default 5).")] = None,
+    mars_examples: Annotated[bool | None, _switch("MARS: instances per pattern (default on).")] = None,
+    mars_typology: Annotated[bool | None, _switch("MARS: domain and range per pattern (default on).")] = None,
+    mars_verification: Annotated[bool | None, _switch("MARS: verify the executed query (default on).")] = None,
+    mars_augmented_question: Annotated[
+        bool | None, _switch("MARS: the model names expected entity types (default off).")
+    ] = None,
+    pattern_ranking: Annotated[
+        PatternRanking | None, _switch("MARS: embedding, bm25, degree or random (default embedding).")
+    ] = None,
+    embedding_runtime: Annotated[
+        EmbeddingRuntimeName | None, _switch("MARS: minilm, e5 or openai (SAGA_EMBEDDING_BASE_URL) (default minilm).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON document.")] = False,
     trace: Annotated[
         Path | None, typer.Option(help="Append the full trajectory to this JSONL file.", rich_help_panel=_RUN)
@@ -145,7 +173,17 @@ def ask(
             "dialect": dialect_name(dialect),
             "entity_search": entity_search,
             "tool_calling": tool_calling,
+            "grounding_tools": grounding_tools,
+            "mars_top_n": mars_top_n,
+            "mars_hop_limit": mars_hop_limit,
+            "mars_examples": mars_examples,
+            "mars_typology": mars_typology,
+            "mars_verification": mars_verification,
+            "mars_augmented_question": mars_augmented_question,
+            "pattern_ranking": pattern_ranking,
+            "embedding_runtime": embedding_runtime,
         },
+        method=method,
         checkpoint_db=checkpoint_db,
         trace=trace,
         live=not quiet,

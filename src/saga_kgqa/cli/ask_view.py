@@ -53,6 +53,10 @@ def describe_update(node: str, delta: Mapping[str, Any] | None) -> list[str]:
         return lines
     if node == "finalize":
         return [f"finalize: {data.get('status', '?')}"]
+    if node == "retrieve":  # MARS: the patterns shown this hop
+        return [f"patterns: {len(data.get('patterns') or [])} shown"]
+    if node == "reason" and data.get("candidate_sparql"):
+        return [f"sparql({_clip(data['candidate_sparql'], 80)})"]
     history = data.get("history") or []
     if history:
         step = history[-1]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
@@ -20,7 +20,7 @@ from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption, dia
 from saga_kgqa.cli.output import fail, print_json, stdout
 from saga_kgqa.cli.progress import progress_bar
 from saga_kgqa.cli.store_commands import open_graph
-from saga_kgqa.context import Dialect, EntitySearch
+from saga_kgqa.context import Dialect, EntitySearch, Method
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.kg.replay_cache import CacheMode
 
@@ -203,12 +203,23 @@ def open_toolbox(
 
 
 def _agent_answerer_for(
-    factory: ModelFactory, toolbox: SagaToolbox, max_seconds: float | None, max_tokens: int | None
+    factory: ModelFactory,
+    toolbox: SagaToolbox,
+    max_seconds: float | None,
+    max_tokens: int | None,
+    method: Method = "saga",
 ) -> Any:
     from saga_kgqa.eval.agent_answerer import AgentAnswerer
-    from saga_kgqa.graph.builder import build_graph
+    from saga_kgqa.graph.builder import SagaGraph, build_graph
 
-    graph = build_graph(model_factory=factory, toolbox_factory=lambda _context: toolbox)
+    graph: SagaGraph
+    if method == "mars":
+        from saga_kgqa.mars.builder import build_mars_graph
+
+        # Same input, output and context schemas as SAGA's graph: the answerer streams both alike.
+        graph = cast(SagaGraph, build_mars_graph(model_factory=factory, toolbox_factory=lambda _context: toolbox))
+    else:
+        graph = build_graph(model_factory=factory, toolbox_factory=lambda _context: toolbox)
 
     def answerer_for(context: SagaContext) -> Answerer:
         return AgentAnswerer(graph, context, toolbox.graph, max_seconds=max_seconds, max_tokens=max_tokens)
@@ -243,6 +254,7 @@ def run_command(
     dialect: DialectOption = None,
     schema_file: SchemaOption = None,
     entity_search: EntitySearchOption = "off",
+    method: Annotated[Method, typer.Option(help="saga (the controller) or mars (the pattern pipeline).")] = "saga",
 ) -> None:
     """Answer every question of a benchmark, one JSON line per question; rerun to resume."""
     from saga_kgqa.eval.ablation import run_summary, score_run
@@ -270,8 +282,9 @@ def run_command(
         else:
             factory = chat_model_factory(context, model_concurrency=model_concurrency)
             toolbox = open_toolbox(data, endpoint, profile, *cache, tools)
-            chosen = _agent_answerer_for(factory, toolbox, max_seconds, max_tokens)(context)
+            chosen = _agent_answerer_for(factory, toolbox, max_seconds, max_tokens, method)(context)
             config |= {"context": dataclasses.asdict(context), "max_seconds": max_seconds, "max_tokens": max_tokens}
+            config["method"] = method
         with progress_bar(f"{benchmark}: questions", len(questions)) as advance:
             done = run_benchmark(
                 questions,

@@ -18,9 +18,11 @@ from saga_kgqa.graph.actions import (
     TOOL_ARGUMENTS,
     action_from_call,
     action_from_invalid_call,
+    enabled_tools,
     missing_action,
     repeated_step,
     tool_schemas,
+    tool_signatures,
 )
 from saga_kgqa.graph.dependencies import GraphDependencies
 from saga_kgqa.graph.model_calls import invoke_model, json_object, message_text
@@ -103,8 +105,9 @@ class ModelNodes:
         prefixes = self.dependencies.tools(context).prefixes
         messages = controller_messages(state, context, prefixes)
         call_id = f"step-{step}"
+        names = enabled_tools(context.grounding_tools)
         if context.tool_calling == "native":
-            model = self.dependencies.model_factory(context, "controller").bind_tools(tool_schemas())
+            model = self.dependencies.model_factory(context, "controller").bind_tools(tool_schemas(names))
             reply, usage = invoke_model(model, messages)
             action = native_action(reply, call_id=call_id)
             calls = 1
@@ -115,6 +118,9 @@ class ModelNodes:
             action = text_action(json_object(message_text(parsed)), call_id=call_id)
             usage = add_token_usage(usage, parse_usage)
             calls = 2
+        if action.problem is None and action.tool not in names and action.tool in TOOL_ARGUMENTS:
+            problem = f"The tool {action.tool} is switched off in this run. Valid tools: {tool_signatures(names)}."
+            action = action.model_copy(update={"problem": problem})
         earlier = repeated_step(state.get("history", []), action)
         if earlier is not None:
             problem = (

@@ -88,6 +88,26 @@ def answer_type_class_lines(
     return lines
 
 
+_LOOKUP_LINE = (
+    "- lookup(entity): the entity's types and its outgoing properties that fit those types, with range and a few "
+    "values (a domain only where it was not checked). "
+)
+_PATTERNS_LINE = (
+    "- patterns(entity): the entity's triple patterns (outgoing and incoming properties) ranked for the question, "
+    "with counts, a few instances, domain and range; patterns that conflict with its types are hidden. "
+)
+
+
+def grounding_lines(context: SagaContext, entity_argument: str) -> str:
+    """The tool lines of lookup and/or patterns, as the ``grounding_tools`` switch offers them."""
+    lines = []
+    if context.grounding_tools in ("lookup", "both"):
+        lines.append(_LOOKUP_LINE + entity_argument)
+    if context.grounding_tools in ("patterns", "both"):
+        lines.append(_PATTERNS_LINE + entity_argument)
+    return "\n".join(lines)
+
+
 def controller_messages(state: SagaState, context: SagaContext, prefixes: Mapping[str, str]) -> list[BaseMessage]:
     """The controller prompt (Appendix F.2) for the next step."""
     wording = dialect_wording(context.dialect)
@@ -98,7 +118,9 @@ def controller_messages(state: SagaState, context: SagaContext, prefixes: Mappin
         id_conventions=wording["id_conventions"],
         type_context=type_context(state, context, prefixes),
         knowledge_log=knowledge_log_text(state.get("knowledge_log", []), context.knowledge_log_entries),
-        action_instructions=render_prompt(actions, entity_argument=wording["entity_argument"]).strip(),
+        action_instructions=render_prompt(
+            actions, grounding_lines=grounding_lines(context, wording["entity_argument"])
+        ).strip(),
     )
     closing = "Call exactly one tool." if context.tool_calling == "native" else 'Output one "Thought" and one "Action":'
     user = render_prompt(
