@@ -58,9 +58,9 @@ except SagaError as exc:
         "query_at_fault": exc.query_at_fault,
         "retryable": exc.retryable,
     }}
-outcome["worker_starts"] = getattr(store, "worker_starts", None)
 ask = "ASK {{ ?s ?p ?o }}"
 outcome["after"] = store.execute(CheckedQuery(text=ask, form="ASK", origin="guard", source_text=ask)).boolean
+outcome["worker_starts"] = getattr(store, "worker_starts", None)
 store.close()
 print(json.dumps(outcome))
 """

@@ -14,7 +14,7 @@ from saga_kgqa.cli.output import fail, print_json, print_result, stderr, stdout
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.kg.backend import ExecutionLimits
 from saga_kgqa.kg.declared_prefixes import read_declared_prefixes, save_store_prefixes
-from saga_kgqa.kg.embedded import load_files
+from saga_kgqa.kg.embedded_loading import build_store
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.kg.replay_cache import CacheMode
@@ -77,11 +77,11 @@ def load(
     files: Annotated[list[Path], typer.Argument(help="RDF files: Turtle, N-Triples, N-Quads, TriG, RDF/XML, OWL.")],
     store: Annotated[Path, typer.Option("--store", "-s", help="Store directory to create or extend.")],
 ) -> None:
-    """Load RDF files into a persisted store directory for later runs."""
+    """Load RDF files into a persisted store directory for later runs: all of them, or the store stays as it was."""
     started = time.perf_counter()
     try:
-        count = load_files(store, files)
-        save_store_prefixes(store, read_declared_prefixes(files))
+        declared = read_declared_prefixes(files)
+        count = build_store(store, files, finish=lambda built: save_store_prefixes(built, declared))
     except SagaError as exc:
         fail(exc)
     stdout.print(
