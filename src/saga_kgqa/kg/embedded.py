@@ -1,14 +1,18 @@
 """The embedded graph store on pyoxigraph.
 
-Files (Turtle, N-Triples, RDF/XML, OWL, ...) are bulk-loaded into a store directory,
-which is then opened read-only as a second line of defence behind the guard
+Files (Turtle, N-Triples, RDF/XML, OWL, ...) are bulk-loaded into a store directory
+(:mod:`saga_kgqa.kg.embedded_loading`), which is then opened read-only as a second line of defence behind the guard
 (docs/faults.md C3). Queries are routed by origin:
 
 * ``template`` queries, built by saga-kgqa from escaped terms, anchored and LIMITed, run
   in-process with lazy iteration: this is the lookup tools' fast path, with no IPC cost.
 * ``guard`` queries, written by a model or a user, run in a killable worker process
   (:mod:`saga_kgqa.kg.embedded_worker`), because pyoxigraph cannot cancel a query and
-  only ending the process bounds its wall time (docs/faults.md C2).
+  only ending the process bounds its wall time (docs/faults.md C2), and it is capped
+  in memory, result bytes and cell size (docs/faults.md H6-H8).
+
+No query with a SERVICE clause reaches pyoxigraph, whatever its origin or the profile:
+pyoxigraph would call the service over the network itself (docs/faults.md H4).
 """
 
 from __future__ import annotations
@@ -62,8 +66,14 @@ def check_embedded_profile(profile: EndpointProfile) -> None:
         )
 
 
+_SERVICE_WORD = re.compile("service", re.IGNORECASE)
+
+
 def _uses_service(text: str) -> bool:
-    return any(token.is_word("SERVICE") for token in tokenize(text))
+    # The substring test keeps the template fast path cheap (a few µs instead of ~140 µs of
+    # tokenizing); only texts that contain the word at all are tokenized, so a SERVICE in a
+    # string or comment is not mistaken for a clause. pyoxigraph reads no \u escapes in keywords.
+    return _SERVICE_WORD.search(text) is not None and any(token.is_word("SERVICE") for token in tokenize(text))
 
 
 def _process_alive(pid: int) -> bool:
