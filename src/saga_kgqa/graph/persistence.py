@@ -140,6 +140,14 @@ class CheckpointStore:
             return None
         return ThreadRecord(row[0], RunIdentity(graph=row[1], model=row[2]), row[3], row[4])
 
+    def threads(self, limit: int = 50) -> list[ThreadRecord]:
+        """The most recently started threads, newest first."""
+        rows = self._conn.execute(
+            "SELECT thread_id, graph, model, question, created FROM saga_threads ORDER BY created DESC LIMIT ?",
+            (limit,),
+        ).fetchall()
+        return [ThreadRecord(r[0], RunIdentity(graph=r[1], model=r[2]), r[3], r[4]) for r in rows]
+
     def start_thread(self, thread_id: str, identity: RunIdentity, question: str) -> ThreadRecord:
         """Record a new thread.
 
