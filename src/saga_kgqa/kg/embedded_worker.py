@@ -71,6 +71,10 @@ class _WorkerDied(Exception):
     """The worker process ended (crash, kill) while we talked to it."""
 
 
+class _KilledFromOutside(Exception):
+    """The worker's watchdog itself was killed by a signal (not by its query): safe to run the query again."""
+
+
 class _Process:
     """One running worker: the process, its pipes and the lifeline only this host holds."""
 
@@ -283,7 +287,13 @@ class QueryWorker:
                         "the embedded store's query worker keeps dying before it reads a query"
                     ) from None
                 continue
-            return self._await_reply(process, deadline, limits, timed_out)
+            try:
+                return self._await_reply(process, deadline, limits, timed_out)
+            except _KilledFromOutside:
+                if attempt == 2:
+                    raise EndpointUnavailable(
+                        "the embedded store's query worker was killed from outside twice while answering"
+                    ) from None
         raise AssertionError("unreachable: the loop returns or raises")
 
     def _await_reply(
@@ -306,9 +316,17 @@ class QueryWorker:
         return reply
 
     def _death_error(self, process: _Process) -> BackendError:
-        """Explain why the worker died under a query; the query is never sent again."""
+        """Explain why the worker died under a query; the query is never sent again.
+
+        Raises:
+            _KilledFromOutside: The watchdog was signalled itself (someone killed the worker
+                from outside): the query did not kill it. A server that dies under its query
+                makes the watchdog *exit* with 128 + the signal instead.
+        """
         code, stderr = process.death()
         self._stop(polite=False)
+        if code is not None and code < 0:
+            raise _KilledFromOutside
         if wire.MEMORY_ABORT_TEXT in stderr:
             return self._memory_error()
         how = f"signal {code - 128}" if code is not None and code > 128 else f"exit status {code}"
