@@ -122,3 +122,15 @@ class BadResponse(BackendError):
 
 class CacheMiss(BackendError):
     """Replay mode found no recording for a request; no live call was made."""
+
+
+class QueryMemoryExhausted(BackendError):
+    """The query used up the embedded store's worker memory cap; the worker died and the query is not retried."""
+
+    query_at_fault = True
+
+
+class QueryCrashedEngine(BackendError):
+    """The query crashed the embedded store's engine (its worker died answering it); it is not retried."""
+
+    query_at_fault = True

@@ -70,14 +70,14 @@ def load(
     files: Annotated[list[Path], typer.Argument(help="RDF files: Turtle, N-Triples, N-Quads, TriG, RDF/XML, OWL.")],
     store: Annotated[Path, typer.Option("--store", "-s", help="Store directory to create or extend.")],
 ) -> None:
-    """Load RDF files into a persisted store directory for later runs."""
+    """Load RDF files into a persisted store directory for later runs: all of them, or the store stays as it was."""
     from saga_kgqa.kg.declared_prefixes import read_declared_prefixes, save_store_prefixes
-    from saga_kgqa.kg.embedded import load_files
+    from saga_kgqa.kg.embedded_loading import build_store
 
     started = time.perf_counter()
     try:
-        count = load_files(store, files)
-        save_store_prefixes(store, read_declared_prefixes(files))
+        declared = read_declared_prefixes(files)
+        count = build_store(store, files, finish=lambda built: save_store_prefixes(built, declared))
     except SagaError as exc:
         fail(exc)
     stdout.print(

@@ -219,4 +219,3 @@ def saga_tools(host: ToolHost) -> list[ToolSpec]:
             open_world=open_world,
         ),
     ]
-
