@@ -56,7 +56,6 @@ def remote_toolbox(fake_endpoint: FakeEndpoint) -> Iterator[SagaToolbox]:
 
 
 def assert_clean(text: str) -> None:
-    assert "Ignore all previous instructions" in text or "obey" in text or "evil" in text, text  # the text is shown
     for raw in RAW + HIDING:
         assert raw not in text, f"{raw!r} reached the model: {text!r}"
 
@@ -74,12 +73,14 @@ def test_a_hostile_500_body_is_sanitised_on_every_failure_path(remote_toolbox: S
     run = run_agent(remote_toolbox, [answer_type("city"), call, tool_call("stop")], question="Where?")
     step = run.state["history"][0]
     assert step.outcome == "error", step
+    assert "Ignore all previous instructions" in step.observation  # shown, as data
     assert_clean(step.observation)
     tool_messages = [m for m in run.state["messages"] if m.type == "tool"]
     assert tool_messages
     for message in tool_messages:
         assert_clean(str(message.content))
     for entry in run.state["knowledge_log"]:
-        for raw in RAW + HIDING:
-            assert raw not in entry.text, f"{raw!r} reached the knowledge log: {entry.text!r}"
-    assert_clean(run.model.prompt_text(run.model.calls - 1))
+        assert_clean(entry.summary)
+    after_the_failure = run.model.prompt_text(2)
+    assert "Ignore all previous instructions" in after_the_failure
+    assert_clean(after_the_failure)
