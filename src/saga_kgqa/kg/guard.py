@@ -9,6 +9,8 @@ Pipeline (docs/faults.md sections 3 and 8A):
    top-level ``;``, query forms the policy forbids, and ``SERVICE`` clauses with a
    variable or a non-allowlisted IRI are rejected before parsing, with a precise message.
    Blazegraph named subqueries are inlined (:mod:`saga_kgqa.kg.named_subqueries`).
+   Virtuoso ``DEFINE`` pragmas and ``bif:`` / ``sql:`` IRIs are rejected here too
+   (:mod:`saga_kgqa.kg.guard_extensions`).
 4. Blank comments and plan the top-level LIMIT (:mod:`saga_kgqa.kg.limit_rewrite`).
 5. Parse the rewritten text once with rdflib (:mod:`saga_kgqa.kg.sparql_grammar`);
    ``ParseException`` becomes a syntax error with line and column, ``RecursionError``
@@ -16,7 +18,8 @@ Pipeline (docs/faults.md sections 3 and 8A):
 6. Translate to rdflib's algebra with the profile's prefixes and walk it for every
    ``ServiceGraphPattern`` (inside OPTIONAL, UNION, MINUS, subqueries and
    ``FILTER (NOT) EXISTS``): each must name an allowlisted IRI after BASE and prefix
-   resolution.
+   resolution. Function calls must be SPARQL 1.1 built-ins, XSD casts or the profile's
+   ``allowed_functions``; FROM / FROM NAMED must name an allowed graph.
 
 Only then is a :class:`~saga_kgqa.kg.query.CheckedQuery` returned; backends accept
 nothing else. Every rejection is a :class:`~saga_kgqa.errors.QueryRejected` whose message
@@ -26,7 +29,7 @@ is short and says what to change, because it goes back to the model.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin
@@ -38,6 +41,7 @@ from rdflib.term import Variable
 
 from saga_kgqa.errors import QueryRejected
 from saga_kgqa.kg import sparql_grammar
+from saga_kgqa.kg.guard_extensions import check_datasets, check_functions, reject_engine_iris, reject_pragmas
 from saga_kgqa.kg.guard_messages import (
     form_not_allowed,
     service_not_allowed,
@@ -108,15 +112,25 @@ class QueryGuard:
     Instances hold no mutable state and may be shared between threads.
     """
 
-    def __init__(self, profile: EndpointProfile, policy: GuardPolicy | None = None) -> None:
+    def __init__(
+        self,
+        profile: EndpointProfile,
+        policy: GuardPolicy | None = None,
+        *,
+        allowed_graphs: Collection[str] | Callable[[], Collection[str]] = frozenset(),
+    ) -> None:
         """Create a guard.
 
         Args:
-            profile: The endpoint profile: predeclared prefixes, SERVICE allowlist and
-                default / maximum LIMIT.
+            profile: The endpoint profile: predeclared prefixes, SERVICE allowlist,
+                allowed functions and graphs, default / maximum LIMIT.
             policy: Overrides; :class:`GuardPolicy` defaults when omitted.
+            allowed_graphs: Graphs FROM / FROM NAMED may name besides the profile's
+                ``allowed_graphs`` (an embedded store's own named graphs); a callable is
+                asked only when a query has a FROM clause.
         """
         self.profile = profile
+        self._allowed_graphs = allowed_graphs
         self.policy = policy or GuardPolicy()
         self.max_limit = self.policy.max_limit or profile.max_limit
         self.default_limit = min(self.policy.default_limit or profile.default_limit, self.max_limit)
@@ -138,8 +152,8 @@ class QueryGuard:
             QueryRejected: The query is not a single, read-only, allowed query. Its
                 ``reason`` is one of ``empty``, ``encoding``, ``too_large``,
                 ``control_char``, ``escape``, ``update``, ``multiple_operations``,
-                ``unsupported``, ``form``, ``service``, ``syntax``, ``unknown_prefix``,
-                ``too_complex`` or ``rewrite``.
+                ``unsupported``, ``form``, ``service``, ``pragma``, ``function``,
+                ``graph``, ``syntax``, ``unknown_prefix``, ``too_complex`` or ``rewrite``.
         """
         source = self._decode(text)
         if not source.strip():
@@ -152,7 +166,9 @@ class QueryGuard:
         expanded = _expand_escapes(source)
         _reject_control_chars(expanded)
         tokens = tokenize(expanded)
+        reject_pragmas(tokens, expanded)
         _reject_updates(tokens, expanded)
+        reject_engine_iris(tokens, expanded)
         if has_named_subqueries(tokens):
             expanded = inline_named_subqueries(expanded, tokens, max_chars=self.policy.max_chars)
             tokens = tokenize(expanded)
@@ -172,6 +188,8 @@ class QueryGuard:
             except Exception as exc:  # rdflib raises bare Exception for semantic errors
                 raise unknown_prefix_or_invalid(exc) from None
             self._check_services(prepared.algebra, tokens)
+            check_functions(prepared.algebra, self.profile)
+            check_datasets(prepared.algebra, _LazyGraphs(self.profile.allowed_graphs, self._allowed_graphs))
             if form == "CONSTRUCT":
                 sent, limit = self._cap_construct(sent, prepared.algebra, limit)
         except RecursionError:
@@ -292,6 +310,30 @@ class QueryGuard:
         except ParseBaseException:
             raise QueryRejected("could not cap this CONSTRUCT query: add a smaller LIMIT", reason="rewrite") from None
         return sent, new_limit
+
+
+class _LazyGraphs(Collection[str]):
+    """The allowed graphs, computed on first use (most queries have no FROM clause)."""
+
+    def __init__(self, fixed: Collection[str], extra: Collection[str] | Callable[[], Collection[str]]) -> None:
+        self._fixed = fixed
+        self._extra = extra
+        self._graphs: frozenset[str] | None = None
+
+    def _all(self) -> frozenset[str]:
+        if self._graphs is None:
+            extra = self._extra() if callable(self._extra) else self._extra
+            self._graphs = frozenset(self._fixed) | frozenset(extra)
+        return self._graphs
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._all()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
 
 
 def _rewrite_failed() -> QueryRejected:

@@ -14,8 +14,14 @@ from types import TracebackType
 from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
 from saga_kgqa.kg.guard import QueryGuard
 from saga_kgqa.kg.profiles import EndpointProfile
-from saga_kgqa.kg.query import CheckedQuery
+from saga_kgqa.kg.query import CheckedQuery, from_template
 from saga_kgqa.kg.result import QueryResult
+
+#: Backends whose ``endpoint_id`` starts with this are local stores (the embedded one):
+#: their own named graphs are theirs to query with FROM; a remote endpoint's are not.
+LOCAL_STORE_PREFIX = "embedded:"
+_MAX_NAMED_GRAPHS = 10_000
+_NAMED_GRAPHS = f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ }} }} LIMIT {_MAX_NAMED_GRAPHS}"
 
 
 class KnowledgeGraph:
@@ -36,8 +42,17 @@ class KnowledgeGraph:
             limits: Default execution limits for every query (:class:`ExecutionLimits` defaults if omitted).
         """
         self._backend = backend
-        self._guard = guard or QueryGuard(backend.profile)
+        self._own_graphs: frozenset[str] | None = None
+        own = self._named_graphs if backend.endpoint_id.startswith(LOCAL_STORE_PREFIX) else frozenset[str]()
+        self._guard = guard or QueryGuard(backend.profile, allowed_graphs=own)
         self._limits = limits or ExecutionLimits()
+
+    def _named_graphs(self) -> frozenset[str]:
+        """A local store's own named graphs, which FROM / FROM NAMED may name (read once)."""
+        if self._own_graphs is None:
+            result = self._backend.execute(from_template(_NAMED_GRAPHS, limit=_MAX_NAMED_GRAPHS), self._limits)
+            self._own_graphs = frozenset(row["g"].value for row in result.rows if "g" in row)
+        return self._own_graphs
 
     @property
     def profile(self) -> EndpointProfile:

@@ -22,9 +22,7 @@ _INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2
 # Anything that looks like a markup tag: <system>, </tool>, <|im_start|>, <<SYS>>, [INST] and friends.
 # Attributes may be long (<system a="…">); the bound keeps the scan linear in practice
 # (the text is cut to a few thousand characters before this runs).
-_TAG_LIKE = re.compile(
-    r"<+\s*/?\s*\|?\s*[A-Za-z_][\w:.|-]*\s*\|?[^<>]{0,1000}>+|\[/?\s*(?:INST|SYS|SYSTEM)\s*\]", re.I
-)
+_TAG_LIKE = re.compile(r"<+\s*/?\s*\|?\s*[A-Za-z_][\w:.|-]*\s*\|?[^<>]{0,1000}>+|\[/?\s*(?:INST|SYS|SYSTEM)\s*\]", re.I)
 # Characters drawn like angle brackets: full-width, small, CJK and mathematical ones. They
 # are read as brackets before tag detection, so a full-width (U+FF1C) system tag is caught like <system>.
 _BRACKET_LOOKALIKES = str.maketrans(
