@@ -29,7 +29,7 @@ is short and says what to change, because it goes back to the model.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin
@@ -41,7 +41,14 @@ from rdflib.term import Variable
 
 from saga_kgqa.errors import QueryRejected
 from saga_kgqa.kg import sparql_grammar
-from saga_kgqa.kg.guard_extensions import check_datasets, check_functions, reject_engine_iris, reject_pragmas
+from saga_kgqa.kg.guard_extensions import (
+    AllowedGraphs,
+    check_datasets,
+    check_functions,
+    reject_engine_iris,
+    reject_pragmas,
+)
+from saga_kgqa.kg.guard_limits import reject_costly, reject_surrogates
 from saga_kgqa.kg.guard_messages import (
     form_not_allowed,
     service_not_allowed,
@@ -81,6 +88,10 @@ class GuardPolicy:
 
     Attributes:
         max_chars: Longest query accepted, in characters.
+        max_tokens: Most tokens accepted; checked before parsing, which costs about a
+            millisecond per expression term (benchmark queries have under 200 tokens).
+        max_expression_tokens: Most tokens inside parentheses (function arguments,
+            FILTER and BIND expressions), the costliest part to parse.
         allowed_forms: Query forms accepted. DESCRIBE is off by default because its
             output size is up to the store.
         default_limit: LIMIT injected when a query has none (``None``: the profile's).
@@ -91,13 +102,22 @@ class GuardPolicy:
     """
 
     max_chars: int = 20_000
+    max_tokens: int = 5_000
+    max_expression_tokens: int = 1_000
     allowed_forms: frozenset[QueryForm] = field(default_factory=lambda: frozenset({"SELECT", "ASK", "CONSTRUCT"}))
     default_limit: int | None = None
     max_limit: int | None = None
     max_construct_triples: int | None = None
 
     def __post_init__(self) -> None:
-        for name in ("max_chars", "default_limit", "max_limit", "max_construct_triples"):
+        for name in (
+            "max_chars",
+            "max_tokens",
+            "max_expression_tokens",
+            "default_limit",
+            "max_limit",
+            "max_construct_triples",
+        ):
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise ValueError(f"GuardPolicy.{name} must be at least 1, got {value}")
@@ -165,7 +185,11 @@ class QueryGuard:
             )
         expanded = _expand_escapes(source)
         _reject_control_chars(expanded)
+        reject_surrogates(expanded)  # a \\uD800 escape expands to one
         tokens = tokenize(expanded)
+        reject_costly(
+            tokens, max_tokens=self.policy.max_tokens, max_expression_tokens=self.policy.max_expression_tokens
+        )
         reject_pragmas(tokens, expanded)
         _reject_updates(tokens, expanded)
         reject_engine_iris(tokens, expanded)
@@ -189,7 +213,7 @@ class QueryGuard:
                 raise unknown_prefix_or_invalid(exc) from None
             self._check_services(prepared.algebra, tokens)
             check_functions(prepared.algebra, self.profile)
-            check_datasets(prepared.algebra, _LazyGraphs(self.profile.allowed_graphs, self._allowed_graphs))
+            check_datasets(prepared.algebra, AllowedGraphs(self.profile.allowed_graphs, self._allowed_graphs))
             if form == "CONSTRUCT":
                 sent, limit = self._cap_construct(sent, prepared.algebra, limit)
         except RecursionError:
@@ -201,6 +225,7 @@ class QueryGuard:
 
     def _decode(self, text: str | bytes) -> str:
         if isinstance(text, str):
+            reject_surrogates(text)
             return text
         # UTF-8 needs at most 4 bytes a character: anything longer is over the limit.
         if len(text) > 4 * self.policy.max_chars:
@@ -310,30 +335,6 @@ class QueryGuard:
         except ParseBaseException:
             raise QueryRejected("could not cap this CONSTRUCT query: add a smaller LIMIT", reason="rewrite") from None
         return sent, new_limit
-
-
-class _LazyGraphs(Collection[str]):
-    """The allowed graphs, computed on first use (most queries have no FROM clause)."""
-
-    def __init__(self, fixed: Collection[str], extra: Collection[str] | Callable[[], Collection[str]]) -> None:
-        self._fixed = fixed
-        self._extra = extra
-        self._graphs: frozenset[str] | None = None
-
-    def _all(self) -> frozenset[str]:
-        if self._graphs is None:
-            extra = self._extra() if callable(self._extra) else self._extra
-            self._graphs = frozenset(self._fixed) | frozenset(extra)
-        return self._graphs
-
-    def __contains__(self, item: object) -> bool:
-        return item in self._all()
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._all())
-
-    def __len__(self) -> int:
-        return len(self._all())
 
 
 def _rewrite_failed() -> QueryRejected:

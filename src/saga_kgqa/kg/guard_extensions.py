@@ -18,7 +18,7 @@ triples. So:
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 from saga_kgqa.errors import QueryRejected
@@ -31,6 +31,30 @@ XSD_NAMESPACE = "http://www.w3.org/2001/XMLSchema#"
 #: Virtuoso's schemes for its built-in (``bif:``) and SQL (``sql:``) procedures.
 ENGINE_SCHEMES = ("bif:", "sql:")
 _SHOWN_GRAPHS = 5
+
+
+class AllowedGraphs(Collection[str]):
+    """Graphs FROM / FROM NAMED may name: fixed ones plus, computed on first use, a backend's own."""
+
+    def __init__(self, fixed: Collection[str], extra: Collection[str] | Callable[[], Collection[str]]) -> None:
+        self._fixed = fixed
+        self._extra = extra
+        self._graphs: frozenset[str] | None = None
+
+    def _all(self) -> frozenset[str]:
+        if self._graphs is None:
+            extra = self._extra() if callable(self._extra) else self._extra
+            self._graphs = frozenset(self._fixed) | frozenset(extra)
+        return self._graphs
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._all()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
 
 
 def reject_pragmas(tokens: list[Token], text: str) -> None:

@@ -9,8 +9,11 @@ follows SERVICE IRIs too). Queries the project builds from escaped templates are
 
 from __future__ import annotations
 
+import time
+from dataclasses import replace
 from types import TracebackType
 
+from saga_kgqa.errors import QueryTimeout
 from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
 from saga_kgqa.kg.guard import QueryGuard
 from saga_kgqa.kg.profiles import EndpointProfile
@@ -89,11 +92,21 @@ class KnowledgeGraph:
 
         Raises:
             QueryRejected: The guard refused the query; nothing was sent.
+            QueryTimeout: The guard's check alone used the whole deadline; nothing was sent.
             BackendError: The backend failed (see :mod:`saga_kgqa.errors`).
         """
         limits = limits or self._limits
+        started = time.monotonic()
         # Inject one row more than the row cap, so a cut answer is reported as truncated.
-        return self.run(self._guard.check(text, default_limit=limits.max_rows + 1), limits)
+        checked = self._guard.check(text, default_limit=limits.max_rows + 1)
+        # The guard's own time is part of the query's deadline: the backend gets what is left.
+        left = limits.deadline_s - (time.monotonic() - started)
+        if left <= 0:
+            raise QueryTimeout(
+                f"the read-only guard used the whole deadline of {limits.deadline_s:g} s checking the query; "
+                "simplify it"
+            )
+        return self.run(checked, replace(limits, deadline_s=left))
 
     def run(self, query: CheckedQuery, limits: ExecutionLimits | None = None) -> QueryResult:
         """Run a query that is already checked (guard output or a project template).
