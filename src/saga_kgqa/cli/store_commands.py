@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 from typing import Annotated
@@ -10,9 +9,9 @@ from typing import Annotated
 import typer
 
 from saga_kgqa import settings
-from saga_kgqa.cli.output import fail, print_json, print_result, stderr, stdout
+from saga_kgqa.cli.output import fail, print_json, print_result, read_query, stderr, stdout
 from saga_kgqa.errors import ConfigurationError, SagaError
-from saga_kgqa.kg.backend import ExecutionLimits
+from saga_kgqa.kg.backend import MAX_DEADLINE_S, ExecutionLimits
 from saga_kgqa.kg.declared_prefixes import read_declared_prefixes, save_store_prefixes
 from saga_kgqa.kg.embedded import load_files
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
@@ -98,12 +97,14 @@ def sparql(
     profile: ProfileOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     max_rows: Annotated[int, typer.Option(min=1, help="Rows kept before the result is truncated.")] = 1000,
-    timeout: Annotated[float, typer.Option(min=0.1, help="Total deadline of the query, in seconds.")] = 30.0,
+    timeout: Annotated[
+        float, typer.Option(min=0.1, max=MAX_DEADLINE_S, help="Total deadline of the query, in seconds.")
+    ] = 30.0,
     cache_dir: CacheDirOption = None,
     cache_mode: CacheModeOption = CacheMode.OFF,
 ) -> None:
     """Run one read-only SPARQL query; a rejected query exits with status 2 and a one-line reason."""
-    text = sys.stdin.read() if query == "-" else query
+    text = read_query(query)
     limits = ExecutionLimits(deadline_s=timeout, max_rows=max_rows)
     try:
         with open_graph(data, endpoint, profile, cache_dir, cache_mode) as graph:

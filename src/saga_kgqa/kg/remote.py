@@ -323,6 +323,12 @@ class RemoteEndpoint:
                 result = parse_graph(
                     reply.body, reply.content_type, query.form, max_rows=limits.max_rows, complete=complete
                 )
+        except RecursionError:
+            # json.loads recurses per nesting level: 200,000 "[" in a 200 answer.
+            raise BadResponse(
+                f"the answer of {self._url} is nested too deeply to be a {query.form} result; "
+                "this is not an empty result."
+            ) from None
         except ValueError as error:
             # Oxigraph and QLever append their timeout message after the partial output.
             tail = reply.body[-2048:].decode("utf-8", errors="replace")
