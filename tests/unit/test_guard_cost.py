@@ -8,6 +8,7 @@ must not cost 16x), and oversized expressions are refused before the parser runs
 
 from __future__ import annotations
 
+import gc
 import time
 
 import pytest
@@ -52,14 +53,24 @@ class LimitsBackend:
 
 @pytest.mark.parametrize("unit", ["a.", "a-", "a.1.", "ab.c-"])
 def test_tokenizing_runs_of_names_and_dots_is_linear(unit: str) -> None:
+    # 16x the text: linear work costs about 16x, the old quadratic scan about 256x. The
+    # threshold sits far from both, and the best of several runs (garbage collector off)
+    # keeps a busy shared machine from deciding the outcome.
     def cost(repeat: int) -> float:
         text = "SELECT * WHERE { ?s ?p " + unit * repeat + "a }"
-        started = time.perf_counter()
-        tokenize(text)
-        return time.perf_counter() - started
+        best = float("inf")
+        gc.disable()
+        try:
+            for _ in range(5):
+                started = time.perf_counter()
+                tokenize(text)
+                best = min(best, time.perf_counter() - started)
+        finally:
+            gc.enable()
+        return best
 
-    small, large = min(cost(1000) for _ in range(3)), min(cost(8000) for _ in range(3))
-    assert large < 25 * max(small, 1e-4), f"8x the text cost {large / max(small, 1e-4):.0f}x"
+    small, large = cost(1000), cost(16000)
+    assert large < 80 * max(small, 1e-4), f"16x the text cost {large / max(small, 1e-4):.0f}x"
 
 
 @pytest.mark.parametrize(

@@ -103,7 +103,7 @@ class GuardPolicy:
 
     max_chars: int = 20_000
     max_tokens: int = 5_000
-    max_expression_tokens: int = 1_000
+    max_expression_tokens: int = 500
     allowed_forms: frozenset[QueryForm] = field(default_factory=lambda: frozenset({"SELECT", "ASK", "CONSTRUCT"}))
     default_limit: int | None = None
     max_limit: int | None = None
