@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -30,9 +31,11 @@ class ExecutionLimits:
 
     def __post_init__(self) -> None:
         # inf, nan or 1e300 seconds would reach threading.Timer and time_t as an OverflowError.
-        if not (0 < self.deadline_s <= MAX_DEADLINE_S):
+        # Zero or less is allowed: an exhausted budget, which backends refuse at once.
+        if not (math.isfinite(self.deadline_s) and self.deadline_s <= MAX_DEADLINE_S):
             raise ConfigurationError(
-                f"a query deadline must be more than 0 and at most {MAX_DEADLINE_S:g} s, got {self.deadline_s!r}"
+                f"a query deadline must be a finite number of seconds, at most {MAX_DEADLINE_S:g}, "
+                f"got {self.deadline_s!r}"
             )
         if self.max_rows < 0 or self.max_bytes < 0:
             raise ConfigurationError(f"row and byte caps must not be negative, got {self.max_rows}, {self.max_bytes}")

@@ -28,14 +28,12 @@ is short and says what to change, because it goes back to the model.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin
 
 from pyparsing import ParseBaseException
-from rdflib.plugins.sparql.parser import expandUnicodeEscapes, expandUnicodeEscapes_re
 from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import Variable
 
@@ -48,7 +46,13 @@ from saga_kgqa.kg.guard_extensions import (
     reject_engine_iris,
     reject_pragmas,
 )
-from saga_kgqa.kg.guard_limits import reject_costly, reject_surrogates
+from saga_kgqa.kg.guard_limits import (
+    expand_escapes,
+    reject_control_chars,
+    reject_costly,
+    reject_surrogates,
+    reject_updates,
+)
 from saga_kgqa.kg.guard_messages import (
     form_not_allowed,
     service_not_allowed,
@@ -63,11 +67,6 @@ from saga_kgqa.kg.query import CheckedQuery
 from saga_kgqa.kg.result import QueryForm
 from saga_kgqa.kg.sparql_lexer import Token, blank_comments, line_and_column, tokenize
 
-# Update verbs. None of them is a keyword or function name of the query language, so a
-# bare word among them can never belong to a valid query.
-UPDATE_KEYWORDS = frozenset({"INSERT", "DELETE", "LOAD", "CLEAR", "DROP", "CREATE", "ADD", "MOVE", "COPY"})
-# C0 controls other than tab, LF and CR; DEL; C1 controls.
-_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _FORM_KEYWORDS: dict[str, QueryForm] = {
     "SELECT": "SELECT",
     "CONSTRUCT": "CONSTRUCT",
@@ -183,15 +182,15 @@ class QueryGuard:
                 f"query too long ({len(source)} characters; the limit is {self.policy.max_chars}): shorten it",
                 reason="too_large",
             )
-        expanded = _expand_escapes(source)
-        _reject_control_chars(expanded)
+        expanded = expand_escapes(source)
+        reject_control_chars(expanded)
         reject_surrogates(expanded)  # a \\uD800 escape expands to one
         tokens = tokenize(expanded)
         reject_costly(
             tokens, max_tokens=self.policy.max_tokens, max_expression_tokens=self.policy.max_expression_tokens
         )
         reject_pragmas(tokens, expanded)
-        _reject_updates(tokens, expanded)
+        reject_updates(tokens, expanded)
         reject_engine_iris(tokens, expanded)
         if has_named_subqueries(tokens):
             expanded = inline_named_subqueries(expanded, tokens, max_chars=self.policy.max_chars)
@@ -343,56 +342,6 @@ def _rewrite_failed() -> QueryRejected:
         "could not apply the LIMIT to this query: add 'LIMIT n' after the WHERE block and resend",
         reason="rewrite",
     )
-
-
-def _expand_escapes(text: str) -> str:
-    try:
-        expanded = expandUnicodeEscapes(text)
-    except ValueError:
-        raise QueryRejected(
-            "invalid \\u escape (not a Unicode code point): write the character directly", reason="syntax"
-        ) from None
-    if expanded != text and expandUnicodeEscapes_re.search(expanded):
-        # A second expansion (by a store) would change the text after it was checked.
-        raise QueryRejected(
-            "\\u escapes that produce another \\u escape are not allowed: write the characters directly",
-            reason="escape",
-        )
-    return expanded
-
-
-def _reject_control_chars(text: str) -> None:
-    match = _CONTROL_CHARS.search(text)
-    if match is not None:
-        line, column = line_and_column(text, match.start())
-        raise QueryRejected(
-            f"control character U+{ord(match.group()):04X} at line {line}, column {column}: remove it",
-            reason="control_char",
-            line=line,
-            column=column,
-        )
-
-
-def _reject_updates(tokens: list[Token], text: str) -> None:
-    for token in tokens:
-        if token.kind == "word" and token.text.upper() in UPDATE_KEYWORDS:
-            line, column = line_and_column(text, token.start)
-            raise QueryRejected(
-                f"read-only: updates are not allowed ({token.text.upper()} at line {line}, column {column}); "
-                "send a SELECT or ASK query",
-                reason="update",
-                line=line,
-                column=column,
-            )
-    for token in tokens:
-        if token.text == ";" and token.kind == "punct" and token.brace_depth == 0 and token.paren_depth == 0:
-            line, column = line_and_column(text, token.start)
-            raise QueryRejected(
-                f"one query at a time: remove the ';' at line {line}, column {column} and everything after it",
-                reason="multiple_operations",
-                line=line,
-                column=column,
-            )
 
 
 def _declared_prefixes(tokens: list[Token]) -> set[str]:
