@@ -111,6 +111,23 @@ class EndpointBanned(EndpointUnavailable):
     retryable = False
 
 
+class EndpointRedirected(EndpointUnavailable):
+    """The endpoint answered with a redirect, which is never followed; an operator must act.
+
+    Following it would send our requests (and record the answers) wherever the server
+    points, any host or scheme. The operator may configure the new URL instead.
+
+    Attributes:
+        location: Where the endpoint pointed (as sent, resolved against the request URL).
+    """
+
+    retryable = False
+
+    def __init__(self, message: str, *, location: str) -> None:
+        super().__init__(message)
+        self.location = location
+
+
 class BadResponse(BackendError):
     """The endpoint answered with something that is not a valid result.
 

@@ -99,9 +99,7 @@ def search(
     data_dir: DataDirOption = None,
 ) -> None:
     """Find entities, classes and properties by label, alias or name (exact, prefix, fuzzy)."""
-    _run(
-        data, endpoint, profile, schema, as_json, lambda kit: kit.search(text), dialect=dialect, data_dir=data_dir
-    )
+    _run(data, endpoint, profile, schema, as_json, lambda kit: kit.search(text), dialect=dialect, data_dir=data_dir)
 
 
 def lookup(
