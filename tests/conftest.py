@@ -9,6 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.virtuoso_server import (
+    VIRTUOSO_TEST_MAX_EXEC_S,
+    VirtuosoServer,
+    ensure_installed,
+    skip_or_fail,
+    virtuoso_server,
+)
+
 os.environ["LANGSMITH_TRACING"] = "false"
 os.environ["LANGSMITH_TEST_TRACKING"] = "false"
 os.environ.pop("LANGCHAIN_TRACING_V2", None)
@@ -44,3 +52,13 @@ def no_egress(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
     monkeypatch.setattr(socket.socket, "connect", guarded_connect)
     yield
+
+
+@pytest.fixture(scope="session")
+def virtuoso(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VirtuosoServer]:
+    """One real Virtuoso for the whole session (installed when absent and permitted); tests load named graphs."""
+    problem = ensure_installed()
+    if problem is not None:
+        skip_or_fail(problem)
+    with virtuoso_server(tmp_path_factory.mktemp("virtuoso"), max_exec_s=VIRTUOSO_TEST_MAX_EXEC_S) as server:
+        yield server
