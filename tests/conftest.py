@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import socket
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support.postgres_server import PostgresServer, postgres_bin_dir, postgres_server
 from tests.support.virtuoso_server import (
     VIRTUOSO_TEST_MAX_EXEC_S,
     VirtuosoServer,
@@ -61,4 +63,18 @@ def virtuoso(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VirtuosoServe
     if problem is not None:
         skip_or_fail(problem)
     with virtuoso_server(tmp_path_factory.mktemp("virtuoso"), max_exec_s=VIRTUOSO_TEST_MAX_EXEC_S) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServer]:
+    """One real PostgreSQL for the whole session, on a free loopback port; tests create their own databases."""
+    if postgres_bin_dir() is None:
+        skip_or_fail("PostgreSQL binaries (initdb, pg_ctl) are not installed")
+    # Not under pytest's own temp dir: that is root-only (0700) and, as root, the server
+    # runs as the postgres user, which must reach its cluster directory.
+    with (
+        tempfile.TemporaryDirectory(prefix="saga-pg-", ignore_cleanup_errors=True) as workdir,
+        postgres_server(Path(workdir)) as server,
+    ):
         yield server
