@@ -101,7 +101,11 @@ def ask(
         bool, typer.Option("--force", help="Resume even against another graph or model.", rich_help_panel=_RUN)
     ] = False,
     checkpoint_db: Annotated[
-        Path | None, typer.Option(help="Checkpoint database [SAGA_CHECKPOINT_DB].", rich_help_panel=_RUN)
+        str | None,
+        typer.Option(
+            help="Checkpoint database: a SQLite file or a postgresql:// URL [SAGA_CHECKPOINT_DB].",
+            rich_help_panel=_RUN,
+        ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live view of the steps.")] = False,
 ) -> None:
@@ -114,6 +118,7 @@ def ask(
     # Imported here so that the other commands do not load LangGraph and the OpenAI client.
     from saga_kgqa.cli.ask_run import AskRequest, run_ask
     from saga_kgqa.cli.ask_view import print_outcome
+    from saga_kgqa.graph.persistence import checkpoint_target
     from saga_kgqa.graph.trajectory import jsonable
     from saga_kgqa.models import ModelSettings
 
@@ -142,7 +147,7 @@ def ask(
             "entity_search": entity_search,
             "tool_calling": tool_calling,
         },
-        checkpoint_db=checkpoint_db,
+        checkpoint_db=checkpoint_target(checkpoint_db) if checkpoint_db else None,
         trace=trace,
         live=not quiet,
     )
