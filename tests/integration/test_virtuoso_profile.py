@@ -226,3 +226,17 @@ def test_server_timeout_without_the_timeout_parameter_is_not_retried(
     assert not isinstance(caught.value, QueryTooHeavy)
     assert "S1T00" in caught.value.message and "SR171" in caught.value.message
     assert sent == [anchored]
+
+
+def test_catalog_source_graphs_reach_the_endpoint(ck25_virtuoso: VirtuosoServer, embedded_count: int) -> None:
+    from saga_kgqa.graph.defaults import toolbox_for_source
+    from saga_kgqa.sources.catalog import SourceRecord
+
+    empty = SourceRecord(
+        name="virtuoso-empty", endpoint=ck25_virtuoso.url, profile="virtuoso", default_graphs=("http://saga.test/none",)
+    )
+    full = SourceRecord(
+        name="virtuoso-ck25", endpoint=ck25_virtuoso.url, profile="virtuoso", default_graphs=(CK25_GRAPH,)
+    )
+    assert int(toolbox_for_source(full).graph.query(COUNT).rows[0]["n"].value) == embedded_count
+    assert int(toolbox_for_source(empty).graph.query(COUNT).rows[0]["n"].value) == 0
