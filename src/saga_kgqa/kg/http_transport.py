@@ -18,6 +18,7 @@ body read under the same rules, for :mod:`saga_kgqa.kg.http_classify` to judge.
 from __future__ import annotations
 
 import contextlib
+import functools
 import http.client
 import socket
 import ssl
@@ -124,9 +125,15 @@ class _RecordingHTTPHandler(urllib.request.HTTPHandler):
         return self.do_open(_RecordingHTTPConnection, req, recorder=self._recorder)  # type: ignore[arg-type]
 
 
+@functools.cache
+def _default_ssl_context() -> ssl.SSLContext:
+    """One verifying TLS context per process: building it loads the CA store (about 60 ms), once per request before."""
+    return ssl.create_default_context()
+
+
 class _RecordingHTTPSHandler(urllib.request.HTTPSHandler):
     def __init__(self, recorder: _SocketRecorder) -> None:
-        self._ssl_context = ssl.create_default_context()
+        self._ssl_context = _default_ssl_context()
         super().__init__(context=self._ssl_context)
         self._recorder = recorder
 
