@@ -17,6 +17,7 @@ from saga_kgqa.cli.eval_commands import (
     LanguageOption,
     benchmark_questions,
 )
+from saga_kgqa.cli.eval_merge_command import merge_command
 from saga_kgqa.cli.output import fail, print_json, stdout
 from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption, open_graph
 from saga_kgqa.context import Dialect, EntitySearch, SagaContext
@@ -25,6 +26,7 @@ from saga_kgqa.eval.ablation import ablation_table, ablation_variants, run_ablat
 from saga_kgqa.eval.agent_answerer import AgentAnswerer
 from saga_kgqa.eval.gold import GoldStore
 from saga_kgqa.eval.runner import Answerer, GoldReplayAnswerer, run_benchmark
+from saga_kgqa.eval.shards import SHARD_KEY, parse_shard, shard_questions
 from saga_kgqa.graph.builder import build_graph
 from saga_kgqa.graph.defaults import open_toolbox as default_open_toolbox
 from saga_kgqa.graph.dialect_tools import benchmark_dialect, dialect_implied_by_profile
@@ -231,10 +233,16 @@ def run_command(
     dialect: DialectOption = None,
     schema_file: SchemaOption = None,
     entity_search: EntitySearchOption = "off",
+    shard: Annotated[
+        str | None,
+        typer.Option(help="Answer only shard I of N (I/N, by question id); merge with `saga eval merge`."),
+    ] = None,
 ) -> None:
     """Answer every question of a benchmark, one JSON line per question; rerun to resume."""
     try:
+        chosen_shard = parse_shard(shard) if shard is not None else None
         questions = benchmark_questions(benchmark, data_dir, language, graph_name)[:limit]
+        questions = shard_questions(questions, chosen_shard)
         tools = tool_settings(benchmark, profile, dialect, schema_file, data_dir, entity_search)
         context = _context(data, endpoint, profile, model, base_url, max_steps, tools)
         cache = _cache_settings(endpoint, cache_dir, cache_mode, out.with_name(out.name + ".cache"))
@@ -245,6 +253,8 @@ def run_command(
             "answerer": answerer.value,
             "limit": limit,
         }
+        if chosen_shard is not None:
+            config[SHARD_KEY] = str(chosen_shard)
         if answerer is AnswererKind.GOLD_REPLAY:
             if not data and not endpoint:
                 raise ConfigurationError("gold-replay needs --data or --endpoint")
@@ -342,3 +352,4 @@ def add_run_commands(eval_app: typer.Typer) -> None:
     """Add ``run`` and ``ablate`` to the ``saga eval`` group."""
     eval_app.command("run")(run_command)
     eval_app.command("ablate")(ablate_command)
+    eval_app.command("merge")(merge_command)
