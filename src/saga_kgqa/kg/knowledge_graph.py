@@ -13,6 +13,7 @@ from types import TracebackType
 
 from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
 from saga_kgqa.kg.guard import QueryGuard
+from saga_kgqa.kg.label_guard import LabelRewritingGuard, runs_label_service
 from saga_kgqa.kg.profiles import EndpointProfile
 from saga_kgqa.kg.query import CheckedQuery
 from saga_kgqa.kg.result import QueryResult
@@ -37,6 +38,8 @@ class KnowledgeGraph:
         """
         self._backend = backend
         self._guard = guard or QueryGuard(backend.profile)
+        # Off WDQS, Wikidata's label service is rewritten into plain patterns (and checked again).
+        self._label_guard = None if runs_label_service(backend) else LabelRewritingGuard(self._guard)
         self._limits = limits or ExecutionLimits()
 
     @property
@@ -54,13 +57,15 @@ class KnowledgeGraph:
         """The backend's stable identifier."""
         return self._backend.endpoint_id
 
-    def check(self, text: str | bytes) -> CheckedQuery:
+    def check(self, text: str | bytes, *, default_limit: int | None = None) -> CheckedQuery:
         """Run the guard alone (no store call), e.g. to validate a query before showing it.
 
         Raises:
             QueryRejected: The guard refused the query.
         """
-        return self._guard.check(text)
+        if self._label_guard is not None:
+            return self._label_guard.check(text, default_limit=default_limit)
+        return self._guard.check(text, default_limit=default_limit)
 
     def query(self, text: str | bytes, limits: ExecutionLimits | None = None) -> QueryResult:
         """Check query text with the guard, then run it.
@@ -78,7 +83,7 @@ class KnowledgeGraph:
         """
         limits = limits or self._limits
         # Inject one row more than the row cap, so a cut answer is reported as truncated.
-        return self.run(self._guard.check(text, default_limit=limits.max_rows + 1), limits)
+        return self.run(self.check(text, default_limit=limits.max_rows + 1), limits)
 
     def run(self, query: CheckedQuery, limits: ExecutionLimits | None = None) -> QueryResult:
         """Run a query that is already checked (guard output or a project template).
