@@ -19,6 +19,8 @@ from typing import Any, Literal
 from saga_kgqa.errors import ConfigurationError
 
 Dialect = Literal["generic", "wikidata", "freebase"]
+#: Other spellings of a dialect name, accepted wherever one is read (``rdf`` was plain RDF's old name).
+DIALECT_ALIASES: dict[str, Dialect] = {"rdf": "generic"}
 ToolCalling = Literal["native", "text"]
 Matching = Literal["subclass", "exact"]
 EntitySearch = Literal["off", "wikidata-api"]
@@ -183,6 +185,8 @@ def _parse(variable: str, hint: Any, raw: str) -> Any:
         raise ConfigurationError(f"{variable}={raw!r} is not a {hint.__name__}") from None
     if type(None) in typing.get_args(hint) and text == "":
         return None
+    if hint == Dialect:
+        return DIALECT_ALIASES.get(text, text)
     # Strings and Literal choices pass as text; __post_init__ checks the choice.
     return text
 

@@ -8,8 +8,11 @@ need (``docs/ecosystem-notes.md`` §4):
 
 * the token cap is sent twice, as ``max_completion_tokens`` (what ChatOpenAI sends) and
   as ``max_tokens`` in the request body, because llama.cpp ignores the former;
-* structured output uses function calling (:func:`with_structured_output`), because
-  llama.cpp rejects ``response_format=json_schema``;
+* the answer-type and parse replies are read as JSON from plain text: those requests
+  carry no tools and no ``response_format``, because llama.cpp rejects
+  ``response_format=json_schema`` (only the controller's requests carry tools, in native
+  tool-calling mode); :func:`with_structured_output` binds a schema through function
+  calling for callers that want one, and the agent itself does not use it;
 * reasoning text (``reasoning_content`` or ``reasoning``) that ChatOpenAI drops is kept
   in ``additional_kwargs["reasoning_content"]`` (:class:`ReasoningChatOpenAI`).
 

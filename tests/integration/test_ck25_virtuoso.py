@@ -1,16 +1,16 @@
 """The 50 CK25 reference queries on a real Virtuoso 7.2.5, compared with the embedded store (issue 12, item 3).
 
 Both run the same guarded query text over the same data (Virtuoso: the CK25 named graph
-as the default graph). 44 of 50 give the same set of values. The six others, each
-checked below for what makes it differ:
+as the default graph). 43 of 50 always give the same set of values; the seven others are
+checked below for what makes them differ:
 
 * 25: Virtuoso divides integers as integers, so ``?w * ?d * ?h / 1000000000`` is 0 and
   the next division fails with SQLSTATE 22012; written with decimal divisors it gives
   the embedded store's answer;
 * 37, 42: pyoxigraph rejects the ``xsd:int()`` cast; Virtuoso accepts it and gives the
   official answer;
-* 29, 46: ORDER BY ... LIMIT windows whose edge falls inside a tie: each store picks a
-  different but equally correct set of tied rows;
+* 29, 46, 50: ORDER BY ... LIMIT windows whose edge falls inside a tie: each store picks
+  an equally correct set of tied rows, the same or not (Virtuoso's choice varied between runs);
 * 41: the same values, but Virtuoso's integer division makes the percentage an
   ``xsd:integer`` where the embedded store gives an ``xsd:decimal``.
 """
@@ -37,7 +37,11 @@ XSD = "http://www.w3.org/2001/XMLSchema#"
 INTEGER_DIVISION_FAILS = {25}
 EMBEDDED_REJECTS_XSD_INT = {37, 42}
 # question id -> (identifying variable, sort variable, LIMIT, OFFSET)
-ORDER_TIES = {29: ("name", "price", 5, 10), 46: ("result", "averageReliabilityIndex", 5, 0)}
+ORDER_TIES = {
+    29: ("name", "price", 5, 10),
+    46: ("result", "averageReliabilityIndex", 5, 0),
+    50: ("result", "count", 1, 0),
+}
 INTEGER_RESULT = {41}
 EXPLAINED = INTEGER_DIVISION_FAILS | EMBEDDED_REJECTS_XSD_INT | set(ORDER_TIES) | INTEGER_RESULT
 LIMITS = ExecutionLimits(deadline_s=30, max_rows=10_000)
@@ -64,7 +68,7 @@ def stores(virtuoso: VirtuosoServer, data_dir: Path) -> Iterator[Stores]:
     embedded.close()
 
 
-def test_44_reference_queries_agree_with_the_embedded_store(stores: Stores) -> None:
+def test_43_reference_queries_agree_with_the_embedded_store(stores: Stores) -> None:
     remote, embedded, queries, _gold = stores
     assert len(queries) == 50
     agreed = []
@@ -75,7 +79,7 @@ def test_44_reference_queries_agree_with_the_embedded_store(stores: Stores) -> N
         assert on_virtuoso.complete and not on_virtuoso.truncated, qid
         assert _values(on_virtuoso) == _values(locally), f"question {qid}"
         agreed.append(qid)
-    assert len(agreed) == 44
+    assert len(agreed) == 43
 
 
 def test_integer_division_by_zero_fails_on_virtuoso_only(stores: Stores) -> None:
@@ -108,8 +112,8 @@ def test_tied_order_windows_are_both_valid(stores: Stores) -> None:
         low, high = keys[offset + limit - 1], keys[offset]
         in_window = {row[ident].value for row, k in zip(ranked, keys, strict=True) if low <= k <= high}
         answers = [{row[ident].value for row in store.query(text, limits=LIMITS).rows} for store in (remote, embedded)]
+        # Which tied rows a store returns is its own choice (Virtuoso's can change between loads).
         assert all(len(found) == limit and found <= in_window for found in answers), qid
-        assert answers[0] != answers[1], f"question {qid} no longer differs; move it to the agreeing set"
         assert keys.count(low) > 1 or keys.count(high) > 1
 
 

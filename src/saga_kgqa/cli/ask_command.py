@@ -15,11 +15,10 @@ from typing import Annotated, Any
 
 import typer
 
+from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption, dialect_name, dialect_option
 from saga_kgqa.cli.output import fail, print_json, stdout
-from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption
-from saga_kgqa.context import Dialect, EntitySearch, Matching, ToolCalling
+from saga_kgqa.context import EntitySearch, Matching, ToolCalling
 from saga_kgqa.errors import SagaError
-from saga_kgqa.kg.wikidata_search import WIKIDATA_API
 
 #: Exit status of a run that finished without an answer (budget exhausted, gave up, failed).
 EXIT_UNANSWERED = 3
@@ -50,9 +49,13 @@ def ask(
         ),
     ] = None,
     entity_search_url: Annotated[
-        str,
-        typer.Option(help="MediaWiki API of --entity-search wikidata-api (User-Agent contact: SAGA_CONTACT)."),
-    ] = WIKIDATA_API,
+        str | None,
+        typer.Option(
+            help="MediaWiki API of --entity-search wikidata-api (User-Agent contact: SAGA_CONTACT) "
+            "[default: Wikidata's].",
+            show_default=False,
+        ),
+    ] = None,
     model: Annotated[str | None, typer.Option(help="Model name [SAGA_MODEL].", rich_help_panel=_MODEL)] = None,
     base_url: Annotated[
         str | None,
@@ -76,9 +79,9 @@ def ask(
     matching: Annotated[Matching | None, _switch("Type compatibility (default subclass).")] = None,
     max_steps: Annotated[int | None, _switch("Controller steps before finalizing (default 20).")] = None,
     dialect: Annotated[
-        Dialect | None,
-        _switch(
-            "Graph dialect: tools, type vocabulary (Wikidata P31/P279, Freebase type.object.type), schema "
+        str | None,
+        dialect_option(
+            "It sets the tools, type vocabulary (Wikidata P31/P279, Freebase type.object.type), schema "
             "index and prompt wording (default: wikidata under a wikidata/qlever profile, else generic)."
         ),
     ] = None,
@@ -120,6 +123,7 @@ def ask(
     from saga_kgqa.cli.ask_view import print_outcome
     from saga_kgqa.graph.persistence import checkpoint_target
     from saga_kgqa.graph.trajectory import jsonable
+    from saga_kgqa.kg.wikidata_search import WIKIDATA_API
     from saga_kgqa.models import ModelSettings
 
     request = AskRequest(
@@ -132,7 +136,7 @@ def ask(
         profile=profile,
         schema_file=schema_file,
         data_dir=data_dir,
-        entity_search_url=entity_search_url,
+        entity_search_url=entity_search_url or WIKIDATA_API,
         model=ModelSettings(model=model, base_url=base_url, api_key=api_key, reasoning_effort=reasoning_effort),
         switches={
             "type_filter": type_filter,
@@ -143,7 +147,7 @@ def ask(
             "coverage_seed": coverage_seed,
             "matching": matching,
             "max_steps": max_steps,
-            "dialect": dialect,
+            "dialect": dialect_name(dialect),
             "entity_search": entity_search,
             "tool_calling": tool_calling,
         },

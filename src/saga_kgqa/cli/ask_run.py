@@ -131,7 +131,7 @@ def run_ask(request: AskRequest) -> AskResult:
         inputs: InputState | None
         if request.resume is not None:
             thread_id = request.resume
-            question = store.check_resume(thread_id, identity, force=request.force).question
+            question = store.check_resume(thread_id, identity, force=request.force, warn=_warn).question
             inputs = None
         else:
             assert request.question is not None  # one of the two is set, checked above
@@ -146,6 +146,7 @@ def run_ask(request: AskRequest) -> AskResult:
                 thread_id=thread_id,
                 graph=identity.graph,
                 model=identity.model,
+                model_name=model_settings.model,
                 recursion_limit=recursion_limit(context.max_steps),
             )
             if inputs is None and not app.get_state(config).next:
@@ -179,7 +180,8 @@ def _stream(
     """Stream node updates (checkpointed after every step) into the live view and the trace."""
     tracing = TrajectoryWriter(request.trace) if request.trace is not None else nullcontext()
     resumed = inputs is None
-    with tracing as writer, StepView(stderr, enabled=request.live) as view:
+    steps_before = int(app.get_state(config).values.get("steps", 0)) if resumed else 0
+    with tracing as writer, StepView(stderr, enabled=request.live, steps_before=steps_before) as view:
         view.note(f"thread {thread_id}{' (resumed)' if resumed else ''}; resume with --resume {thread_id}")
         if writer is not None:
             writer.start(
@@ -215,6 +217,10 @@ def _stream(
             raise
         state = app.get_state(config).values
         _end(writer, status=state.get("status"), final_sparql=state.get("final_sparql"))
+
+
+def _warn(message: str) -> None:
+    stderr.print(f"warning: {message}", markup=False, highlight=False, style="yellow")
 
 
 def _end(writer: TrajectoryWriter | None, **details: Any) -> None:

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from saga_kgqa.cli.eval_commands import DataDirOption, benchmark_questions
+from saga_kgqa.cli.eval_options import DataDirOption, benchmark_questions
 from saga_kgqa.cli.output import fail, print_json
 from saga_kgqa.errors import SagaError
 

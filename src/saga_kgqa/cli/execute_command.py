@@ -8,16 +8,18 @@ types of returned entities are reported.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from saga_kgqa.cli.index_commands import load_or_build_schema
+from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption, SchemaOption
 from saga_kgqa.cli.output import EXIT_BACKEND, EXIT_REJECTED, fail, print_json
-from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption, open_graph
+from saga_kgqa.cli.store_commands import open_graph
 from saga_kgqa.errors import SagaError
-from saga_kgqa.tools.execute import ExecuteOutcome, ExecuteSettings, execute
+
+if TYPE_CHECKING:
+    from saga_kgqa.tools.execute import ExecuteOutcome
 
 #: Exit status of a query the type check blocked (it was not run).
 EXIT_BLOCKED = 3
@@ -30,10 +32,7 @@ def execute_command(
     data: DataOption = None,
     endpoint: EndpointOption = None,
     profile: ProfileOption = None,
-    schema: Annotated[
-        Path | None,
-        typer.Option("--schema", help="Schema index written by `saga index build` (default: build it now)."),
-    ] = None,
+    schema: SchemaOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the machine-readable outcome as JSON.")] = False,
     exact: Annotated[
         bool, typer.Option("--exact", help="Exact type match (the paper's rule) instead of subclass-aware.")
@@ -46,6 +45,8 @@ def execute_command(
 
     Exit status: 0 for a result (empty included), 3 when blocked, 2 when rejected, 1 on a store failure.
     """
+    from saga_kgqa.tools.execute import ExecuteSettings, execute
+
     text = sys.stdin.read() if query == "-" else query
     settings = ExecuteSettings(verify_blocks=verify, max_rows_shown=max_rows, deadline_s=timeout)
     try:

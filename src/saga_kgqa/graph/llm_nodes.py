@@ -24,7 +24,13 @@ from saga_kgqa.graph.actions import (
 )
 from saga_kgqa.graph.dependencies import GraphDependencies
 from saga_kgqa.graph.model_calls import invoke_model, json_object, message_text
-from saga_kgqa.graph.prompting import answer_type_messages, controller_messages, parse_messages, prune_messages
+from saga_kgqa.graph.prompting import (
+    answer_type_class_lines,
+    answer_type_messages,
+    controller_messages,
+    parse_messages,
+    prune_messages,
+)
 from saga_kgqa.graph.records import knowledge, step_record
 from saga_kgqa.state import Action, AnswerType, add_token_usage, answer_type_prior
 from saga_kgqa.state.records import AnswerKind
@@ -60,7 +66,11 @@ class ModelNodes:
         if not context.answer_type_prior:
             return {}
         model = self.dependencies.model_factory(context, "answer_type")
-        reply, usage = invoke_model(model, answer_type_messages(state.get("question", ""), context))
+        classes: list[str] = []
+        if context.dialect == "generic":
+            view = self.dependencies.tools(context)
+            classes = answer_type_class_lines(view.schema, view.prefixes)
+        reply, usage = invoke_model(model, answer_type_messages(state.get("question", ""), context, classes))
         answer_type = self._answer_type(json_object(message_text(reply)), context)
         delta: dict[str, Any] = {"answer_type": answer_type, "llm_calls": 1, "token_usage": usage}
         if answer_type is not None and answer_type.type_iri:
