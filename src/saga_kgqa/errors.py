@@ -79,10 +79,22 @@ class QuerySyntaxError(BackendError):
         self.server_text = server_text
 
 
+class QueryEvaluationError(QuerySyntaxError):
+    """The query is well-formed but the store failed evaluating it, and the query is at fault.
+
+    Division by zero, an invalid regular expression, a failed cast, an unknown function
+    (Virtuoso SQLSTATE class 22 and 42001). ``server_text`` holds the store's message.
+    """
+
+
 class QueryTimeout(BackendError):
     """The query ran past its deadline (ours or the server's)."""
 
     query_at_fault = True
+
+
+class QueryTooHeavy(QueryTimeout):
+    """The store refused the query before running it: its estimated cost exceeds the store's limit."""
 
 
 class EndpointThrottled(BackendError):
@@ -126,6 +138,15 @@ class EndpointRedirected(EndpointUnavailable):
     def __init__(self, message: str, *, location: str) -> None:
         super().__init__(message)
         self.location = location
+
+
+class EndpointRefused(EndpointUnavailable):
+    """The endpoint's security settings refuse this account the operation (Virtuoso SR186).
+
+    Neither a rewrite nor a retry helps; an operator must change the endpoint's grants.
+    """
+
+    retryable = False
 
 
 class BadResponse(BackendError):

@@ -96,17 +96,20 @@ def test_a3_service_through_the_graph_is_rejected_without_a_connection(
     assert listener.wait_for(1, within_s=0.1) == 0
 
 
-def test_a4_label_service_is_rejected_under_the_embedded_profile(
+def test_a4_label_service_is_rewritten_under_the_embedded_profile(
     graph: KnowledgeGraph, listener: ConnectionCounter
 ) -> None:
+    # faults.md A4 allows "rejected, or label fallback"; issue 12 chose the fallback: the block
+    # becomes plain label patterns, checked again, and no SERVICE reaches the store.
     assert graph.profile.name == "embedded"
     text = (
         "PREFIX wikibase: <http://wikiba.se/ontology#> PREFIX bd: <http://www.bigdata.com/rdf#>\n"
         "SELECT ?s WHERE { ?s ?p ?o SERVICE wikibase:label { bd:serviceParam wikibase:language 'en' } }"
     )
-    with pytest.raises(QueryRejected) as info:
-        graph.query(text)
-    assert info.value.reason == "service"
+    checked = graph.check(text)
+    assert "SERVICE wikibase:label" not in checked.text and "SERVICE" not in checked.text.split("\n", 2)[-1]
+    assert graph.query(text).form == "SELECT"
+    assert listener.wait_for(1, within_s=0.1) == 0
 
 
 def test_wikidata_profile_guard_in_front_of_a_local_store_allows_only_the_label_service(

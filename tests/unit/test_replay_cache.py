@@ -19,8 +19,10 @@ from saga_kgqa.errors import (
     ConfigurationError,
     EndpointThrottled,
     EndpointUnavailable,
+    QueryEvaluationError,
     QuerySyntaxError,
     QueryTimeout,
+    QueryTooHeavy,
 )
 from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
 from saga_kgqa.kg.embedded import EmbeddedStore
@@ -136,8 +138,10 @@ def test_replay_reproduces_a_recorded_run_without_any_live_call(store: EmbeddedS
     [
         QuerySyntaxError("the store rejected the query: error at 1:9", server_text="error at 1:9: expected"),
         QueryTimeout("the query ran past its 2 s deadline and was stopped"),
+        QueryEvaluationError("the endpoint failed evaluating the query", server_text="Virtuoso 22012 Error SR084"),
+        QueryTooHeavy("the endpoint refused the query as too heavy before running it"),
     ],
-    ids=["syntax", "timeout"],
+    ids=["syntax", "timeout", "evaluation", "too-heavy"],
 )
 def test_errors_caused_by_the_query_are_recorded_and_replayed(tmp_path: Path, error: BackendError) -> None:
     live = CountingBackend(failing_with(error))
@@ -149,6 +153,7 @@ def test_errors_caused_by_the_query_are_recorded_and_replayed(tmp_path: Path, er
     with pytest.raises(type(error)) as replayed:
         RecordReplayBackend(offline, cache_dir=tmp_path, mode=CacheMode.REPLAY).execute(query, limits)
     assert offline.calls == 0
+    assert type(replayed.value) is type(error)
     assert replayed.value.message == error.message
     if isinstance(error, QuerySyntaxError):
         assert isinstance(replayed.value, QuerySyntaxError)

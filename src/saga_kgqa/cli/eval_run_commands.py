@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
+from saga_kgqa.cli.eval_merge_command import merge_command
 from saga_kgqa.cli.eval_options import (
     BenchmarkArgument,
     DataDirOption,
@@ -255,14 +256,21 @@ def run_command(
     schema_file: SchemaOption = None,
     entity_search: EntitySearchOption = "off",
     method: Annotated[Method, typer.Option(help="saga (the controller) or mars (the pattern pipeline).")] = "saga",
+    shard: Annotated[
+        str | None,
+        typer.Option(help="Answer only shard I of N (I/N, by question id); merge with `saga eval merge`."),
+    ] = None,
 ) -> None:
     """Answer every question of a benchmark, one JSON line per question; rerun to resume."""
     from saga_kgqa.eval.ablation import run_summary, score_run
     from saga_kgqa.eval.gold import GoldStore
     from saga_kgqa.eval.runner import GoldReplayAnswerer, run_benchmark
+    from saga_kgqa.eval.shards import SHARD_KEY, parse_shard, shard_questions
 
     try:
+        chosen_shard = parse_shard(shard) if shard is not None else None
         questions = benchmark_questions(benchmark, data_dir, language, graph_name)[:limit]
+        questions = shard_questions(questions, chosen_shard)
         tools = tool_settings(benchmark, profile, dialect, schema_file, data_dir, entity_search)
         context = _context(data, endpoint, profile, model, base_url, max_steps, tools)
         cache = _cache_settings(endpoint, cache_dir, cache_mode, out.with_name(out.name + ".cache"))
@@ -273,6 +281,8 @@ def run_command(
             "answerer": answerer.value,
             "limit": limit,
         }
+        if chosen_shard is not None:
+            config[SHARD_KEY] = str(chosen_shard)
         if answerer is AnswererKind.GOLD_REPLAY:
             if not data and not endpoint:
                 raise ConfigurationError("gold-replay needs --data or --endpoint")
@@ -373,3 +383,4 @@ def add_run_commands(eval_app: typer.Typer) -> None:
     """Add ``run`` and ``ablate`` to the ``saga eval`` group."""
     eval_app.command("run")(run_command)
     eval_app.command("ablate")(ablate_command)
+    eval_app.command("merge")(merge_command)

@@ -23,6 +23,7 @@ same deadline, byte cap and redirect rule.
 from __future__ import annotations
 
 import contextlib
+import functools
 import http.client
 import socket
 import ssl
@@ -30,12 +31,13 @@ import threading
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
 
 from SPARQLWrapper import JSON, POST, TURTLE, SPARQLWrapper
 
 from saga_kgqa.kg.clock import Deadline
+from saga_kgqa.kg.endpoint_url import split_endpoint_url
 from saga_kgqa.kg.http_classify import BodyEnding, HttpReply
 from saga_kgqa.kg.result import QueryForm
 
@@ -142,9 +144,15 @@ class _RecordingHTTPHandler(urllib.request.HTTPHandler):
         return self.do_open(_RecordingHTTPConnection, req, recorder=self._recorder)  # type: ignore[arg-type]
 
 
+@functools.cache
+def _default_ssl_context() -> ssl.SSLContext:
+    """One verifying TLS context per process: building it loads the CA store (about 60 ms), once per request before."""
+    return ssl.create_default_context()
+
+
 class _RecordingHTTPSHandler(urllib.request.HTTPSHandler):
     def __init__(self, recorder: _SocketRecorder) -> None:
-        self._ssl_context = ssl.create_default_context()
+        self._ssl_context = _default_ssl_context()
         super().__init__(context=self._ssl_context)
         self._recorder = recorder
 
@@ -214,6 +222,7 @@ def send(
     method: Literal["GET", "POST"],
     deadline: Deadline,
     max_bytes: int,
+    params: Sequence[tuple[str, str]] = (),
 ) -> HttpReply:
     """Send one SPARQL query and read the answer under the deadline and the byte cap.
 
@@ -225,6 +234,8 @@ def send(
         method: GET or POST (form-encoded).
         deadline: The total deadline, covering connect, wait and transfer.
         max_bytes: Bytes of a 2xx body read before stopping (``ending == "cap"``).
+        params: Protocol parameters sent beside the query (graphs, a server timeout),
+            after those of the URL's own query string.
 
     Returns:
         The reply, whatever its status.
@@ -238,7 +249,10 @@ def send(
     if remaining <= 0:
         raise DeadlineExceeded
     recorder = _SocketRecorder()
-    wrapper = _RawResponseWrapper(url, agent=agent, recorder=recorder, socket_timeout=remaining)
+    bare_url, url_params = split_endpoint_url(url)
+    wrapper = _RawResponseWrapper(bare_url, agent=agent, recorder=recorder, socket_timeout=remaining)
+    for name, value in (*url_params, *params):
+        wrapper.addParameter(name, value)
     solutions = form in ("SELECT", "ASK")
     # The return format only keeps SPARQLWrapper from warning; our Accept header replaces its own.
     wrapper.setReturnFormat(JSON if solutions else TURTLE)

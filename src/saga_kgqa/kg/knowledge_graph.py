@@ -16,6 +16,7 @@ from types import TracebackType
 from saga_kgqa.errors import QueryTimeout
 from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
 from saga_kgqa.kg.guard import QueryGuard
+from saga_kgqa.kg.label_guard import LabelRewritingGuard, runs_label_service
 from saga_kgqa.kg.profiles import EndpointProfile
 from saga_kgqa.kg.query import CheckedQuery, from_template
 from saga_kgqa.kg.result import QueryResult
@@ -48,6 +49,8 @@ class KnowledgeGraph:
         self._own_graphs: frozenset[str] | None = None
         own = self._named_graphs if backend.endpoint_id.startswith(LOCAL_STORE_PREFIX) else frozenset[str]()
         self._guard = guard or QueryGuard(backend.profile, allowed_graphs=own)
+        # Off WDQS, Wikidata's label service is rewritten into plain patterns (and checked again).
+        self._label_guard = None if runs_label_service(backend) else LabelRewritingGuard(self._guard)
         self._limits = limits or ExecutionLimits()
 
     def _named_graphs(self) -> frozenset[str]:
@@ -72,13 +75,15 @@ class KnowledgeGraph:
         """The backend's stable identifier."""
         return self._backend.endpoint_id
 
-    def check(self, text: str | bytes) -> CheckedQuery:
+    def check(self, text: str | bytes, *, default_limit: int | None = None) -> CheckedQuery:
         """Run the guard alone (no store call), e.g. to validate a query before showing it.
 
         Raises:
             QueryRejected: The guard refused the query.
         """
-        return self._guard.check(text)
+        if self._label_guard is not None:
+            return self._label_guard.check(text, default_limit=default_limit)
+        return self._guard.check(text, default_limit=default_limit)
 
     def query(self, text: str | bytes, limits: ExecutionLimits | None = None) -> QueryResult:
         """Check query text with the guard, then run it.
@@ -98,7 +103,7 @@ class KnowledgeGraph:
         limits = limits or self._limits
         started = time.monotonic()
         # Inject one row more than the row cap, so a cut answer is reported as truncated.
-        checked = self._guard.check(text, default_limit=limits.max_rows + 1)
+        checked = self.check(text, default_limit=limits.max_rows + 1)
         # The guard's own time is part of the query's deadline: the backend gets what is left.
         left = limits.deadline_s - (time.monotonic() - started)
         if left <= 0:

@@ -32,7 +32,16 @@ from saga_kgqa.errors import BadResponse, ConfigurationError, EndpointRedirected
 from saga_kgqa.kg.backend import ExecutionLimits
 from saga_kgqa.kg.clock import SYSTEM_CLOCK, Clock, Deadline
 from saga_kgqa.kg.endpoint_gate import DEFAULT_BREAKER_TTL_S, GateSlot, gate_for
-from saga_kgqa.kg.http_classify import Fault, HttpReply, classify, fault_error, looks_like_timeout, partial_result_note
+from saga_kgqa.kg.endpoint_url import split_endpoint_url
+from saga_kgqa.kg.http_classify import (
+    Fault,
+    HttpReply,
+    classify,
+    fault_error,
+    looks_like_timeout,
+    partial_result_note,
+    server_row_cap,
+)
 from saga_kgqa.kg.http_retry import max_retry_after_s, over_cap
 from saga_kgqa.kg.http_transport import (
     DeadlineExceeded,
@@ -42,7 +51,7 @@ from saga_kgqa.kg.http_transport import (
     choose_method,
     send,
 )
-from saga_kgqa.kg.profiles import EndpointProfile
+from saga_kgqa.kg.profiles import EndpointProfile, protocol_params
 from saga_kgqa.kg.query import CheckedQuery
 from saga_kgqa.kg.query_shape import is_anchored
 from saga_kgqa.kg.response_parse import parse_graph, parse_solutions
@@ -130,6 +139,7 @@ class RemoteEndpoint:
             raise ConfigurationError(f"endpoint URL must be an http(s) URL with a host, got {url!r}")
         if method not in ("GET", "POST", "auto"):
             raise ConfigurationError(f"request method must be GET, POST or auto, got {method!r}")
+        split_endpoint_url(url)  # refuses a query string that sets the query itself
         self._url = url
         self._profile = profile
         self._clock = clock or SYSTEM_CLOCK
@@ -141,8 +151,9 @@ class RemoteEndpoint:
 
     @property
     def endpoint_id(self) -> str:
-        """Identify the endpoint by its URL."""
-        return f"remote:{self._url}"
+        """Identify the endpoint by its URL, and the graphs it is scoped to when configured."""
+        graphs = [*self._profile.default_graphs, *(f"named:{g}" for g in self._profile.named_graphs)]
+        return f"remote:{self._url}" + (f"#graphs={','.join(graphs)}" if graphs else "")
 
     @property
     def profile(self) -> EndpointProfile:
@@ -284,6 +295,7 @@ class RemoteEndpoint:
                 method=method,
                 deadline=deadline,
                 max_bytes=max_bytes,
+                params=protocol_params(self._profile, remaining_s=deadline.remaining()),
             )
         except DeadlineExceeded:
             _LOG.info("query %s to %s: our deadline of %.1f s passed", digest, self._url, deadline.total_s)
@@ -343,4 +355,11 @@ class RemoteEndpoint:
         if note is not None:
             result.complete = False
             result.notes.append(note)
+        row_cap = server_row_cap(reply, self._profile)
+        if row_cap is not None and not result.truncated:
+            result.truncated = True
+            result.notes.append(
+                f"the endpoint cut the answer at its own limit of {row_cap} rows; more rows may exist "
+                "(narrow the query, or page it with ORDER BY and OFFSET)"
+            )
         return result

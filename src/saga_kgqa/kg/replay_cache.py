@@ -29,7 +29,15 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from saga_kgqa.errors import CacheCorrupted, CacheMiss, ConfigurationError, QuerySyntaxError, QueryTimeout
+from saga_kgqa.errors import (
+    CacheCorrupted,
+    CacheMiss,
+    ConfigurationError,
+    QueryEvaluationError,
+    QuerySyntaxError,
+    QueryTimeout,
+    QueryTooHeavy,
+)
 from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
 from saga_kgqa.kg.profiles import EndpointProfile
 from saga_kgqa.kg.query import CheckedQuery
@@ -212,7 +220,7 @@ class RecordReplayBackend:
         return entry
 
 
-_REPLAYED_ERRORS = ("QueryTimeout", "QuerySyntaxError")
+_REPLAYED_ERRORS = ("QueryTimeout", "QueryTooHeavy", "QuerySyntaxError", "QueryEvaluationError")
 
 
 def _stale_reason(entry: dict[str, Any], limits: ExecutionLimits) -> str | None:
@@ -235,6 +243,10 @@ def _replay(entry: dict[str, Any], path: Path) -> QueryResult:
     error = entry["error"]
     if error["type"] == "QueryTimeout":
         raise QueryTimeout(error["message"])
+    if error["type"] == "QueryTooHeavy":
+        raise QueryTooHeavy(error["message"])
+    if error["type"] == "QueryEvaluationError":
+        raise QueryEvaluationError(error["message"], server_text=error.get("server_text", ""))
     raise QuerySyntaxError(error["message"], server_text=error.get("server_text", ""))
 
 
