@@ -143,21 +143,8 @@ class LabelIndex:
             max_names_per_predicate: LIMIT of each query; reaching it adds a note.
         """
         start = len(reads.notes)
-        entries: list[NameEntry] = []
-        for predicate in predicates:
-            try:
-                condition = f"isIRI(?s) && {reads.text_filter('name')}"
-                rows = reads.select(
-                    f"SELECT ?s ?name WHERE {{ ?s {iri(predicate)} ?name FILTER({condition}) }}",
-                    limit=max_names_per_predicate,
-                    what=f"names via {predicate}",
-                ).rows
-            except QueryTimeout:
-                # One slow predicate must not cost the others: search then misses its names, and says so.
-                reads.notes.append(f"names via {predicate}: timed out; search does not cover them")
-                continue
-            entries.extend(NameEntry(row["s"].value, row["name"].value, predicate) for row in rows)
-        for resource, info_label in _schema_names(schema):
+        entries = read_names(reads, predicates, max_names_per_predicate=max_names_per_predicate)
+        for resource, info_label in schema_names(schema):
             entries.append(NameEntry(resource, info_label, SCHEMA_SOURCE))
         return cls(entries, primary=primary, notes=reads.notes[start:])
 
@@ -218,7 +205,29 @@ class LabelIndex:
         return (-match.score, match.source not in self._primary, len(match.text), match.resource)
 
 
-def _schema_names(schema: SchemaIndex) -> Iterable[tuple[str, str]]:
+def read_names(reads: Reads, predicates: Sequence[str], *, max_names_per_predicate: int) -> list[NameEntry]:
+    """Read the literal names of IRI subjects (never blank nodes), one bounded query per predicate.
+
+    A predicate whose query times out is skipped with a note in ``reads.notes``.
+    """
+    entries: list[NameEntry] = []
+    for predicate in predicates:
+        try:
+            condition = f"isIRI(?s) && {reads.text_filter('name')}"
+            rows = reads.select(
+                f"SELECT ?s ?name WHERE {{ ?s {iri(predicate)} ?name FILTER({condition}) }}",
+                limit=max_names_per_predicate,
+                what=f"names via {predicate}",
+            ).rows
+        except QueryTimeout:
+            # One slow predicate must not cost the others: search then misses its names, and says so.
+            reads.notes.append(f"names via {predicate}: timed out; search does not cover them")
+            continue
+        entries.extend(NameEntry(row["s"].value, row["name"].value, predicate) for row in rows)
+    return entries
+
+
+def schema_names(schema: SchemaIndex) -> Iterable[tuple[str, str]]:
     """Labels and local names of indexed properties and classes (camelCase also split into words)."""
     infos: list[tuple[str, str | None]] = [(p, e.label) for p, e in schema.properties.items()]
     infos.extend((c, e.label) for c, e in schema.classes.items())
