@@ -22,6 +22,8 @@ from saga_kgqa.kg.query import CheckedQuery
 from tests.support.connection_counter import ConnectionCounter
 
 PEOPLE = Path(__file__).resolve().parent.parent / "data" / "guard_people.ttl"
+
+
 @pytest.fixture
 def listener() -> Iterator[ConnectionCounter]:
     counter = ConnectionCounter()
