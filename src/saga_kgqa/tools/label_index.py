@@ -14,7 +14,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 from saga_kgqa.errors import QueryTimeout
 from saga_kgqa.kg.sparql_terms import iri
@@ -94,6 +94,22 @@ class NameMatch:
     source: str
     match: MatchKind
     score: float
+
+
+class NameIndex(Protocol):
+    """What the search tool needs from a name index (this in-memory one, or the full-text one)."""
+
+    notes: tuple[str, ...]
+
+    def __len__(self) -> int:
+        """Names indexed."""
+        ...
+
+    def search(
+        self, text: str, *, limit: int, accept: frozenset[str] | None = None, reject: frozenset[str] = frozenset()
+    ) -> list[NameMatch]:
+        """The best-matching resources, best first, one match per resource."""
+        ...
 
 
 class LabelIndex:
