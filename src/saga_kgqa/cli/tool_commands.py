@@ -18,7 +18,7 @@ from saga_kgqa.cli.index_commands import load_or_build_schema
 from saga_kgqa.cli.output import EXIT_REJECTED, fail, print_json, stderr
 from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption, open_graph
 from saga_kgqa.dialects import get_dialect
-from saga_kgqa.errors import SagaError, ToolInputError
+from saga_kgqa.errors import ConfigurationError, SagaError, ToolInputError
 from saga_kgqa.kg.declared_prefixes import read_declared_prefixes
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, build_dialect_index
 from saga_kgqa.tools.context import ToolCaps
@@ -36,6 +36,14 @@ DialectOption = Annotated[
         help="Graph dialect: rdf, wikidata (wdt: statements, qualifiers, P1855 examples; schema index from "
         "--data-dir) or freebase (ns:, CVT nodes, reverse properties; schema from fb_roles)."
     ),
+]
+SourceOption = Annotated[
+    str | None,
+    typer.Option("--source", help="A source name from the catalog (instead of --data/--endpoint)."),
+]
+CatalogOption = Annotated[
+    Path | None,
+    typer.Option("--catalog", help="The catalog file of --source (default: $SAGA_CATALOG, else the environment)."),
 ]
 DataDirOption = Annotated[
     Path | None,
@@ -55,11 +63,17 @@ def _run(
     dialect_name: str = "rdf",
     data_dir: Path | None = None,
     caps: ToolCaps | None = None,
+    source: str | None = None,
+    catalog: Path | None = None,
 ) -> None:
     """Open the graph, make the toolkit, run one tool and print its result."""
     # The data files' own prefixes make ids readable (pv:memberOf); a human reads this output.
     prefixes = read_declared_prefixes(data or [])
     try:
+        if source is not None:
+            result = _on_source(source, catalog, data, endpoint, schema_file, call)
+            _print(result, as_json)
+            return
         dialect = get_dialect(dialect_name)
         if profile is None and dialect.name == "wikidata":
             profile = "wikidata"  # WDQS prefixes, so the ids shown parse in queries
@@ -77,10 +91,32 @@ def _run(
         raise typer.Exit(EXIT_REJECTED) from None
     except SagaError as exc:
         fail(exc)
+    _print(result, as_json)
+
+
+def _print(result: ToolResult, as_json: bool) -> None:
     if as_json:
         print_json(result.model_dump(mode="json"))
     else:
         sys.stdout.write(result.text + "\n")
+
+
+def _on_source(
+    source: str,
+    catalog: Path | None,
+    data: list[Path] | None,
+    endpoint: str | None,
+    schema_file: Path | None,
+    call: Callable[[GroundingToolkit], ToolResult],
+) -> ToolResult:
+    """Run a tool on a named source: its declared or surveyed schema and its full-text name index."""
+    if data or endpoint or schema_file is not None:
+        raise ConfigurationError("--source names the graph and its schema; give no --data, --endpoint or --schema")
+    from saga_kgqa.cli.source_commands import opened_sources
+    from saga_kgqa.sources.grounding import source_toolkit
+
+    with opened_sources(catalog) as sources:
+        return call(source_toolkit(sources, source))
 
 
 def search(
@@ -92,10 +128,21 @@ def search(
     as_json: JsonOption = False,
     dialect: DialectOption = "rdf",
     data_dir: DataDirOption = None,
+    source: SourceOption = None,
+    catalog: CatalogOption = None,
 ) -> None:
     """Find entities, classes and properties by label, alias or name (exact, prefix, fuzzy)."""
     _run(
-        data, endpoint, profile, schema, as_json, lambda kit: kit.search(text), dialect_name=dialect, data_dir=data_dir
+        data,
+        endpoint,
+        profile,
+        schema,
+        as_json,
+        lambda kit: kit.search(text),
+        dialect_name=dialect,
+        data_dir=data_dir,
+        source=source,
+        catalog=catalog,
     )
 
 
@@ -115,6 +162,8 @@ def lookup(
         int,
         typer.Option("--values", min=0, help="Sample values per property (0: the paper's entries, with counts only)."),
     ] = ToolCaps().values_per_property,
+    source: SourceOption = None,
+    catalog: CatalogOption = None,
 ) -> None:
     """Show an entity's types and its properties that fit them, with domains, ranges and hidden ones."""
     _run(
@@ -128,6 +177,8 @@ def lookup(
         dialect_name=dialect,
         data_dir=data_dir,
         caps=ToolCaps(values_per_property=values),
+        source=source,
+        catalog=catalog,
     )
 
 

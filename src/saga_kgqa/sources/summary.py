@@ -79,13 +79,13 @@ class SourceSummary(BaseModel):
     text: str = ""
 
 
-def derived_title(survey: SourceSurvey, prefixes: Mapping[str, str]) -> str:
+def derived_title(survey: SourceSurvey) -> str:
     """A title from the most instantiated classes, for a source whose record has none."""
     names = [_local(c.iri) for c in survey.classes[:3]]
     return f"graph of {', '.join(names)}" if names else f"graph {survey.source}"
 
 
-def derived_description(survey: SourceSurvey, prefixes: Mapping[str, str]) -> str:
+def derived_description(survey: SourceSurvey) -> str:
     """A description from the surveyed classes and their most used properties."""
     parts = []
     for cls in survey.classes[:6]:
@@ -114,8 +114,8 @@ def source_summary(sources: SourceSet, source: str, *, refresh: bool = False) ->
     record = opened.record
     summary = SourceSummary(
         source=opened.name,
-        title=record.title or derived_title(survey, prefixes),
-        description=record.description or derived_description(survey, prefixes),
+        title=record.title or derived_title(survey),
+        description=record.description or derived_description(survey),
         declared_schema=opened.declared,
         built_at=survey.built_at,
         graphs=survey.graphs,
