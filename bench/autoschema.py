@@ -125,7 +125,8 @@ def _fidelity(graph: BenchmarkGraph, args: argparse.Namespace) -> dict[str, Any]
     with KnowledgeGraph(open_backend(data=_data_files(graph))) as data_only:
         survey = survey_source(data_only, source=graph.name)
         used = {row["p"].value for row in data_only.query("SELECT DISTINCT ?p WHERE { ?s ?p ?o }").rows}
-        # Swaps are chosen by the declared ontology (the ground truth of a conflict); the surveyed index must block them.
+        # Swaps are chosen by the declared ontology (the ground truth of a conflict); the surveyed index
+        # must block them.
         surveyed = measure_graph(
             graph.name,
             questions,
@@ -200,11 +201,14 @@ def _entity_recall(graph: BenchmarkGraph, work: Path) -> tuple[float, float]:
         reads = kit.context.reads()
         for entry in read_names(reads, kit.context.name_predicates, max_names_per_predicate=1_000_000):
             names.setdefault(entry.resource, []).append(entry.text)
+        predicates = opened.graph.query("SELECT DISTINCT ?p WHERE { ?s ?p ?o }").rows
+        classes = opened.graph.query("SELECT DISTINCT ?c WHERE { ?s a ?c }").rows
+        schema_terms = {r["p"].value for r in predicates} | {r["c"].value for r in classes}
         hits = {"fulltext": [0, 0], "memory": [0, 0]}
         total = 0
         for question in graph.questions:
             for constant in _constants(question.sparql):
-                if constant not in names:
+                if constant not in names or constant in schema_terms:
                     continue  # a class, a property or a resource without a name
                 mention, score = max(
                     (

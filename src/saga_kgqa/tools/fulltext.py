@@ -31,7 +31,7 @@ from saga_kgqa.tools.label_index import MatchKind, NameEntry, NameMatch, local_n
 META_FILE = "saga-fulltext.json"
 #: The ``source`` of names that are identifier literals or IRI local names.
 IDENTIFIER_SOURCE = "identifier"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 _SCORES: dict[MatchKind, float] = {"exact": 1.0, "prefix": 0.9, "words": 0.8, "substring": 0.7, "fuzzy": 0.6}
 _WORD = re.compile(r"\w+")
@@ -43,6 +43,8 @@ def _schema() -> tantivy.Schema:
     builder = tantivy.SchemaBuilder()
     builder.add_text_field("iri", stored=True, tokenizer_name="raw")
     builder.add_text_field("name", stored=True, tokenizer_name="default")
+    # The same name stemmed, so "switches" finds "Switch".
+    builder.add_text_field("stem", stored=False, tokenizer_name="en_stem")
     builder.add_text_field("exact", stored=False, tokenizer_name="raw")
     builder.add_text_field("ident", stored=False, tokenizer_name="raw")
     builder.add_text_field("source", stored=True, tokenizer_name="raw")
@@ -105,6 +107,7 @@ class FullTextIndex:
                 tantivy.Document(
                     iri=entry.resource,
                     name=entry.text,
+                    stem=entry.text,
                     exact=normalise(entry.text),
                     ident=list(forms),
                     source=IDENTIFIER_SOURCE if ident else entry.source,
@@ -192,6 +195,9 @@ class FullTextIndex:
                 for w in words[:8]
             ]
             parts.append((occur, tantivy.Query.boolean_query(fuzzy)))
+            # Casefolded \w+ words hold no query-syntax operator, so the parser only tokenises (stems) them.
+            stemmed = self._index.parse_query(" ".join(words[:8]), ["stem"], conjunction_by_default=True)
+            parts.append((occur, tantivy.Query.boost_query(stemmed, 2.0)))
         return tantivy.Query.boolean_query(parts)
 
     def _rank(self, match: NameMatch) -> tuple[float, bool, int, str]:
