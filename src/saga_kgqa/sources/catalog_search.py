@@ -22,6 +22,11 @@ from saga_kgqa.tools.label_index import local_name
 from saga_kgqa.tools.text_safety import cap_block, graph_text
 
 _WORD = re.compile(r"[a-z0-9]+")
+# Words a question shares with every catalog: they must not rank sources.
+_STOP_WORDS = frozenset(
+    "a an and are by did do does for from has have how in is it of on or the to was were what when where which who "
+    "whose with".split()
+)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
@@ -78,7 +83,7 @@ def list_categories(sources: SourceSet) -> list[CategoryCount]:
 
 def find_sources(sources: SourceSet, text: str, *, limit: int = 5) -> list[FoundSource]:
     """Sources ranked by how many of the query's words their catalog text and survey names contain."""
-    wanted = Counter(_words(text))
+    wanted = Counter(w for w in _words(text) if w not in _STOP_WORDS)
     found = []
     for entry in list_sources(sources):
         fields = (
