@@ -24,7 +24,38 @@ from saga_kgqa.tools.text_safety import cap_block, graph_text
 _WORD = re.compile(r"[a-z0-9]+")
 # Words a question shares with every catalog: they must not rank sources.
 _STOP_WORDS = frozenset(
-    ["a", "an", "and", "are", "by", "did", "do", "does", "for", "from", "has", "have", "how", "in", "is", "it", "of", "on", "or", "the", "to", "was", "were", "what", "when", "where", "which", "who", "whose", "with"]
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "by",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "has",
+        "have",
+        "how",
+        "in",
+        "is",
+        "it",
+        "of",
+        "on",
+        "or",
+        "the",
+        "to",
+        "was",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whose",
+        "with",
+    ]
 )
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
