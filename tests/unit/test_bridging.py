@@ -90,3 +90,34 @@ def test_surveyed_schema_blocks_a_type_inconsistent_query(split: tuple[SourceSet
     assert outcome.status == "blocked", outcome.text
     fine = execute_on_source(sources, "whole", f"SELECT ?i WHERE {{ ?p a <{L}Scientist> ; <{L}worksAt> ?i }}")
     assert fine.status == "ok"
+
+
+def test_two_source_question_end_to_end_through_the_plain_functions(split: tuple[SourceSet, BridgeFixture]) -> None:
+    """The A.3 order without a model: catalog, summaries, resolution, bridge, two executions, joined answer."""
+    from saga_kgqa.sources.catalog_search import find_sources
+    from saga_kgqa.sources.grounding import resolve_entity, source_summary
+
+    sources, _fixture = split
+    assert {f.entry.name for f in find_sources(sources, "protein scientist")} >= {"proteins", "people"}
+    assert "class" in source_summary(sources, "proteins").text and "class" in source_summary(sources, "people").text
+    protein = resolve_entity(sources, "proteins", "Kinase A").candidates[0].iri
+    assert protein == L + "p1"
+    join = next(c for c in bridge_sources(sources, "proteins", "people").candidates if c.kind == "shared_value")
+    keys = execute_on_source(
+        sources, "proteins", f"SELECT ?key WHERE {{ <{protein}> <{L}studiedBy> ?x . ?x <{join.left_property}> ?key }}"
+    )
+    assert keys.result is not None
+    values = " ".join(string_literal(row["key"].value) for row in keys.result.rows)
+    names = execute_on_source(
+        sources,
+        "people",
+        f"SELECT ?key ?n WHERE {{ VALUES ?key {{ {values} }} ?y <{join.right_property}> ?key ; <{L}name> ?n }}",
+    )
+    assert names.result is not None
+    joined = {
+        (k["key"].value, n["n"].value)
+        for k in keys.result.rows
+        for n in names.result.rows
+        if k["key"].value == n["key"].value
+    }
+    assert joined == {("0000-0001-2345-6789", "Alice Adler")}
