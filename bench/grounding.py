@@ -28,7 +28,15 @@ from rich.console import Console
 from saga_kgqa.eval.datasets import BenchmarkGraph, discover_graphs
 from saga_kgqa.eval.grounding import GraphMeasurement, MeasureSettings, measure_graph
 from saga_kgqa.eval.grounding_probe import ToolkitProbe
-from saga_kgqa.eval.grounding_report import SUMMARY_COLUMNS, aligned, merged, result_line, summary_row, token_table
+from saga_kgqa.eval.grounding_report import (
+    AGREEMENT_NOTE,
+    SUMMARY_COLUMNS,
+    aligned,
+    merged,
+    result_line,
+    summary_row,
+    token_table,
+)
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import build_schema_index
@@ -84,6 +92,7 @@ def main() -> None:
         f"graphs measured: {len(measurements)}; graphs absent: {len(catalog.absent_graphs)} "
         f"({catalog.skipped_questions} questions skipped)"
     )
+    console.print(AGREEMENT_NOTE, markup=False, highlight=False)
     print(result_line(overall))
 
 
