@@ -58,6 +58,7 @@ def test_identifier_properties_by_name() -> None:
         ("0000-0001-2345-6789", "alice"),
         ("kinase b", "p2"),
         ("kinases", "p1"),  # stemmed: the plural finds the singular
+        ("Alcie Adlerr", "alice"),
     ],
 )
 def test_resolution_finds_the_entity_first(sources: SourceSet, text: str, iri: str) -> None:

@@ -4,7 +4,7 @@
 per query (difflib for fuzzy matches), which is fine for CK25 and slow for millions of
 names; it is also rebuilt on every run. This index is built once next to the store (or
 in the cache, keyed by the store's content digest), opened in milliseconds, and searched
-by tantivy: exact name, every word, prefix of the last word, one-edit fuzzy words, and
+by tantivy: exact name, every word, prefix of the last word, fuzzy words (one or two edits), and
 identifier forms (:mod:`~saga_kgqa.tools.identifier_forms`: ``GO:0008150`` meets
 ``go_0008150``). Only IRIs are indexed: a blank node is never a search hit.
 
@@ -191,7 +191,7 @@ class FullTextIndex:
             every.append((tantivy.Occur.Must, _prefix(schema, words[-1])))
             parts.append((occur, tantivy.Query.boost_query(tantivy.Query.boolean_query(every), 3.0)))
             fuzzy = [
-                (occur, tantivy.Query.fuzzy_term_query(schema, "name", w, distance=1 if len(w) >= 4 else 0))
+                (occur, tantivy.Query.fuzzy_term_query(schema, "name", w, distance=_edits(w)))
                 for w in words[:8]
             ]
             parts.append((occur, tantivy.Query.boolean_query(fuzzy)))
@@ -202,6 +202,11 @@ class FullTextIndex:
 
     def _rank(self, match: NameMatch) -> tuple[float, bool, int, str]:
         return (-match.score, match.source not in self._primary, len(match.text), match.resource)
+
+
+def _edits(word: str) -> int:
+    """Typos tolerated in one query word: none in short words, one, two from eight letters ("pontiometer")."""
+    return 0 if len(word) < 4 else 1 if len(word) < 8 else 2
 
 
 def _prefix(schema: tantivy.Schema, word: str) -> tantivy.Query:
