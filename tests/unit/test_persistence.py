@@ -18,6 +18,7 @@ from saga_kgqa.graph.persistence import (
     UnknownThread,
     connect,
     default_checkpoint_path,
+    moved_server_only,
 )
 
 SETUP = RunIdentity(graph="/data/space.ttl", model="m at http://h/v1")
@@ -137,3 +138,25 @@ def test_failed_run_resumes_from_a_new_connection_without_repeating_completed_no
         out = graph.invoke(None, config, durability="sync")
     assert out["seen"] == ["a", "b"]
     assert calls == ["a", "b", "b"]
+
+
+def test_only_a_moved_server_of_the_same_model_counts_as_moved() -> None:
+    assert moved_server_only("m at http://127.0.0.1:8000/v1", "m at http://127.0.0.1:9000/v1")
+    assert moved_server_only("m at http://gpu-a:8000/v1", "m at http://gpu-b:8000/v1/")
+    assert not moved_server_only("m at http://h:8000/v1", "m2 at http://h:9000/v1")  # another model
+    assert not moved_server_only("m at http://h:8000/v1", "m at http://h:8000/v2")  # another API root
+    assert not moved_server_only("m at http://h:8000/v1", "m at https://h:8000/v1")
+    assert not moved_server_only("factory x", "factory y")
+
+
+def test_resume_on_a_moved_server_warns_and_updates_the_record(tmp_path: Path) -> None:
+    warnings: list[str] = []
+    with CheckpointStore(tmp_path / "c.sqlite") as store:
+        store.start_thread("t", RunIdentity("g", "m at http://127.0.0.1:8000/v1"), "q")
+        moved = RunIdentity("g", "m at http://127.0.0.1:9000/v1")
+        assert store.check_resume("t", moved, warn=warnings.append).identity == moved
+        assert len(warnings) == 1 and "9000" in warnings[0]
+        assert store.check_resume("t", moved, warn=warnings.append).identity == moved
+        assert len(warnings) == 1  # recorded: the next resume is plain
+        with pytest.raises(ResumeMismatch):
+            store.check_resume("t", RunIdentity("other graph", "m at http://127.0.0.1:7000/v1"))

@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from saga_kgqa.cli.index_commands import load_or_build_schema
+from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption, SchemaOption
 from saga_kgqa.cli.output import EXIT_BACKEND, EXIT_REJECTED, fail, print_json
-from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption, open_graph
+from saga_kgqa.cli.store_commands import open_graph
 from saga_kgqa.errors import ConfigurationError, SagaError
-from saga_kgqa.schema import CompatibilityMode
-from saga_kgqa.tools.execute import ExecuteOutcome, ExecuteSettings, execute
+
+if TYPE_CHECKING:
+    from saga_kgqa.tools.execute import ExecuteOutcome, ExecuteSettings
 
 #: Exit status of a query the type check blocked (it was not run).
 EXIT_BLOCKED = 3
@@ -31,10 +33,7 @@ def execute_command(
     data: DataOption = None,
     endpoint: EndpointOption = None,
     profile: ProfileOption = None,
-    schema: Annotated[
-        Path | None,
-        typer.Option("--schema", help="Schema index written by `saga index build` (default: build it now)."),
-    ] = None,
+    schema: SchemaOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the machine-readable outcome as JSON.")] = False,
     exact: Annotated[
         bool, typer.Option("--exact", help="Exact type match (the paper's rule) instead of subclass-aware.")
@@ -53,6 +52,8 @@ def execute_command(
 
     Exit status: 0 for a result (empty included), 3 when blocked, 2 when rejected, 1 on a store failure.
     """
+    from saga_kgqa.tools.execute import ExecuteSettings, execute
+
     text = sys.stdin.read() if query == "-" else query
     settings = ExecuteSettings(verify_blocks=verify, max_rows_shown=max_rows, deadline_s=timeout)
     try:
@@ -61,8 +62,9 @@ def execute_command(
         else:
             with open_graph(data, endpoint, profile) as graph:
                 index = load_or_build_schema(graph, schema)
-                mode: CompatibilityMode = "exact" if exact else "subclass"
-                outcome = execute(text, graph=graph, schema=index, mode=mode, settings=settings)
+                outcome = execute(
+                    text, graph=graph, schema=index, mode="exact" if exact else "subclass", settings=settings
+                )
     except SagaError as exc:
         fail(exc)
     _print(outcome, as_json)

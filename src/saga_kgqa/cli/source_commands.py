@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from saga_kgqa.cli.groups import command_group
 from saga_kgqa.cli.output import EXIT_REJECTED, fail, print_json, stderr
 from saga_kgqa.errors import SagaError, ToolInputError
 
@@ -33,7 +34,7 @@ SurveyDirOption = Annotated[
     Path | None, typer.Option("--survey-dir", help="Cache of surveys and name indexes (default: $SAGA_SURVEY_DIR).")
 ]
 
-source_app = typer.Typer(help="Named sources: catalog, live survey, summary, entity resolution, expansion, bridging.")
+source_app = command_group("Named sources: catalog, live survey, summary, entity resolution, expansion, bridging.")
 
 
 @contextmanager

@@ -1,40 +1,30 @@
-"""``saga load`` and ``saga sparql``: build a store, run one query."""
+"""``saga load`` and ``saga sparql``: build a store, run one query.
+
+:func:`open_graph` opens what the shared graph options name, for every command. The store
+and guard modules are imported inside the functions that use them, so that ``--help``
+stays as cheap as typer (see :mod:`saga_kgqa.cli`).
+"""
 
 from __future__ import annotations
 
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from saga_kgqa import settings
+from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption
 from saga_kgqa.cli.output import fail, print_json, print_result, stderr, stdout
 from saga_kgqa.errors import ConfigurationError, SagaError
-from saga_kgqa.kg.backend import ExecutionLimits
-from saga_kgqa.kg.declared_prefixes import read_declared_prefixes, save_store_prefixes
-from saga_kgqa.kg.embedded import load_files
-from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.kg.replay_cache import CacheMode
 
-DataOption = Annotated[
-    list[Path] | None,
-    typer.Option(
-        "--data",
-        "-d",
-        help="RDF files to load (repeatable), or one store directory written by `saga load`. "
-        "Default: the example graph shipped with saga-kgqa.",
-    ),
-]
-EndpointOption = Annotated[
-    str | None, typer.Option("--endpoint", "-e", help="URL of a remote SPARQL endpoint (instead of --data).")
-]
-ProfileOption = Annotated[
-    str | None,
-    typer.Option(help="Endpoint profile: generic, fuseki, embedded, wikidata, qlever, virtuoso."),
-]
+if TYPE_CHECKING:
+    from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+
+__all__ = ["DataOption", "EndpointOption", "ProfileOption", "load", "open_graph", "register", "sparql"]
+
 CacheDirOption = Annotated[Path | None, typer.Option(help="Directory of the record/replay cache.")]
 CacheModeOption = Annotated[CacheMode, typer.Option(help="Record/replay cache mode.")]
 
@@ -51,6 +41,9 @@ def open_graph(
     Raises:
         ConfigurationError: The options contradict each other or name nothing usable.
     """
+    from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+    from saga_kgqa.kg.opening import open_backend
+
     if data and endpoint:
         raise ConfigurationError("give either --data or --endpoint, not both")
     if not data and not endpoint:
@@ -82,6 +75,9 @@ def load(
     ] = True,
 ) -> None:
     """Load RDF files into a persisted store directory for later runs."""
+    from saga_kgqa.kg.declared_prefixes import read_declared_prefixes, save_store_prefixes
+    from saga_kgqa.kg.embedded import load_files
+
     started = time.perf_counter()
     try:
         count = load_files(store, files)
@@ -125,6 +121,8 @@ def sparql(
     cache_mode: CacheModeOption = CacheMode.OFF,
 ) -> None:
     """Run one read-only SPARQL query; a rejected query exits with status 2 and a one-line reason."""
+    from saga_kgqa.kg.backend import ExecutionLimits
+
     text = sys.stdin.read() if query == "-" else query
     limits = ExecutionLimits(deadline_s=timeout, max_rows=max_rows)
     try:

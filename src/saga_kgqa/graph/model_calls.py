@@ -21,7 +21,7 @@ from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.state import TokenUsage
 
-ModelRole = Literal["answer_type", "controller", "prune", "parse"]
+ModelRole = Literal["answer_type", "controller", "prune", "parse", "mars_link", "mars_reason", "mars_verify"]
 
 #: Returns the chat model for a run's context and a role.
 ModelFactory = Callable[[SagaContext, ModelRole], BaseChatModel]

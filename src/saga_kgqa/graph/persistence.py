@@ -5,7 +5,8 @@ resumes with ``saga ask --resume THREAD`` without repeating completed model call
 database runs in WAL mode with a busy timeout, so several workers may share one file
 without "database is locked" (faults.md E7). Each thread records which graph and which
 model it ran against; resuming with another one is refused unless forced (faults.md E6),
-because a half-built query grounded in one graph means nothing in another.
+because a half-built query grounded in one graph means nothing in another. The same model
+served from another host or port is the same model: that resume only warns.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from urllib.parse import urlsplit
 
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.sqlite import SqliteSaver
@@ -56,6 +59,19 @@ class RunIdentity:
 
     graph: str
     model: str
+
+
+def moved_server_only(before: str, after: str) -> bool:
+    """Whether two model descriptions (``name at URL``) differ only in the server's host or port.
+
+    The model name, URL scheme and path must be equal; only the network location may differ.
+    """
+    name_before, sep_before, url_before = before.rpartition(" at ")
+    name_after, sep_after, url_after = after.rpartition(" at ")
+    if not (sep_before and sep_after) or name_before != name_after:
+        return False
+    old, new = urlsplit(url_before), urlsplit(url_after)
+    return (old.scheme, old.path.rstrip("/")) == (new.scheme, new.path.rstrip("/")) and old.netloc != new.netloc
 
 
 @dataclass(frozen=True)
@@ -140,6 +156,14 @@ class CheckpointStore:
             return None
         return ThreadRecord(row[0], RunIdentity(graph=row[1], model=row[2]), row[3], row[4])
 
+    def threads(self, limit: int = 50) -> list[ThreadRecord]:
+        """The most recently started threads, newest first."""
+        rows = self._conn.execute(
+            "SELECT thread_id, graph, model, question, created FROM saga_threads ORDER BY created DESC LIMIT ?",
+            (limit,),
+        ).fetchall()
+        return [ThreadRecord(r[0], RunIdentity(graph=r[1], model=r[2]), r[3], r[4]) for r in rows]
+
     def start_thread(self, thread_id: str, identity: RunIdentity, question: str) -> ThreadRecord:
         """Record a new thread.
 
@@ -159,13 +183,25 @@ class CheckpointStore:
         assert record is not None  # just inserted
         return record
 
-    def check_resume(self, thread_id: str, identity: RunIdentity, *, force: bool = False) -> ThreadRecord:
+    def check_resume(
+        self,
+        thread_id: str,
+        identity: RunIdentity,
+        *,
+        force: bool = False,
+        warn: Callable[[str], None] | None = None,
+    ) -> ThreadRecord:
         """Return the thread to resume, refusing another graph or model unless forced.
+
+        The same model on a server that only moved (another host or port,
+        :func:`moved_server_only`) is not another model: the resume goes on, the record is
+        updated, and ``warn`` hears about it.
 
         Args:
             thread_id: The thread to resume.
             identity: Graph and model of the resuming run.
             force: Resume even when graph or model differ (the record is updated).
+            warn: Told, in one sentence, when the model's server moved.
 
         Raises:
             UnknownThread: No such thread in this database.
@@ -184,7 +220,10 @@ class CheckpointStore:
             )
             if before != after
         ]
-        if not force:
+        moved = record.identity.graph == identity.graph and moved_server_only(record.identity.model, identity.model)
+        if moved and warn is not None:
+            warn(f"thread {thread_id!r} resumes on another server of the same model ({'; '.join(changes)})")
+        if not force and not moved:
             raise ResumeMismatch(
                 f"thread {thread_id!r} started against another setup ({'; '.join(changes)}); "
                 "resume with the same --data/--endpoint and model, or pass --force"

@@ -11,12 +11,13 @@ from typing import Any, Literal
 
 from saga_kgqa.state import Action
 
-ActionRoute = Literal["search", "lookup", "examples", "execute", "refuse_action", "finalize"]
+ActionRoute = Literal["search", "lookup", "patterns", "examples", "execute", "refuse_action", "finalize"]
 LookupRoute = Literal["prune_fallback", "controller", "finalize"]
 
 _TOOL_NODES: dict[str, ActionRoute] = {
     "search": "search",
     "lookup": "lookup",
+    "patterns": "patterns",
     "examples": "examples",
     "execute": "execute",
 }

@@ -57,6 +57,25 @@ class ToolNodes:
         entry = knowledge(step, outcome, f"examples {result.info.property.id}: {len(result.examples)} triples")
         return _finish(action, step, result.text, outcome, [entry])
 
+    def patterns(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
+        """Run ``patterns(entity)``: its patterns ranked for the question, type-filtered like lookup."""
+        from saga_kgqa.patterns.configured import configured_ranking
+
+        context, action, step = _begin(state, runtime)
+        try:
+            result = self.dependencies.tools(context).patterns(
+                action.argument,
+                question=state.get("question", ""),
+                theta=_theta_for_tools(state, context),
+                ranking=configured_ranking(context),
+                top_n=context.mars_top_n,
+            )
+        except (ToolInputError, BackendError) as exc:
+            return _failed(action, step, exc)
+        outcome: Outcome = "ok" if result.found else "empty"
+        summary = f"patterns {action.argument[:60]}: {len(result.shown)} shown, {len(result.hidden)} hidden by type"
+        return _finish(action, step, result.text, outcome, [knowledge(step, outcome, summary)])
+
     def lookup(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
         """Run the type-constrained ``lookup(entity)``; an untyped entity goes to the prune fallback."""
         context, action, step = _begin(state, runtime)

@@ -190,10 +190,7 @@ class FullTextIndex:
             every = [(tantivy.Occur.Must, tantivy.Query.term_query(schema, "name", w)) for w in words[:-1]]
             every.append((tantivy.Occur.Must, _prefix(schema, words[-1])))
             parts.append((occur, tantivy.Query.boost_query(tantivy.Query.boolean_query(every), 3.0)))
-            fuzzy = [
-                (occur, tantivy.Query.fuzzy_term_query(schema, "name", w, distance=_edits(w)))
-                for w in words[:8]
-            ]
+            fuzzy = [(occur, tantivy.Query.fuzzy_term_query(schema, "name", w, distance=_edits(w))) for w in words[:8]]
             parts.append((occur, tantivy.Query.boolean_query(fuzzy)))
             # Casefolded \w+ words hold no query-syntax operator, so the parser only tokenises (stems) them.
             stemmed = self._index.parse_query(" ".join(words[:8]), ["stem"], conjunction_by_default=True)
