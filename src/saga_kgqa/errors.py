@@ -111,6 +111,23 @@ class EndpointBanned(EndpointUnavailable):
     retryable = False
 
 
+class EndpointRedirected(EndpointUnavailable):
+    """The endpoint answered with a redirect, which is never followed; an operator must act.
+
+    Following it would send our requests (and record the answers) wherever the server
+    points, any host or scheme. The operator may configure the new URL instead.
+
+    Attributes:
+        location: Where the endpoint pointed (as sent, resolved against the request URL).
+    """
+
+    retryable = False
+
+    def __init__(self, message: str, *, location: str) -> None:
+        super().__init__(message)
+        self.location = location
+
+
 class BadResponse(BackendError):
     """The endpoint answered with something that is not a valid result.
 
@@ -122,3 +139,15 @@ class BadResponse(BackendError):
 
 class CacheMiss(BackendError):
     """Replay mode found no recording for a request; no live call was made."""
+
+
+class QueryMemoryExhausted(BackendError):
+    """The query used up the embedded store's worker memory cap; the worker died and the query is not retried."""
+
+    query_at_fault = True
+
+
+class QueryCrashedEngine(BackendError):
+    """The query crashed the embedded store's engine (its worker died answering it); it is not retried."""
+
+    query_at_fault = True

@@ -68,13 +68,16 @@ def test_control_raw_pyoxigraph_follows_service_silent(listener: ConnectionCount
     assert len(rows) == 1  # SILENT swallowed the failure and answered anyway
 
 
-def test_control_embedded_store_follows_service_when_the_guard_is_bypassed(
+def test_embedded_store_refuses_service_even_when_the_guard_is_bypassed(
     graph: KnowledgeGraph, listener: ConnectionCounter
 ) -> None:
+    # Raw pyoxigraph follows this SERVICE (the control above); the embedded backend refuses it
+    # itself, so a query that slipped past the guard still makes no connection (issue 10, hole 4).
     text = f"SELECT * WHERE {{ SERVICE SILENT <{listener.url}> {{ ?s ?p ?o }} }}"
-    # Built by hand: exactly what must never happen outside this control.
-    graph.run(CheckedQuery(text=text, form="SELECT", origin="guard", source_text=text))
-    assert listener.wait_for(1) >= 1
+    with pytest.raises(QueryRejected) as info:
+        graph.run(CheckedQuery(text=text, form="SELECT", origin="guard", source_text=text))
+    assert info.value.reason == "service"
+    assert listener.wait_for(1, within_s=0.5) == 0
 
 
 def test_guarded_graph_answers_ordinary_queries(graph: KnowledgeGraph) -> None:

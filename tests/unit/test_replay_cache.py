@@ -16,6 +16,7 @@ from saga_kgqa.errors import (
     BadResponse,
     CacheCorrupted,
     CacheMiss,
+    ConfigurationError,
     EndpointThrottled,
     EndpointUnavailable,
     QuerySyntaxError,
@@ -313,7 +314,7 @@ def test_failed_write_leaves_neither_a_recording_nor_a_temp_file(
 
     monkeypatch.setattr(os, "replace", refuse)
     backend = RecordReplayBackend(CountingBackend(answer_with_row("v")), cache_dir=tmp_path, mode=CacheMode.RECORD)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(ConfigurationError, match="disk full"):  # typed, not a raw OSError (issue 10, hole 9)
         backend.execute(guard_query("SELECT ?x WHERE { ?x ?p ?o }"))
     assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
 

@@ -31,7 +31,10 @@ _SERVE = "saga_kgqa.cli.serve_commands"
 
 #: Every top-level ``saga`` command, in the order ``saga --help`` lists them.
 COMMANDS: dict[str, LazyCommand] = {
-    "load": LazyCommand(_STORE, "Load RDF files into a persisted store directory for later runs."),
+    "load": LazyCommand(
+        _STORE,
+        "Load RDF files into a persisted store directory for later runs: all of them, or the store stays as it was.",
+    ),
     "sparql": LazyCommand(
         _STORE, "Run one read-only SPARQL query; a rejected query exits with status 2 and a one-line reason."
     ),

@@ -35,7 +35,7 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.wikidata_search import WIKIDATA_API
 from saga_kgqa.models import ConfiguredModelFactory, ModelSettings
 from saga_kgqa.state.checkpointing import checkpoint_serde
-from saga_kgqa.state.schema import InputState
+from saga_kgqa.state.schema import InputState, require_question
 
 #: Exit status after Ctrl-C (the run is saved).
 EXIT_INTERRUPTED = 130
@@ -123,6 +123,8 @@ def run_ask(request: AskRequest) -> AskResult:
     """
     if (request.question is None) == (request.resume is None):
         raise ConfigurationError("give a question, or --resume THREAD (not both)")
+    if request.question is not None:
+        require_question(request.question)
     explicit = {k: v for k, v in request.switches.items() if v is not None}
     if request.profile is not None:
         explicit["profile"] = request.profile  # a Wikidata profile implies the wikidata dialect

@@ -15,9 +15,10 @@ import typer
 
 from saga_kgqa.cli.index_commands import load_or_build_schema
 from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption, SchemaOption
-from saga_kgqa.cli.output import EXIT_BACKEND, EXIT_REJECTED, fail, print_json
+from saga_kgqa.cli.output import EXIT_BACKEND, EXIT_REJECTED, fail, print_json, read_query
 from saga_kgqa.cli.store_commands import open_graph
 from saga_kgqa.errors import ConfigurationError, SagaError
+from saga_kgqa.kg.backend import MAX_DEADLINE_S
 
 if TYPE_CHECKING:
     from saga_kgqa.tools.execute import ExecuteOutcome, ExecuteSettings
@@ -40,7 +41,9 @@ def execute_command(
     ] = False,
     verify: Annotated[bool, typer.Option(help="Confirm a schema conflict against the graph before blocking.")] = True,
     max_rows: Annotated[int, typer.Option(min=1, help="Rows shown in the table.")] = 20,
-    timeout: Annotated[float, typer.Option(min=0.1, help="Deadline of the query, in seconds.")] = 30.0,
+    timeout: Annotated[
+        float, typer.Option(min=0.1, max=MAX_DEADLINE_S, help="Deadline of the query, in seconds.")
+    ] = 30.0,
     source: Annotated[
         str | None, typer.Option("--source", help="A source name from the catalog (instead of --data/--endpoint).")
     ] = None,
@@ -54,7 +57,7 @@ def execute_command(
     """
     from saga_kgqa.tools.execute import ExecuteSettings, execute
 
-    text = sys.stdin.read() if query == "-" else query
+    text = read_query(query)
     settings = ExecuteSettings(verify_blocks=verify, max_rows_shown=max_rows, deadline_s=timeout)
     try:
         if source is not None:

@@ -58,6 +58,26 @@ def fail(error: SagaError) -> NoReturn:
     raise typer.Exit(code)
 
 
+def read_query(query: str) -> str:
+    """The query argument, or standard input for ``-``; input that is not UTF-8 is a rejected query.
+
+    Exits with status 2 and a one-line reason (never a ``UnicodeDecodeError`` traceback).
+    """
+    if query != "-":
+        return query
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        fail(
+            QueryRejected(
+                f"standard input is not valid UTF-8 (bad byte 0x{data[exc.start]:02x} at offset {exc.start}): "
+                "send the query as UTF-8 text",
+                reason="encoding",
+            )
+        )
+
+
 def print_json(data: Any) -> None:
     """Write one JSON document to stdout."""
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")

@@ -110,6 +110,13 @@ def connect(path: Path, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -> sqlit
     return conn
 
 
+def _unusable(path: Path, exc: Exception) -> ConfigurationError:
+    return ConfigurationError(
+        f"cannot use the checkpoint database {path} ({exc}): move it aside, or set SAGA_CHECKPOINT_DB "
+        "or --checkpoint-db to another file"
+    )
+
+
 class CheckpointStore:
     """A SQLite checkpointer plus the thread registry, in one database file.
 
@@ -129,11 +136,21 @@ class CheckpointStore:
             path: The database file; its directory is created.
             serde: Checkpoint serializer (LangGraph's default when ``None``).
             busy_timeout_s: How long a write waits for another writer.
+
+        Raises:
+            ConfigurationError: The file is not a SQLite database (corrupt) or cannot be opened.
         """
         self.path = path
-        self._conn = connect(path, busy_timeout_s)
-        self.saver = SqliteSaver(self._conn, serde=serde)
-        self.saver.setup()
+        try:
+            self._conn = connect(path, busy_timeout_s)
+        except (sqlite3.Error, OSError) as exc:
+            raise _unusable(path, exc) from None
+        try:
+            self.saver = SqliteSaver(self._conn, serde=serde)
+            self.saver.setup()
+        except sqlite3.Error as exc:
+            self._conn.close()
+            raise _unusable(path, exc) from None
 
     def __enter__(self) -> CheckpointStore:
         return self

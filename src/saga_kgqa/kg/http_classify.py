@@ -34,6 +34,9 @@ SERVER_TEXT_LIMIT = 1500
 #: A ban whose end cannot be read from the body lasts this long (WDQS bans for 24 h).
 DEFAULT_BAN_S = 24 * 3600.0
 
+#: Largest wait :func:`parse_retry_after` returns (about 31,700 years): finite, whatever the header says.
+RETRY_AFTER_CEILING_S = 1e12
+
 BodyEnding = Literal["eof", "cap", "cut"]
 FaultKind = Literal["syntax", "server_timeout", "throttled", "banned", "gateway", "unavailable", "bad_response"]
 
@@ -60,6 +63,7 @@ _BAN_UNTIL_HTTP_DATE = re.compile(
     r"banned\s+until\s+((?:[A-Z][a-z]{2},\s+)?\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4}\s+\d{2}:\d{2}:\d{2}\s+(?:GMT|UTC|[+-]\d{4}))",
     re.IGNORECASE,
 )
+_DELTA_SECONDS = re.compile(r"[0-9]+")
 _TAG = re.compile(r"<[^>]*>")
 _SCRIPT_OR_STYLE = re.compile(r"<(script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 _SPACES = re.compile(r"[ \t\r\f\v]+")
@@ -213,18 +217,23 @@ def parse_retry_after(value: str | None, *, wall_now: float) -> float | None:
         wall_now: The current wall-clock time, for the HTTP-date form.
 
     Returns:
-        Seconds to wait (never negative), or ``None`` when absent or unreadable.
+        Seconds to wait (never negative, never infinite: at most
+        :data:`RETRY_AFTER_CEILING_S`; callers cap it further), or ``None`` when absent
+        or unreadable.
     """
     if value is None:
         return None
     value = value.strip()
-    if value.isdigit():
-        return float(value)
+    # ASCII digits only: str.isdigit() also accepts "²" and "٣", which float() refuses.
+    if _DELTA_SECONDS.fullmatch(value):
+        # A 300-digit number would become inf as a float (and int() refuses 4,300 digits).
+        return RETRY_AFTER_CEILING_S if len(value) > 12 else min(float(int(value)), RETRY_AFTER_CEILING_S)
     try:
         when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+        seconds = when.timestamp() - wall_now
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    return max(0.0, when.timestamp() - wall_now)
+    return min(max(0.0, seconds), RETRY_AFTER_CEILING_S)
 
 
 def _ban_seconds(reply: HttpReply, wall_now: float) -> float:

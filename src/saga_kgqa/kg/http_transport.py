@@ -13,6 +13,11 @@ Here the socket timeout is re-armed before every read with the time left, a watc
 shuts the socket down when the deadline passes (this also ends a drip-fed header), and
 bodies are read in small chunks up to a byte cap. HTTP errors come back as replies,
 body read under the same rules, for :mod:`saga_kgqa.kg.http_classify` to judge.
+
+Redirects are never followed (issue 10, hole 2): the opener has no redirect handler and
+no handler for any scheme but http and https, and a 3xx with a ``Location`` raises
+:class:`Redirected`. :func:`get` gives other HTTP clients (MediaWiki entity search) the
+same deadline, byte cap and redirect rule.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import threading
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
 from SPARQLWrapper import JSON, POST, TURTLE, SPARQLWrapper
@@ -62,6 +68,20 @@ class TransportFailure(Exception):
         super().__init__(reason)
         self.reason = reason
         self.connected = connected
+
+
+class Redirected(Exception):
+    """The server answered with a redirect, which is not followed.
+
+    Attributes:
+        status: The 3xx status.
+        location: The ``Location`` header resolved against the request URL.
+    """
+
+    def __init__(self, status: int, location: str) -> None:
+        super().__init__(f"HTTP {status} to {location}")
+        self.status = status
+        self.location = location
 
 
 class _SocketRecorder:
@@ -137,12 +157,34 @@ class _RecordingHTTPSHandler(urllib.request.HTTPSHandler):
         )
 
 
+def _opener(recorder: _SocketRecorder) -> urllib.request.OpenerDirector:
+    """An opener for http and https only, that follows no redirect.
+
+    ``build_opener`` would add ``HTTPRedirectHandler`` (any host, any scheme, a POST re-sent
+    as GET) and handlers for ftp, file and data URLs. Here a 3xx falls through to the
+    default error handler and comes back as an ``HTTPError`` reply. Same-origin redirects
+    are not followed either: a SPARQL endpoint that redirects is misconfigured or moved,
+    the replay cache is keyed on the configured URL, and a POST re-sent as GET changes the
+    request; the operator can configure the new URL (the error names it).
+    """
+    opener = urllib.request.OpenerDirector()
+    for handler in (
+        urllib.request.ProxyHandler(),  # the operator's proxy settings, as before
+        _RecordingHTTPHandler(recorder),
+        _RecordingHTTPSHandler(recorder),
+        urllib.request.HTTPDefaultErrorHandler(),
+        urllib.request.HTTPErrorProcessor(),
+    ):
+        opener.add_handler(handler)
+    return opener
+
+
 class _RawResponseWrapper(SPARQLWrapper):
     """SPARQLWrapper whose ``query()`` returns the open response, error statuses included."""
 
     def __init__(self, endpoint: str, *, agent: str, recorder: _SocketRecorder, socket_timeout: float) -> None:
         super().__init__(endpoint, agent=agent)
-        self._opener = urllib.request.build_opener(_RecordingHTTPHandler(recorder), _RecordingHTTPSHandler(recorder))
+        self._opener = _opener(recorder)
         self._socket_timeout = socket_timeout
 
     def _query(self) -> tuple[Any, str]:
@@ -190,6 +232,7 @@ def send(
     Raises:
         DeadlineExceeded: The deadline passed first.
         TransportFailure: No HTTP answer came back.
+        Redirected: The endpoint answered with a redirect.
     """
     remaining = deadline.remaining()
     if remaining <= 0:
@@ -206,18 +249,61 @@ def send(
     # decide that a query is an update and route it to an update endpoint.
     wrapper.queryString = text
     wrapper.queryType = form
-    watchdog = threading.Timer(remaining, recorder.fire)
-    watchdog.daemon = True
-    watchdog.start()
+    with _watchdog(remaining, recorder):
+        return _exchange(lambda: wrapper.query().response, url, recorder, deadline, max_bytes)
+
+
+def get(url: str, *, agent: str, accept: str, deadline: Deadline, max_bytes: int) -> HttpReply:
+    """GET ``url`` under the same total deadline, byte cap and redirect rule as :func:`send`.
+
+    Args:
+        url: An http(s) URL (any other scheme fails: no handler is installed for it).
+        agent: The User-Agent header.
+        accept: The Accept header.
+        deadline: The total deadline, covering connect, wait and transfer.
+        max_bytes: Bytes of a 2xx body read before stopping (``ending == "cap"``).
+
+    Returns:
+        The reply, whatever its status.
+
+    Raises:
+        DeadlineExceeded: The deadline passed first.
+        TransportFailure: No HTTP answer came back.
+        Redirected: The server answered with a redirect.
+    """
+    remaining = deadline.remaining()
+    if remaining <= 0:
+        raise DeadlineExceeded
+    recorder = _SocketRecorder()
+    opener = _opener(recorder)
+    request = urllib.request.Request(url, headers={"User-Agent": agent, "Accept": accept})  # noqa: S310 - http(s) only
+
+    def open_response() -> Any:
+        try:
+            return opener.open(request, timeout=remaining)
+        except urllib.error.HTTPError as error:
+            return error
+
+    with _watchdog(remaining, recorder):
+        return _exchange(open_response, url, recorder, deadline, max_bytes)
+
+
+@contextlib.contextmanager
+def _watchdog(seconds: float, recorder: _SocketRecorder) -> Iterator[None]:
+    timer = threading.Timer(seconds, recorder.fire)
+    timer.daemon = True
+    timer.start()
     try:
-        return _exchange(wrapper, recorder, deadline, max_bytes)
+        yield
     finally:
-        watchdog.cancel()
+        timer.cancel()
 
 
-def _exchange(wrapper: _RawResponseWrapper, recorder: _SocketRecorder, deadline: Deadline, max_bytes: int) -> HttpReply:
+def _exchange(
+    open_response: Callable[[], Any], url: str, recorder: _SocketRecorder, deadline: Deadline, max_bytes: int
+) -> HttpReply:
     try:
-        response = wrapper.query().response
+        response = open_response()
     except urllib.error.URLError as error:
         reason = error.reason
         if recorder.deadline_fired or deadline.expired():
@@ -234,6 +320,10 @@ def _exchange(wrapper: _RawResponseWrapper, recorder: _SocketRecorder, deadline:
         status, headers, stream = response.code, list(response.headers.items()), response.fp
     else:
         status, headers, stream = response.status, response.getheaders(), response
+    location = next((value for name, value in headers if name.lower() == "location"), None)
+    if 300 <= status < 400 and location is not None:
+        response.close()
+        raise Redirected(status, urllib.parse.urljoin(url, location.strip()))
     cap = max_bytes if 200 <= status < 300 else ERROR_BODY_CAP
     try:
         body, ending = _read_body(stream, recorder, deadline, cap, _declared_length(headers))

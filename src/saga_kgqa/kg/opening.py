@@ -12,7 +12,8 @@ from saga_kgqa.kg.declared_prefixes import (
     save_store_prefixes,
     with_prefixes,
 )
-from saga_kgqa.kg.embedded import EmbeddedStore, load_files
+from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.embedded_loading import build_store
 from saga_kgqa.kg.profiles import get_profile
 from saga_kgqa.kg.replay_cache import CacheMode, RecordReplayBackend
 
@@ -32,7 +33,8 @@ def open_backend(
     Exactly one source must be given:
 
     * ``data`` as RDF files: they are bulk-loaded into a temporary store that is deleted
-      on ``close()`` or, when ``store_dir`` is also given, into that (kept) directory;
+      on ``close()`` or, when ``store_dir`` is also given, into that (kept) directory,
+      atomically (a file that fails to load leaves it as it was);
     * ``data`` as one directory, or ``store_dir`` alone: an existing store, opened read-only;
     * ``endpoint``: a remote SPARQL endpoint URL.
 
@@ -51,7 +53,8 @@ def open_backend(
 
     Raises:
         ConfigurationError: The settings are contradictory or incomplete, a file or
-            directory is missing or unreadable, or the profile is unknown.
+            directory is missing or unreadable, or the profile is unknown or does not fit
+            the backend (a remote server's profile on an embedded store, or the reverse).
     """
     mode = _cache_mode(cache_mode)
     if mode is not CacheMode.OFF and cache_dir is None:
@@ -80,8 +83,13 @@ def _open_uncached(
         # covers branches where kg/remote.py is not merged yet; afterwards it is unused.
         from saga_kgqa.kg.remote import RemoteEndpoint  # type: ignore[import-not-found,unused-ignore]
 
+        remote_profile = get_profile(profile or "generic")
+        if remote_profile.name == "embedded":
+            raise ConfigurationError(
+                "profile 'embedded' describes a local store; give an endpoint profile such as generic"
+            )
         # The annotation makes mypy check RemoteEndpoint against the KGBackend protocol.
-        remote: KGBackend = RemoteEndpoint(endpoint, profile=get_profile(profile or "generic"), contact=contact)
+        remote: KGBackend = RemoteEndpoint(endpoint, profile=remote_profile, contact=contact)
         return remote
 
     # The data's own prefixes (pv:, ex:, ...) join the profile's, so the ids the tools
@@ -97,8 +105,8 @@ def _open_uncached(
         return EmbeddedStore(directories[0], profile=with_prefixes(base_profile, stored))
     file_profile = with_prefixes(base_profile, read_declared_prefixes(data))
     if data and store_dir is not None:
-        load_files(store_dir, data)
-        save_store_prefixes(store_dir, read_declared_prefixes(data))
+        declared = read_declared_prefixes(data)
+        build_store(store_dir, data, finish=lambda built: save_store_prefixes(built, declared))
         return EmbeddedStore(store_dir, profile=file_profile)
     if data:
         return EmbeddedStore.from_files(data, profile=file_profile)

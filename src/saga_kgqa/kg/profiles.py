@@ -59,6 +59,20 @@ WIKIDATA_PREFIXES: dict[str, str] = {
 
 WIKIBASE_LABEL_SERVICE = "http://wikiba.se/ontology#label"
 
+_GEOF = WIKIDATA_PREFIXES["geof"]
+#: Functions WDQS offers beyond SPARQL 1.1 (SPINACH's gold queries call geof:distance).
+WIKIDATA_FUNCTIONS = frozenset(
+    {
+        f"{_GEOF}distance",
+        f"{_GEOF}globe",
+        f"{_GEOF}latitude",
+        f"{_GEOF}longitude",
+        "http://wikiba.se/ontology#decodeUri",
+    }
+)
+#: QLever on Wikidata computes distances and coordinates the same way.
+QLEVER_FUNCTIONS = frozenset({f"{_GEOF}distance", f"{_GEOF}latitude", f"{_GEOF}longitude"})
+
 
 @dataclass(frozen=True)
 class EndpointProfile:
@@ -77,6 +91,11 @@ class EndpointProfile:
         default_retry_after_s: Wait after a 429 without ``Retry-After``.
         max_throttle_retries: Retries after throttling within one call.
         partial_result_headers: Response headers whose presence marks a partial result.
+        allowed_functions: Function IRIs a query may call besides SPARQL 1.1's built-ins
+            and XSD casts (an allow-list: engine extensions such as Virtuoso's
+            ``bif:http_get`` reach outside the store).
+        allowed_graphs: Graph IRIs FROM / FROM NAMED may name (none by default; an
+            embedded store adds its own named graphs).
     """
 
     name: ProfileName
@@ -90,6 +109,8 @@ class EndpointProfile:
     default_retry_after_s: float = 60.0
     max_throttle_retries: int = 2
     partial_result_headers: tuple[str, ...] = ()
+    allowed_functions: frozenset[str] = frozenset()
+    allowed_graphs: frozenset[str] = frozenset()
 
 
 def _profile(name: ProfileName, prefixes: dict[str, str] | None = None, **kwargs: object) -> EndpointProfile:
@@ -111,11 +132,18 @@ PROFILES: MappingProxyType[str, EndpointProfile] = MappingProxyType(
             "wikidata",
             WIKIDATA_PREFIXES,
             service_allowlist=frozenset({WIKIBASE_LABEL_SERVICE}),
+            allowed_functions=WIKIDATA_FUNCTIONS,
             max_concurrency=1,
             server_timeout_s=60.0,
         ),
         # QLever answers a timed-out query with HTTP 429 and a JSON "exception".
-        "qlever": _profile("qlever", WIKIDATA_PREFIXES, server_timeout_s=30.0, throttle_means_timeout=True),
+        "qlever": _profile(
+            "qlever",
+            WIKIDATA_PREFIXES,
+            server_timeout_s=30.0,
+            throttle_means_timeout=True,
+            allowed_functions=QLEVER_FUNCTIONS,
+        ),
         # Virtuoso "anytime" results come back with HTTP 200 and X-SQL-State.
         "virtuoso": _profile(
             "virtuoso",
