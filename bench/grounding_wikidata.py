@@ -24,11 +24,11 @@ from saga_kgqa.eval.wikidata_grounding import (
     measure_gold,
     wikidata_gold,
 )
-from saga_kgqa.kg.embedded import EmbeddedStore, load_files
+from saga_kgqa.kg.cache.replay_cache import CacheMode
+from saga_kgqa.kg.core.profiles import get_profile
+from saga_kgqa.kg.embedded.store import EmbeddedStore, load_files
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
-from saga_kgqa.kg.profiles import get_profile
-from saga_kgqa.kg.replay_cache import CacheMode
 from saga_kgqa.schema import SchemaIndex, build_dialect_index
 from saga_kgqa.tools import GroundingToolkit
 from saga_kgqa.tools.context import ToolCaps

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from saga_kgqa.context import SagaContext
-from saga_kgqa.kg.profiles import PROFILES
+from saga_kgqa.kg.core.profiles import PROFILES
 from saga_kgqa.prompts import dialect_wording, load_prompt, render_prompt
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.state import AnswerType, KnowledgeEntry, PriorTurn, PruneRequest, Step, TypeState

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from saga_kgqa.context import SagaContext
 from saga_kgqa.dialects import Dialect
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.wikidata_search import WikidataEntitySearch
+from saga_kgqa.kg.remote.wikidata_search import WikidataEntitySearch
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools import GroundingToolkit, LookupResult, PropertyExamplesResult, SearchResult, ToolCaps

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 
 from saga_kgqa.dialects.model import RDF_DIALECT, Dialect
 from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.kg.core.result import Term
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.result import Term
-from saga_kgqa.kg.wikidata_search import WikidataEntitySearch
+from saga_kgqa.kg.remote.wikidata_search import WikidataEntitySearch
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
 from saga_kgqa.schema.model import SideEvidence
 from saga_kgqa.tools.graph_reads import Reads, Texts

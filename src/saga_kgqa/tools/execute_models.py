@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 
 from saga_kgqa.errors import BackendError, EndpointThrottled, QueryRejected, QueryTimeout
-from saga_kgqa.kg.result import QueryForm, QueryResult
+from saga_kgqa.kg.core.result import QueryForm, QueryResult
 from saga_kgqa.schema import SchemaSource
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools.empty_diagnosis import DiagnosisSettings, EmptyDiagnosis

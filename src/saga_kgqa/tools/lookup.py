@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from saga_kgqa.kg.result import Term
+from saga_kgqa.kg.core.result import Term
 from saga_kgqa.state import TypeProvenance, TypeState, declared_types
 from saga_kgqa.tools.context import ToolContext
 from saga_kgqa.tools.dialect_reads import Details, compound_values, graph_superclasses, qualifiers, reverse_properties

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from rdflib.plugins.sparql.parserutils import CompValue
 
 from saga_kgqa.errors import QueryRejected
+from saga_kgqa.kg.core.query import CheckedQuery
+from saga_kgqa.kg.guard.sparql_algebra import parse_algebra
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.query import CheckedQuery
-from saga_kgqa.kg.sparql_algebra import parse_algebra
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex
 from saga_kgqa.state import TypeState, declared_types, merge_type_state, type_patterns_in
 from saga_kgqa.tools.execute_models import ExecuteOutcome, ExecuteSettings, failure_outcome

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from saga_kgqa.kg.result import TermKind
+from saga_kgqa.kg.core.result import TermKind
 from saga_kgqa.schema import CompatibilityMode, SchemaSource
 from saga_kgqa.schema.compatibility import Basis, Decision
 from saga_kgqa.state import TypeState
