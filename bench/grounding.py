@@ -39,6 +39,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-dir", type=Path, default=Path("../shared/data"))
     parser.add_argument("--limit-questions", type=int, default=None, help="first N questions of each graph")
+    parser.add_argument("--graph", action="append", default=None, help="measure only this graph (repeatable)")
     parser.add_argument("--samples", type=int, default=5, help="entities sampled per variable subject")
     parser.add_argument("--seed", type=int, default=0, help="seed of the property swaps")
     parser.add_argument("--induce", action="store_true", help="also induce domains the schema does not declare")
@@ -74,6 +75,8 @@ def main() -> None:
     measurements = []
     started = time.perf_counter()
     for graph in catalog.graphs:
+        if args.graph and graph.name not in args.graph:
+            continue
         measurements.append(_measure(graph, args))
         console.print(f"measured {graph.name} ({time.perf_counter() - started:.0f} s elapsed)")
     overall = merged(measurements)
