@@ -14,6 +14,8 @@ import pytest
 from saga_kgqa.kg.embedded import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import build_schema_index
+from saga_kgqa.schema.vocab import RDFS_CLASS
+from saga_kgqa.tools.preflight import preflight
 from saga_kgqa.tools.results import LookupResult
 from saga_kgqa.tools.toolkit import GroundingToolkit
 from tests.support.grounding import RecordingReader
@@ -105,3 +107,26 @@ def test_the_ancestor_fetch_is_bounded_and_cached() -> None:
     assert len(fetches) == len(again) == 1
     assert "Supplier" in fetches[0] and "Employee" not in fetches[0]
     assert "LIMIT" in fetches[0]
+
+
+def test_a_class_level_entity_is_typed_as_a_class(partial: GroundingToolkit) -> None:
+    # E.7: "communist state" has no rdf:type; its subclass edge makes it a class, and Θ says so.
+    result = partial.lookup(f"<{EX}CommunistState>")
+    assert [t.iri for t in result.types] == [RDFS_CLASS]
+    assert result.type_delta.types_of(EX + "CommunistState") == {RDFS_CLASS}
+    assert not result.needs_prune_fallback
+
+
+def test_an_instance_is_not_typed_as_a_class(partial: GroundingToolkit) -> None:
+    result = partial.lookup(f"<{EX}res/cuba>")
+    assert [t.iri for t in result.types] == [EX + "CommunistState"]
+
+
+def test_a_class_pattern_propagates_the_class_to_the_variable(partial: GroundingToolkit) -> None:
+    # "Give me all communist countries": ?x a C types ?x with C, so the check works on ?x's properties.
+    graph, schema = partial.context.graph, partial.context.schema
+    wrong = f"SELECT ?x ?d WHERE {{ ?x a <{EX}CommunistState> . ?x <{EX}birthDate> ?d }}"
+    right = f"SELECT ?x ?p WHERE {{ ?x a <{EX}CommunistState> . ?x <{EX}population> ?p }}"
+    blocked = preflight(wrong, graph=graph, schema=schema).report.blocked
+    assert [b.pattern for b in blocked] and "birthDate" in blocked[0].pattern
+    assert not preflight(right, graph=graph, schema=schema).report.blocked
