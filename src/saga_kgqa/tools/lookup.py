@@ -14,6 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from saga_kgqa.kg.result import Term
+from saga_kgqa.kg.sparql_terms import iri
+from saga_kgqa.schema.queries import path_alternative
+from saga_kgqa.schema.vocab import RDFS_CLASS
 from saga_kgqa.state import TypeProvenance, TypeState, declared_types
 from saga_kgqa.tools.context import ToolContext
 from saga_kgqa.tools.dialect_reads import Details, compound_values, qualifiers, reverse_properties
@@ -42,11 +45,16 @@ def lookup_entity(
     reads = context.reads()
     caps = context.caps
     declared = reads.types_of(entity, context.vocabulary.type_predicates, limit=caps.types_read)
+    # E.7: a class-level entity ("communist state") has no type of its own; typed as a class, it is checked.
+    class_level = not declared and _is_class(context, reads, entity)
+    if class_level:
+        declared = [RDFS_CLASS]
     counts = reads.property_counts(entity, limit=caps.properties_read)
     type_predicates = set(context.vocabulary.type_predicates)
     dialect = context.dialect
     counts = {prop: n for prop, n in counts.items() if prop not in type_predicates and dialect.is_property(prop)}
-    delta = declared_types(entity, declared, step=step, detail="lookup")
+    detail = "lookup: a class (it has superclasses or instances)" if class_level else "lookup"
+    delta = declared_types(entity, declared, step=step, detail=detail)
     if not counts:
         return _without_properties(context, reads, entity, declared, delta)
     identifiers = sorted((prop for prop in counts if _is_identifier(context, prop)), key=id_number_order)
@@ -131,6 +139,17 @@ def lookup_entity(
     )
     text, listed = render_lookup(result, caps.text)
     return result.model_copy(update={"text": text, "shown": listed})
+
+
+def _is_class(context: ToolContext, reads: Reads, entity: str) -> bool:
+    """True when the entity has a superclass or instances: it is a class, not an instance."""
+    vocabulary = context.vocabulary
+    branches = []
+    if vocabulary.subclass_predicates:
+        branches.append(f"{{ {iri(entity)} {path_alternative(vocabulary.subclass_predicates)} ?super }}")
+    if vocabulary.type_predicates:
+        branches.append(f"{{ ?instance {path_alternative(vocabulary.type_predicates)} {iri(entity)} }}")
+    return bool(branches) and reads.ask(" UNION ".join(branches))
 
 
 def _is_identifier(context: ToolContext, prop: str) -> bool:
