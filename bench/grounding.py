@@ -29,6 +29,9 @@ from saga_kgqa.eval.datasets import BenchmarkGraph, discover_graphs
 from saga_kgqa.eval.grounding import GraphMeasurement, MeasureSettings, measure_graph
 from saga_kgqa.eval.grounding_probe import ToolkitProbe
 from saga_kgqa.eval.grounding_report import SUMMARY_COLUMNS, aligned, merged, result_line, summary_row, token_table
+from saga_kgqa.eval.spinach_lookup_cost import SPINACH_PRUNE_PROMPT_TOKENS, full_lookup_samples, recorded_pruned_tokens
+from saga_kgqa.eval.spinach_lookup_cost import TRACE_FILE as SPINACH_TRACE_FILE
+from saga_kgqa.eval.spinach_lookup_cost import ratio as spinach_ratio
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import build_schema_index
@@ -87,7 +90,19 @@ def main() -> None:
         f"graphs measured: {len(measurements)}; graphs absent: {len(catalog.absent_graphs)} "
         f"({catalog.skipped_questions} questions skipped)"
     )
-    print(result_line(overall))
+    full = full_lookup_samples(overall.tokens, recorded_pruned_tokens(args.data_dir / SPINACH_TRACE_FILE))
+    console.print(
+        f"\ntokens of lookup vs SPINACH's whole lookup: raw JSON + pruning prompt ({SPINACH_PRUNE_PROMPT_TOKENS}) "
+        "+ pruned output (the median of SPINACH's recorded QALD-10 pruned outputs, at most the raw JSON):"
+    )
+    console.print(token_table(full, against="SPINACH lookup"), markup=False)
+    lowest = min(
+        (m.modes["subclass"].retention for m in measurements if m.modes["subclass"].retention is not None), default=None
+    )
+    print(
+        f"{result_line(overall)} token_ratio_vs_spinach_lookup={spinach_ratio(full):.4f} "
+        f"retention_min={'nan' if lowest is None else f'{lowest:.4f}'}"
+    )
 
 
 def _measure(graph: BenchmarkGraph, args: argparse.Namespace) -> GraphMeasurement:

@@ -16,6 +16,9 @@ from saga_kgqa.dialects.wikidata_store import build_wikidata_store
 from saga_kgqa.eval.grounding import TokenSample
 from saga_kgqa.eval.grounding_report import token_table
 from saga_kgqa.eval.lookup_tokens import LARGE_NEIGHBOURHOOD, TokenComparison, measure_tokens
+from saga_kgqa.eval.spinach_lookup_cost import SPINACH_PRUNE_PROMPT_TOKENS, full_lookup_samples, recorded_pruned_tokens
+from saga_kgqa.eval.spinach_lookup_cost import TRACE_FILE as SPINACH_TRACE_FILE
+from saga_kgqa.eval.spinach_lookup_cost import ratio as spinach_ratio
 from saga_kgqa.eval.wikidata_grounding import (
     FREEBASE_CHECK_SETTINGS,
     codex_test_sample,
@@ -110,6 +113,14 @@ def run_wikidata(args: argparse.Namespace) -> None:
     )
     _print_tokens(console, "lookup as shipped (2 sample values per property)", codex.tokens.tokens)
     _print_tokens(console, "the paper's entries (value counts, no samples; --values 0)", codex.tokens.paper_tokens)
+    pruned = recorded_pruned_tokens(args.data_dir / SPINACH_TRACE_FILE)
+    full = full_lookup_samples(codex.tokens.tokens, pruned)
+    console.print(
+        f"\ntokens of lookup as shipped vs SPINACH's whole lookup: raw JSON + pruning prompt "
+        f"({SPINACH_PRUNE_PROMPT_TOKENS}) + pruned output (recorded for {sum(1 for s in full if s.entity in pruned)} "
+        f"of {len(full)} heads, else the median of {len(pruned)} recorded), by neighbourhood size (values):"
+    )
+    console.print(token_table(full, noun="heads", against="SPINACH lookup"))
     endpoint_figures = ""
     if args.token_endpoint:
         heads = list(dict.fromkeys(head for head, _p, _o in sample))[: args.token_heads]
@@ -140,6 +151,7 @@ def run_wikidata(args: argparse.Namespace) -> None:
         f"token_ratio={token_ratio:.3f} token_ratio_paper_form={paper_ratio:.3f} "
         f"false_blocks_rate={gold.false_blocks_rate:.3f} "
         f"checkable_share={gold.checkable_share:.3f} freebase_false_blocks_rate={freebase.false_blocks_rate:.3f}"
+        f" token_ratio_vs_spinach_lookup={spinach_ratio(full):.3f}"
         f" wikidata_gold_retention={gold_kept.retention:.3f}"
         f" wikidata_gold_pairs={gold_kept.pairs}"
         f" retention_no_p279={_ratio(bare_codex.retained, bare_codex.triples):.3f}"

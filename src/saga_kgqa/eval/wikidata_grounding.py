@@ -38,7 +38,6 @@ from saga_kgqa.kg.sparql_terms import iri
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.schema.wikidata_sources import read_entity_types, read_triples
 from saga_kgqa.tools import GroundingToolkit
-from saga_kgqa.tools.dialect_reads import graph_superclasses
 from saga_kgqa.tools.execute_models import ExecuteSettings
 from saga_kgqa.tools.preflight import preflight
 from saga_kgqa.tools.render import compact_iri
@@ -130,7 +129,8 @@ def measure_codex(
         # The rule lookup applies (tools.hiding): the held-out triple is not in the store, so it is decided here.
         reads = kit.context.reads()
         decision = kit.context.hiding.decide(reads, types, [prop], mode=kit.context.mode, entity=head)[prop]
-        checked = types | _superclasses(kit, types)
+        hiding = kit.context.hiding
+        ancestors = hiding.ancestors(reads, types)
         if not decision.hidden:
             tally.retained += 1
         else:
@@ -141,7 +141,7 @@ def measure_codex(
             if p != prop
             and entry.domain
             and entry.domain_source in settings.block_sources
-            and schema.compatibility(checked, p, mode="subclass").decision == "drop"
+            and hiding.verdict(types, ancestors, p).decision == "drop"
         )
         if not candidates:
             continue
@@ -153,10 +153,6 @@ def measure_codex(
         else:
             tally.missed.append(f"{compact_iri(head, prefixes)} {compact_iri(prop, prefixes)} -> {swapped}")
     return tally
-
-
-def _superclasses(kit: GroundingToolkit, types: frozenset[str]) -> set[str]:
-    return graph_superclasses(kit.context.reads(), kit.context.dialect, sorted(types), limit=500)
 
 
 @dataclass(slots=True)
@@ -201,7 +197,8 @@ def measure_gold_retention(
                 (WIKIDATA_DIRECT, WIKIDATA_STATEMENT, WIKIDATA_QUALIFIER)
             ):
                 prop = WIKIDATA_DIRECT + prop.removeprefix(WIKIDATA_CLAIM)
-            if prop.startswith(WIKIDATA_DIRECT):
+            # Types and superclasses are shown as such, never as properties: no pair to keep.
+            if prop.startswith(WIKIDATA_DIRECT) and prop not in kit.context.vocabulary.meta_predicates():
                 pairs.add((use.subject, prop))
     reads = kit.context.reads()
     kept_by_entity: dict[str, frozenset[str]] = {}

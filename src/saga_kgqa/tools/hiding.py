@@ -136,8 +136,7 @@ class Hiding:
             exact = {prop: self.schema.compatibility(known, prop, mode=mode) for prop in props}
             return {prop: HideVerdict(v, None if v.keeps else "domain_conflict") for prop, v in exact.items()}
         ancestors = self.ancestors(reads, known)
-        checked = known.union(*ancestors.values()) if ancestors else known
-        verdicts = {prop: self.schema.compatibility(checked, prop, mode=mode) for prop in props}
+        verdicts = {prop: self.verdict(known, ancestors, prop) for prop in props}
         decided: dict[str, HideVerdict] = {prop: HideVerdict(v) for prop, v in verdicts.items() if v.keeps}
         conflicts = sorted(prop for prop, v in verdicts.items() if not v.keeps)
         if not conflicts:
@@ -161,6 +160,22 @@ class Hiding:
                 why = "closed schema" if rule == "closed_schema" else "every type's ancestry is recorded"
                 decided[prop] = HideVerdict(verdict.model_copy(update={"reason": f"{verdict.reason} ({why})"}), rule)
         return decided
+
+    def verdict(self, types: frozenset[str], ancestors: Mapping[str, frozenset[str]], prop: str) -> Verdict:
+        """The subclass-aware verdict on the types, widened by the superclasses only the graph records.
+
+        A graph superclass in the domain admits the type (an instance of a class is an instance
+        of its superclasses); it is never fed to the "broader type" rule, which would admit
+        everything once a top class such as "entity" is among them.
+        """
+        verdict = self.schema.compatibility(types, prop, mode="subclass")
+        graph_supers = frozenset().union(*ancestors.values()) if ancestors else frozenset()
+        if verdict.keeps or not graph_supers:
+            return verdict
+        via = self.schema.compatibility(graph_supers, prop, mode="subclass")
+        if via.keeps and via.basis in ("exact", "subclass"):
+            return via.model_copy(update={"basis": "subclass", "reason": f"a superclass in the graph: {via.reason}"})
+        return verdict
 
     def _graph_ancestors(self, reads: Reads, classes: list[str]) -> dict[str, frozenset[str]]:
         """Superclasses through the graph's own subclass predicate (``wdt:P279+``, ``rdfs:subClassOf+``)."""
