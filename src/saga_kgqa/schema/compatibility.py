@@ -32,6 +32,7 @@ Basis = Literal[
     "conflict",
     "unknown_ancestry",
     "observed_domain",
+    "unconfirmed_source",
 ]
 
 #: The rule that hid a property at lookup (:mod:`saga_kgqa.tools.hiding`).

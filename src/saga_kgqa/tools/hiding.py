@@ -9,6 +9,8 @@ confirms, so the rules here, in order, are:
 
 1. ``compatible``: the schema's verdict keeps the property (see
    :meth:`~saga_kgqa.schema.SchemaIndex.compatibility`);
+   ``unconfirmed_source``: the conflicting domain comes from an outside, partial schema
+   (curated), which cannot confirm a conflict (:attr:`HideSettings.confirming_sources`);
 2. ``unknown_ancestry``: some known type has no recorded superclass, neither in the
    schema index nor in the graph (its subclass predicate is read on demand, bounded and
    cached), and the schema is not closed (:meth:`~saga_kgqa.schema.SchemaIndex.is_closed`):
@@ -31,7 +33,7 @@ from typing import Literal
 
 from saga_kgqa.kg.sparql_terms import iri
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, Verdict
-from saga_kgqa.schema.compatibility import HideRule
+from saga_kgqa.schema.compatibility import HideRule, SchemaSource
 from saga_kgqa.schema.queries import batched, path_alternative, values_clause
 from saga_kgqa.schema.vocab import SchemaVocabulary
 from saga_kgqa.tools.graph_reads import Reads
@@ -52,6 +54,11 @@ class HideSettings:
         instances: Instances sampled per type.
         types_checked: Known types whose instances are sampled (the first ones by IRI).
         ancestors_read: Most superclass rows read from the graph per lookup.
+        confirming_sources: Domain sources that can confirm a conflict: the graph's own
+            ontology (formal), its sampled data (induced, surveyed). A curated domain from an
+            outside schema (YAGO's shapes, text2kgbench) names a few classes and is partial by
+            construction ("nominated for" lists film and album, yet people are nominated), so
+            its conflicts are shown but never hide.
     """
 
     support: float = 0.05
@@ -59,6 +66,7 @@ class HideSettings:
     instances: int = 50
     types_checked: int = 5
     ancestors_read: int = 2000
+    confirming_sources: frozenset[SchemaSource] = frozenset({"formal", "induced", "surveyed"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +146,13 @@ class Hiding:
         ancestors = self.ancestors(reads, known)
         verdicts = {prop: self.verdict(known, ancestors, prop) for prop in props}
         decided: dict[str, HideVerdict] = {prop: HideVerdict(v) for prop, v in verdicts.items() if v.keeps}
-        conflicts = sorted(prop for prop, v in verdicts.items() if not v.keeps)
+        conflicts = []
+        for prop in sorted(prop for prop, v in verdicts.items() if not v.keeps):
+            if verdicts[prop].source in self.settings.confirming_sources:
+                conflicts.append(prop)
+            else:
+                reason = f"kept: the {verdicts[prop].source} domain is partial, so the conflict is not confirmed"
+                decided[prop] = HideVerdict(_kept(verdicts[prop], "unconfirmed_source", reason))
         if not conflicts:
             return decided
         unknown = self.ancestry_unknown(known, ancestors)
@@ -242,7 +256,9 @@ class Hiding:
                 self._usage[(cls, prop)] = counts.get(prop, 0)
 
 
-def _kept(verdict: Verdict, basis: Literal["unknown_ancestry", "observed_domain"], reason: str) -> Verdict:
+def _kept(
+    verdict: Verdict, basis: Literal["unknown_ancestry", "observed_domain", "unconfirmed_source"], reason: str
+) -> Verdict:
     return verdict.model_copy(update={"decision": "keep", "basis": basis, "reason": reason})
 
 
