@@ -28,7 +28,15 @@ from rich.console import Console
 from saga_kgqa.eval.datasets import BenchmarkGraph, discover_graphs
 from saga_kgqa.eval.grounding import GraphMeasurement, MeasureSettings, measure_graph
 from saga_kgqa.eval.grounding_probe import ToolkitProbe
-from saga_kgqa.eval.grounding_report import SUMMARY_COLUMNS, aligned, merged, result_line, summary_row, token_table
+from saga_kgqa.eval.grounding_report import (
+    AGREEMENT_NOTE,
+    SUMMARY_COLUMNS,
+    aligned,
+    merged,
+    result_line,
+    summary_row,
+    token_table,
+)
 from saga_kgqa.eval.spinach_lookup_cost import SPINACH_PRUNE_PROMPT_TOKENS, full_lookup_samples, recorded_pruned_tokens
 from saga_kgqa.eval.spinach_lookup_cost import TRACE_FILE as SPINACH_TRACE_FILE
 from saga_kgqa.eval.spinach_lookup_cost import ratio as spinach_ratio
@@ -90,6 +98,7 @@ def main() -> None:
         f"graphs measured: {len(measurements)}; graphs absent: {len(catalog.absent_graphs)} "
         f"({catalog.skipped_questions} questions skipped)"
     )
+    console.print(AGREEMENT_NOTE, markup=False, highlight=False)
     full = full_lookup_samples(overall.tokens, recorded_pruned_tokens(args.data_dir / SPINACH_TRACE_FILE))
     console.print(
         f"\ntokens of lookup vs SPINACH's whole lookup: raw JSON + pruning prompt ({SPINACH_PRUNE_PROMPT_TOKENS}) "

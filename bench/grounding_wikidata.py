@@ -14,7 +14,7 @@ from rich.console import Console
 from saga_kgqa.dialects import WIKIDATA_DIALECT
 from saga_kgqa.dialects.wikidata_store import build_wikidata_store
 from saga_kgqa.eval.grounding import TokenSample
-from saga_kgqa.eval.grounding_report import token_table
+from saga_kgqa.eval.grounding_report import AGREEMENT_NOTE, token_table
 from saga_kgqa.eval.lookup_tokens import LARGE_NEIGHBOURHOOD, TokenComparison, measure_tokens
 from saga_kgqa.eval.spinach_lookup_cost import SPINACH_PRUNE_PROMPT_TOKENS, full_lookup_samples, recorded_pruned_tokens
 from saga_kgqa.eval.spinach_lookup_cost import TRACE_FILE as SPINACH_TRACE_FILE
@@ -146,6 +146,7 @@ def run_wikidata(args: argparse.Namespace) -> None:
     ):
         for line in lines[: args.details]:
             console.print(f"{label}: {line}")
+    console.print(AGREEMENT_NOTE, markup=False, highlight=False)
     print(
         f"RESULT retention={retention:.3f} reduction={reduction:.3f} detection={detection:.3f} "
         f"token_ratio={token_ratio:.3f} token_ratio_paper_form={paper_ratio:.3f} "

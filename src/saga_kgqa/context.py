@@ -40,7 +40,14 @@ def _describe(text: str) -> dict[str, str]:
 class SagaContext:
     """Switches, budgets and caps of one run (passed as ``context=`` to the graph)."""
 
-    model: str = field(default="", metadata=_describe("Chat model name, for the model factory."))
+    model: str = field(
+        default="",
+        metadata=_describe("Chat model: its name on the server (CLI) or a model name from the operator's catalog."),
+    )
+    source: str | None = field(
+        default=None,
+        metadata=_describe("A knowledge graph by name, from the operator's catalog (`saga source list`)."),
+    )
     base_url: str | None = field(
         default=None, metadata=_describe("Base URL of an OpenAI-compatible server, for the model factory.")
     )

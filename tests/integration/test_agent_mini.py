@@ -44,8 +44,26 @@ def test_prune_fallback_keeps_only_what_the_model_chose(mini: SagaToolbox) -> No
     assert all(prop in prune_prompt for prop in ("ex:livesIn", "ex:nickname", "ex:price", "rdfs:label"))
     observation = run.state["history"][0].observation
     assert "the model pruned its properties: 1 of 4 kept" in observation
+    assert "ignored, not properties of this entity: ex:bogus" in observation
     assert "ex:livesIn" in observation and "ex:price" not in observation and "ex:nickname" not in observation
     assert "ex:price" not in run.model.prompt_text(3)
+
+
+def test_invented_prune_ids_are_named_in_the_observation(mini: SagaToolbox) -> None:
+    run = run_agent(
+        mini,
+        [
+            answer_type("city"),
+            tool_call("lookup", entity="res:ghost"),
+            '{"keep": ["ex:bogus", "wdt:P999"]}',
+            tool_call("stop"),
+        ],
+        question="Where does the ghost live?",
+    )
+    observation = run.state["history"][0].observation
+    assert "not properties of this entity" in observation
+    assert "ex:bogus" in observation and "wdt:P999" in observation
+    assert all(prop in observation for prop in ("ex:livesIn", "ex:nickname", "ex:price"))  # nothing was pruned
 
 
 def test_an_unusable_prune_answer_shows_everything(mini: SagaToolbox) -> None:

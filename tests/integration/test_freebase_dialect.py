@@ -41,6 +41,15 @@ def test_lookup_names_the_mid_and_expands_the_cvt_node_two_hops(kit: GroundingTo
     assert kept["ns:film.film.directed_by"].values[0].details == ()
 
 
+def test_a_named_node_of_a_mediator_type_is_expanded_as_a_cvt(kit: GroundingToolkit) -> None:
+    # It has a name, so only its mediator type makes it a CVT node.
+    kept = {k.info.property.id: k for k in kit.lookup("ns:m.film1").kept}
+    release = kept["ns:film.film.release_date_s"].values[0]
+    parts = {d.property.id: d.value for d in release.details}
+    assert parts["ns:film.film_regional_release_date.film_release_region"].label == "United Kingdom"
+    assert "ns:film.film_regional_release_date.release_date" in parts
+
+
 def test_lookup_lists_reverse_properties_by_their_inverse(kit: GroundingToolkit) -> None:
     result = kit.lookup("ns:m.nolan")
     reverse = {r.property.id: r for r in result.reverse}

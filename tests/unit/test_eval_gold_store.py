@@ -133,3 +133,22 @@ def test_drift_report_compares_frozen_gold_with_a_fresh_run() -> None:
     changed = next(e for e in report.entries if e.question_id == "changed")
     assert (changed.missing, changed.extra) == (1, 2)
     assert report.run_at == STAMP and report.endpoint_id == "scripted:test"
+
+
+def test_drift_report_sees_growth_and_shrinkage_alone() -> None:
+    # Wikidata's usual drift is growth: new answers appear while every frozen one stays.
+    questions = [
+        question("grown", "G", rows("http://a")),
+        question("shrunk", "S", rows("http://a", "http://b")),
+        question("ask-flipped", "A", QueryResult(form="ASK", boolean=False)),
+    ]
+    store = build_gold_store(questions)
+    fresh = ScriptedGraph(
+        {"G": rows("http://a", "http://new"), "S": rows("http://a"), "A": QueryResult(form="ASK", boolean=True)}
+    )
+    report = drift_report(store, questions, fresh, clock=lambda: STAMP)
+    entries = {entry.question_id: entry for entry in report.entries}
+    assert (entries["grown"].outcome, entries["grown"].missing, entries["grown"].extra) == ("changed", 0, 1)
+    assert (entries["shrunk"].outcome, entries["shrunk"].missing, entries["shrunk"].extra) == ("changed", 1, 0)
+    assert entries["ask-flipped"].outcome == "changed"
+    assert report.changed() == ["grown", "shrunk", "ask-flipped"]

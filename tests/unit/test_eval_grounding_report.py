@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from saga_kgqa.eval.grounding import GraphMeasurement, LostUse, TokenSample
 from saga_kgqa.eval.grounding_report import (
     SUMMARY_COLUMNS,
@@ -86,3 +88,14 @@ def test_token_table_prints_every_bucket_with_its_ratio() -> None:
     assert lines[0].split() == ["values", "heads", "compact", "raw", "JSON", "compact/raw"]
     assert lines[2].split() == ["1-9", "0", "0", "0", "n/a"]
     assert lines[4].split() == ["20-49", "1", "1", "4", "0.250"]
+
+
+def test_swap_detection_is_labelled_an_agreement_figure() -> None:
+    from saga_kgqa.eval.grounding_report import AGREEMENT_NOTE, SUMMARY_COLUMNS
+
+    legend = dict(SUMMARY_COLUMNS)
+    assert "agreement" in legend["det.sub"]
+    assert "agreement figures" in AGREEMENT_NOTE and "same compatibility verdict" in AGREEMENT_NOTE
+    for bench in ("grounding.py", "grounding_wikidata.py"):
+        text = (Path(__file__).resolve().parents[2] / "bench" / bench).read_text(encoding="utf-8")
+        assert "console.print(AGREEMENT_NOTE, markup=False" in text

@@ -76,6 +76,20 @@ def test_patterns_that_match_alone_but_not_together(backend: CountingBackend, sc
     assert "matches nothing together with" in outcome.text and "on ?x" in outcome.text
 
 
+def test_join_probes_follow_connected_order(backend: CountingBackend, schema: SchemaIndex) -> None:
+    # rdflib's algebra orders this BGP as [?d name ?p, ?m memberOf ?e, ?p weight ?w, ?x hasManager ?m]:
+    # probing its prefixes would pair two patterns that share nothing (a cartesian product) and blame
+    # ?p ex:weight ?w together with an unrelated partner. Connected order probes ?d name ?p, then ?p weight ?w.
+    body = "SELECT ?x WHERE { ?p ex:weight ?w . ?d ex:name ?p . ?x ex:hasManager ?m . ?m ex:memberOf ?e }"
+    outcome = run(backend, schema, body)
+    assert outcome.diagnosis is not None
+    diagnosis = outcome.diagnosis
+    assert diagnosis.kind == "join"
+    assert diagnosis.pattern == "?p ex:weight ?w"
+    assert diagnosis.partners == ("?d ex:name ?p",)
+    assert diagnosis.shared_variables == ("p",)
+
+
 def test_the_filter_that_removes_everything_is_named(backend: CountingBackend, schema: SchemaIndex) -> None:
     outcome = run(backend, schema, "SELECT ?x WHERE { ?x ex:price ?p FILTER(?p > 1) FILTER(?p > 5000) }")
     assert outcome.diagnosis is not None

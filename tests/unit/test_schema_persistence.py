@@ -145,3 +145,28 @@ def test_coverage_only_touches_formal_domains() -> None:
 def test_coverage_fraction_out_of_range(fraction: float) -> None:
     with pytest.raises(ConfigurationError):
         _index().with_coverage(fraction, seed=0)
+
+
+def _curated_only(count: int) -> SchemaIndex:
+    properties = {
+        f"{EX}c{i:03d}": PropertySchema(iri=f"{EX}c{i:03d}", domain=frozenset({EX + "A"}), domain_source="curated")
+        for i in range(count)
+    }
+    return SchemaIndex(properties=properties)
+
+
+def test_coverage_masks_curated_domains_where_no_formal_ones_exist() -> None:
+    # The offline Wikidata index has curated domains only: the stand-in for P2302 constraints.
+    index = _curated_only(8)
+    masked = index.with_coverage(0.25, seed=2)
+    assert masked.coverage is not None
+    assert (masked.coverage.kept, masked.coverage.total, masked.coverage.by_source) == (2, 8, {"curated": 8})
+    assert sum(p.domain_source == "curated" for p in masked.properties.values()) == 2
+    assert masked.coverage.describe() == "2 of 8 declared domains kept (curated 8)"
+
+
+def test_coverage_refuses_an_index_with_nothing_to_mask() -> None:
+    induced_only = _index(formal_domains=0)
+    with pytest.raises(ConfigurationError, match=r"nothing to mask.*induced 1"):
+        induced_only.with_coverage(0.5, seed=0)
+    assert induced_only.with_coverage(1.0, seed=0).properties == induced_only.properties

@@ -311,15 +311,13 @@ def ablate_command(
         tools = tool_settings(benchmark, profile, dialect, schema_file, data_dir, entity_search)
         base = _context(data, endpoint, profile, model, base_url, max_steps, tools)
         base = dataclasses.replace(base, coverage_seed=seed)
+        toolbox = open_toolbox(data, endpoint, profile, *cache, tools)
         summaries = run_ablation(
             questions,
             GoldStore.load(gold),
             base,
             _agent_answerer_for(
-                chat_model_factory(base, model_concurrency=model_concurrency),
-                open_toolbox(data, endpoint, profile, *cache, tools),
-                max_seconds,
-                max_tokens,
+                chat_model_factory(base, model_concurrency=model_concurrency), toolbox, max_seconds, max_tokens
             ),
             out_dir,
             ablation_variants(components=components, coverage=coverage),
@@ -333,6 +331,7 @@ def ablate_command(
             },
             retry_failed=retry_failed,
             concurrency=concurrency,
+            schema=toolbox.schema,
         )
     except SagaError as exc:
         fail(exc)

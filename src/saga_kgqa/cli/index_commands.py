@@ -196,10 +196,15 @@ def _build_dialect(
     """The ``--dialect`` path: offline sources, (Wikidata) an endpoint's constraints, or both."""
     if data:
         raise ConfigurationError("--dialect reads --data-dir (or --endpoint for wikidata), not --data")
+    offline: Path | None = settings.data_dir(data_dir)
     if endpoint is None:
-        return build_dialect_index(dialect, data_dir=settings.data_dir(data_dir))
+        return build_dialect_index(dialect, data_dir=offline)
+    if data_dir is None and offline is not None and not offline.is_dir():
+        # The default directory is optional beside an endpoint; an explicit --data-dir must exist.
+        stderr.print(f"note: offline fill skipped: no offline sources at {offline} (give --data-dir)", style="dim")
+        offline = None
     with open_graph(None, endpoint, profile or "wikidata") as graph:
-        return build_dialect_index(dialect, data_dir=data_dir, backend=_TemplateBackend(graph))
+        return build_dialect_index(dialect, data_dir=offline, backend=_TemplateBackend(graph))
 
 
 def coverage_lines(coverage: SchemaCoverage) -> list[str]:

@@ -21,6 +21,7 @@ from saga_kgqa.eval.predictions import PredictionRecord, summarise_traces
 from saga_kgqa.eval.questions import BenchmarkQuestion
 from saga_kgqa.eval.runner import Answerer, run_benchmark
 from saga_kgqa.eval.scorer import QuestionScores, score_question, summarise
+from saga_kgqa.schema.model import CoverageMask, SchemaIndex
 
 #: The paper's Table 5: full SAGA and one component switched off at a time.
 COMPONENT_VARIANTS: dict[str, dict[str, Any]] = {
@@ -85,8 +86,13 @@ def run_ablation(
     config: Mapping[str, Any],
     retry_failed: bool = False,
     concurrency: int = 1,
+    schema: SchemaIndex | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Run every variant into ``out_dir/<variant>.jsonl`` (resumable) and summarise each.
+
+    A schema-coverage variant's summary says how many declared domains its mask kept
+    (``summary["coverage"]``), and when ``schema`` is given every mask is built before any
+    variant runs, so a level with nothing to mask stops the ablation at once.
 
     Args:
         questions: The benchmark questions.
@@ -98,7 +104,12 @@ def run_ablation(
         config: The run configuration shared by every variant (the variant's context is added).
         retry_failed: Redo failed questions of earlier attempts.
         concurrency: Questions answered at once within a variant.
+        schema: The full schema index the variants mask (checked up front when given).
+
+    Raises:
+        ConfigurationError: A coverage level has no declared domain to mask.
     """
+    masks = _coverage_masks(schema, base, variants) if schema is not None else {}
     summaries = {}
     for name, switches in variants.items():
         context = dataclasses.replace(base, **switches)
@@ -113,14 +124,30 @@ def run_ablation(
         )
         records = [run.records[q.id] for q in questions if q.id in run.records]
         summaries[name] = run_summary(score_run(records, gold))
+        if name in masks:
+            summaries[name]["coverage"] = masks[name].model_dump()
     return summaries
+
+
+def _coverage_masks(
+    schema: SchemaIndex, base: SagaContext, variants: Mapping[str, Mapping[str, Any]]
+) -> dict[str, CoverageMask]:
+    masks: dict[str, CoverageMask] = {}
+    for name, switches in variants.items():
+        level = float(switches.get("schema_coverage", base.schema_coverage))
+        if level < 1.0 or "schema_coverage" in switches:
+            mask = schema.with_coverage(level, int(switches.get("coverage_seed", base.coverage_seed))).coverage
+            if mask is not None:
+                masks[name] = mask
+    return masks
 
 
 def ablation_table(
     summaries: Mapping[str, Mapping[str, Any]], metrics: Sequence[str] = ("paper_f1", "paper_em")
 ) -> str:
     """A markdown table: one row per variant, one column per metric (in %), plus the empty-result rate."""
-    header = ["variant", *metrics, "empty_result_rate", "scored"]
+    masked = any("coverage" in summary for summary in summaries.values())
+    header = ["variant", *metrics, "empty_result_rate", "scored", *(["declared domains kept"] if masked else [])]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for name, summary in summaries.items():
         cells = [name]
@@ -130,5 +157,7 @@ def ablation_table(
         empty = summary.get("empty_result_rate")
         cells.append("n/a" if empty is None else f"{100 * empty:.1f}")
         cells.append(str(summary.get("scored", 0)))
+        if masked:
+            cells.append(CoverageMask(**summary["coverage"]).describe() if "coverage" in summary else "all")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

@@ -102,11 +102,19 @@ SUMMARY_COLUMNS: tuple[tuple[str, str], ...] = (
     ("red.sub", "reduction (mean share of outgoing properties hidden), subclass-aware"),
     ("red.exact", "reduction, exact"),
     ("fblk s/e", "gold queries blocked (false blocks), subclass-aware / exact"),
-    ("det.sub", "swapped queries blocked, subclass-aware, Θ with the variables' sampled types"),
+    ("det.sub", "swapped queries blocked, subclass-aware, Θ with the variables' sampled types (agreement figure)"),
     ("det.exact", "the same, exact"),
     ("det.notrace", "the same, subclass-aware, Θ empty (query type patterns and constants only)"),
     ("noswap", "queries with no typed subject that a declared domain excludes"),
     ("tok c/r", "tokens compact lookup / SPINACH raw JSON (entities)"),
+)
+
+
+#: Printed beside every swap-based detection figure: what it does and does not measure.
+AGREEMENT_NOTE = (
+    "note: detection figures are agreement figures: each swap is chosen with the same compatibility verdict "
+    "the pre-execution check applies, so they show that the two code paths agree, not how well the check "
+    "discriminates; the check on queries real models wrote is measured separately"
 )
 
 

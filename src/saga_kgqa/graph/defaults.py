@@ -1,4 +1,4 @@
-"""The default toolbox: the graph a context names (``data`` / ``endpoint``), or the shipped example graph.
+"""The default toolbox: the graph a context names (``source``, ``data`` / ``endpoint``), or the example graph.
 
 Opening a store and building its schema index takes a moment, so toolboxes are cached
 per source, dialect, schema file and search for the life of the process (a server
@@ -12,6 +12,7 @@ from pathlib import Path
 
 from saga_kgqa.context import Dialect as DialectName
 from saga_kgqa.context import SagaContext
+from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.graph.dialect_tools import (
     open_entity_search,
     saved_or_dialect_schema,
@@ -25,22 +26,29 @@ from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.kg.replay_cache import CacheMode
 from saga_kgqa.schema import build_schema_index
 from saga_kgqa.settings import example_graph_path
+from saga_kgqa.sources.catalog import Catalog, SourceRecord
 
 _CacheKey = tuple[str | None, str | None, str | None, str, str | None, str]
 _CACHE: dict[_CacheKey, SagaToolbox] = {}
+_SOURCE_CACHE: dict[SourceRecord, SagaToolbox] = {}
 _LOCK = threading.Lock()
 
 
 def toolbox_from_context(context: SagaContext) -> SagaToolbox:
-    """The toolbox for ``context.data`` or ``context.endpoint`` (the example graph when neither is set).
+    """The toolbox for ``context.source``, else ``context.data`` or ``context.endpoint`` (else the example graph).
 
-    The tools speak ``context.dialect`` and read ``context.schema_index`` when set, else an
+    A named source comes from the operator's catalog (:meth:`Catalog.from_env`). Otherwise
+    the tools speak ``context.dialect`` and read ``context.schema_index`` when set, else an
     index built from the graph with induction under the dialect's vocabulary.
 
     Raises:
-        ConfigurationError: The data, endpoint, schema or search settings are unusable.
+        ConfigurationError: The source name, data, endpoint, schema or search settings are unusable.
         BackendError: The graph failed while the schema index was built.
     """
+    if context.source:
+        if context.data or context.endpoint:
+            raise ConfigurationError("name a source or give data/an endpoint, not both")
+        return toolbox_for_source(Catalog.from_env().source(context.source))
     key = (
         context.data,
         context.endpoint,
@@ -54,6 +62,31 @@ def toolbox_from_context(context: SagaContext) -> SagaToolbox:
         if found is None:
             found = _open(context)
             _CACHE[key] = found
+        return found
+
+
+def toolbox_for_source(source: SourceRecord) -> SagaToolbox:
+    """The toolbox over one catalog source, opened once per record for the life of the process.
+
+    Raises:
+        ConfigurationError: The source's settings are unusable.
+        BackendError: The graph failed while the schema index was built.
+    """
+    with _LOCK:
+        found = _SOURCE_CACHE.get(source)
+        if found is None:
+            if source.default_graphs or source.named_graphs:
+                # Graph scoping needs backend support (protocol parameters, dataset clauses); refuse, never ignore.
+                raise ConfigurationError(f"source {source.name!r}: default/named graphs are not supported here yet")
+            found = open_toolbox(
+                [source.store] if source.store is not None else list(source.data),
+                source.endpoint,
+                source.profile,
+                dialect=source.dialect,
+                schema_file=source.schema_index,
+                entity_search=source.entity_search,
+            )
+            _SOURCE_CACHE[source] = found
         return found
 
 

@@ -29,6 +29,7 @@ from saga_kgqa.graph.records import knowledge, step_record
 from saga_kgqa.state import Action, AnswerType, add_token_usage, answer_type_prior
 from saga_kgqa.state.records import AnswerKind
 from saga_kgqa.state.schema import SagaState
+from saga_kgqa.tools.text_safety import graph_text
 
 _SCALAR_KINDS: dict[str, AnswerKind] = {
     "boolean": "boolean",
@@ -133,7 +134,10 @@ class ModelNodes:
         parsed = json_object(message_text(reply))
         wanted = parsed.get("keep") if parsed is not None else None
         known = {prop_id for prop_id, _line in request.lines}
-        keep = {str(item) for item in wanted if str(item) in known} if isinstance(wanted, list) else set()
+        named = [str(item) for item in wanted] if isinstance(wanted, list) else []
+        keep = {item for item in named if item in known}
+        # Ids the model made up are named back, so it learns they do not exist here instead of trusting them.
+        invented = sorted({item for item in named if item not in known})
         if keep:
             kept_lines = [line for prop_id, line in request.lines if prop_id in keep]
             note = (
@@ -143,6 +147,10 @@ class ModelNodes:
         else:
             kept_lines = [line for _id, line in request.lines]
             note = "(No type is known for this entity; pruning gave no usable answer, so all properties are shown.)"
+        if invented:
+            shown = ", ".join(graph_text(item, cap=80) for item in invented[:10])
+            more = f" and {len(invented) - 10} more" if len(invented) > 10 else ""
+            note += f"\n(ignored, not properties of this entity: {shown}{more})"
         observation = "\n".join(part for part in (request.head, note, *kept_lines, request.tail) if part)
         action = Action(tool="lookup", argument=request.argument, call_id=f"step-{request.step}")
         return {
