@@ -51,7 +51,8 @@ def test_a_select_for_a_yes_no_question_meets_the_question_form_check(ck25: Saga
 
 
 def test_an_iri_no_observation_showed_and_the_graph_lacks_meets_know_before_use(ck25: SagaToolbox) -> None:
-    invented = PV + f"SELECT ?s WHERE {{ {HOCH} pv:supplier ?s }}"
+    # Optional, so the query runs (a required pattern matching nothing would be blocked before it ran).
+    invented = PV + f"SELECT ?m ?s WHERE {{ {HOCH} pv:hasManager ?m OPTIONAL {{ ?m pv:supplier ?s }} }}"
     script = [answer_type("entity"), tool_call("execute", sparql=invented), tool_call("stop"), tool_call("stop")]
     run = run_agent(ck25, script, question="Who supplies Heinrich Hoch?")
     lines = _check_lines(run.model.prompt_text(3))
