@@ -9,6 +9,9 @@ without the check to see whether it would have returned anything:
   the check blocked (each block says what to use instead);
 * ``real_false_blocks``: blocked queries that return rows when run (target 0);
 * ``checkable``: queries the guard accepted (the share that could be checked at all).
+
+:func:`measure_final_checks` runs the answer checks over each run's final queries against
+GRASP's own per-question scores (``*.evaluation.json``).
 """
 
 from __future__ import annotations
@@ -20,10 +23,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from saga_kgqa.checks import CHECKS, CheckInput, run_checks
 from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.eval.answer_checks_spinach import expected_kind
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.tools.execute import ExecuteSettings, execute
+from saga_kgqa.tools.graph_reads import Reads
 
 GRASP_DIR = "grasp_ck25"
 RUNS: tuple[str, ...] = ("gpt-41-mini.search_extended", "gpt-41-mini.search_extended_with_feedback")
@@ -121,4 +127,77 @@ def _implicit_prefixes(messages: list[dict[str, object]]) -> dict[str, str]:
         match = _PREFIX_LINE.match(line.strip())
         if match:
             found[match.group(1)] = match.group(2)
+    return found
+
+
+@dataclass(slots=True)
+class FinalCheckTally:
+    """The answer checks over GRASP's final CK25 queries, split by GRASP's own score."""
+
+    wrong: int = 0
+    right: int = 0
+    flagged_wrong: dict[str, int] = field(default_factory=dict)
+    flagged_right: dict[str, int] = field(default_factory=dict)
+    any_wrong: int = 0
+    any_right: int = 0
+
+
+def measure_final_checks(graph: KnowledgeGraph, schema: SchemaIndex, data_dir: Path) -> FinalCheckTally:
+    """Run every answer check on GRASP's final queries; score 0 is wrong, score 1 right (others left out)."""
+    tally = FinalCheckTally()
+    reads = Reads(graph)
+    unchecked = ExecuteSettings(type_check=False, diagnose_empty=False, record_types=False)
+
+    def exists(iri_text: str) -> bool:
+        if schema.property_schema(iri_text) is not None or iri_text in schema.classes:
+            return True
+        term = f"<{iri_text}>"
+        return reads.ask(f"{{ {term} ?p ?o }} UNION {{ ?s ?p {term} }} UNION {{ ?s {term} ?o }}")
+
+    for run in RUNS:
+        scores = _scores(data_dir / GRASP_DIR / f"{run}.evaluation.json")
+        with gzip.open(data_dir / GRASP_DIR / f"{run}.jsonl.gz", "rt", encoding="utf-8") as handle:
+            records = [json.loads(line) for line in handle if line.strip()]
+        for record in records:
+            score = scores.get(str(record.get("id")))
+            sparql = str(record.get("sparql") or "")
+            if score is None or not sparql.strip() or 0.0 < score < 1.0:
+                continue
+            messages = record.get("messages", [])
+            outcome = execute(sparql, graph=graph, schema=schema, settings=unchecked)
+            result = outcome.result
+            questions = record.get("questions") or [""]
+            item = CheckInput(
+                question=str(questions[0]),
+                sparql=sparql,
+                rows=list(result.rows) if result is not None else [],
+                boolean=result.boolean if result is not None else None,
+                expected=expected_kind(str(questions[0])),
+                observations=[str(m.get("content") or "") for m in messages if m.get("role") == "tool"],
+                exists=exists,
+            )
+            names = {f.check for f in run_checks(item, _implicit_prefixes(messages), tuple(CHECKS))}
+            right = score >= 1.0
+            counts = tally.flagged_right if right else tally.flagged_wrong
+            for name in names:
+                counts[name] = counts.get(name, 0) + 1
+            if right:
+                tally.right += 1
+                tally.any_right += bool(names)
+            else:
+                tally.wrong += 1
+                tally.any_wrong += bool(names)
+    return tally
+
+
+def _scores(path: Path) -> dict[str, float]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigurationError(f"cannot read {path}: {exc}") from exc
+    found: dict[str, float] = {}
+    for qid, entry in data.items() if isinstance(data, dict) else []:
+        prediction = entry.get("prediction") if isinstance(entry, dict) else None
+        if isinstance(prediction, dict) and isinstance(prediction.get("score"), int | float):
+            found[str(qid)] = float(prediction["score"])
     return found
