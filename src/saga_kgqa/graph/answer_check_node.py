@@ -68,7 +68,10 @@ class AnswerCheckNode:
             rows=list(result.rows) if result is not None else [],
             boolean=result.boolean if result is not None else None,
             expected=kind,
-            observations=[s.observation for s in state.get("history", []) if s.step < chosen.step],
+            # What the run saw, and what it wrote before: an earlier query's IRIs are the run's own.
+            observations=[
+                text for s in state.get("history", []) if s.step < chosen.step for text in (s.observation, s.argument)
+            ],
             exists=tools.mentions,
         )
         findings = run_checks(item, tools.prefixes, enabled)

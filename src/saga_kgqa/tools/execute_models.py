@@ -95,7 +95,8 @@ class ExecuteSettings:
         check_ranges: Also check objects of known type against ranges.
         verify_blocks: Confirm a conflict with one bounded ASK before blocking (off: the
             paper's schema-only rule).
-        check_vacuous: Block a SELECT whose required pattern the graph cannot match (a class
+        check_vacuous: With ``verify_blocks`` (the check is data-confirmed), block a SELECT whose
+            required pattern the graph cannot match (a class
             with no direct instances, a property used nowhere), saying what to use instead
             (:mod:`saga_kgqa.tools.vacuous_patterns`).
         block_sources: Schema sources trusted to block (formal, induced, surveyed).

@@ -111,7 +111,8 @@ def preflight(
         )
     constants = _constant_evidence(report, step)
     stop = None
-    if settings.type_check and settings.check_vacuous and schema.properties and not report.blocked and root is not None:
+    vacuous_on = settings.type_check and settings.check_vacuous and settings.verify_blocks and bool(schema.properties)
+    if vacuous_on and not report.blocked and root is not None:
         vacuous = _vacuous(root, graph, schema, display, settings)
         if vacuous:
             stop = ExecuteOutcome(
