@@ -12,7 +12,11 @@ export LANGGRAPH_CLI_NO_ANALYTICS := 1
 export LANGGRAPH_NO_VERSION_CHECK := true
 unexport LANGCHAIN_TRACING_V2
 
-.PHONY: setup test lint run query bench clean
+# The official MCP conformance suite (npm). 0.1.14 and later need Node 22 (fs.globSync); Debian has Node 20.
+CONFORMANCE_VERSION ?= 0.1.13
+CONFORMANCE := .tools/conformance/node_modules/.bin/conformance
+
+.PHONY: setup test lint run query bench clean conformance browser
 
 $(UV):
 	$(PYTHON) -m venv .tools
@@ -24,7 +28,17 @@ $(UV):
 
 setup: .venv/.synced  ## create .venv with the package and the dev tools
 
-test: setup  ## run the whole test suite
+$(CONFORMANCE):
+	-mkdir -p .tools/conformance && npm install --prefix .tools/conformance --no-audit --no-fund --silent \
+		@modelcontextprotocol/conformance@$(CONFORMANCE_VERSION)
+
+conformance: $(CONFORMANCE)  ## install the MCP conformance suite (its test skips offline, fails under CI=true)
+
+browser:  ## Debian's Chromium and its driver, for the web page test (skips without them, fails under CI=true)
+	@command -v chromedriver >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq chromium chromium-driver >/dev/null) || echo "chromium not installed"
+
+test: setup conformance browser  ## run the whole test suite
 	.venv/bin/python -m pytest -q
 
 lint: setup  ## ruff and mypy --strict
@@ -41,6 +55,8 @@ bench: setup  ## every benchmark under bench/
 	.venv/bin/python bench/store_latency.py --data-dir $(DATA_DIR)
 	.venv/bin/python bench/guard_latency.py --data-dir $(DATA_DIR)
 	.venv/bin/python bench/grounding.py --data-dir $(DATA_DIR)
+	.venv/bin/python bench/virtuoso_latency.py --data-dir $(DATA_DIR)
+	.venv/bin/python bench/startup.py --data-dir $(DATA_DIR)
 
 clean:
 	rm -rf .venv .tools

@@ -19,9 +19,17 @@ from typing import Any, Literal
 from saga_kgqa.errors import ConfigurationError
 
 Dialect = Literal["generic", "wikidata", "freebase"]
+#: Other spellings of a dialect name, accepted wherever one is read (``rdf`` was plain RDF's old name).
+DIALECT_ALIASES: dict[str, Dialect] = {"rdf": "generic"}
 ToolCalling = Literal["native", "text"]
 Matching = Literal["subclass", "exact"]
 EntitySearch = Literal["off", "wikidata-api"]
+#: Grounding tools of SAGA's controller: lookup only (the paper), patterns only, or both.
+GroundingTools = Literal["lookup", "patterns", "both"]
+#: Which graph answers: SAGA's controller, or the MARS pattern pipeline.
+Method = Literal["saga", "mars"]
+PatternRanking = Literal["embedding", "bm25", "degree", "random"]
+EmbeddingRuntimeName = Literal["minilm", "e5", "openai"]
 
 #: Endpoint profiles that serve Wikidata; without an explicit dialect they imply ``wikidata``.
 WIKIDATA_PROFILES = frozenset({"wikidata", "qlever"})
@@ -122,6 +130,30 @@ class SagaContext:
         default="native", metadata=_describe("native tool calls, or text actions parsed by a second model call.")
     )
     language: str = field(default="en", metadata=_describe("Preferred language of labels."))
+    grounding_tools: GroundingTools = field(
+        default="lookup",
+        metadata=_describe("SAGA's grounding tools: lookup (the paper), patterns (ranked MARS patterns), or both."),
+    )
+    # MARS (pattern retrieval) switches: the paper's ablations, and how patterns are ranked.
+    mars_top_n: int = field(default=20, metadata=_describe("MARS: patterns shown per hop (top-N)."))
+    mars_hop_limit: int = field(default=5, metadata=_describe("MARS: pattern expansions before the run ends."))
+    mars_examples: bool = field(default=True, metadata=_describe("MARS: show a few instances per pattern."))
+    mars_typology: bool = field(default=True, metadata=_describe("MARS: show each pattern's domain and range."))
+    mars_verification: bool = field(default=True, metadata=_describe("MARS: verify the executed query once."))
+    mars_augmented_question: bool = field(
+        default=False, metadata=_describe("MARS: the model names the expected entity types; ranking sees them.")
+    )
+    pattern_ranking: PatternRanking = field(
+        default="embedding", metadata=_describe("How patterns are ranked: embedding, bm25, degree or random.")
+    )
+    embedding_runtime: EmbeddingRuntimeName = field(
+        default="minilm",
+        metadata=_describe("Embedding model: minilm or e5 in-process, or openai (an /v1/embeddings server)."),
+    )
+    embedding_base_url: str | None = field(
+        default=None, metadata=_describe("Base URL of the OpenAI-compatible embeddings server (operator setting).")
+    )
+    embedding_model: str = field(default="", metadata=_describe("Model name the embeddings server expects."))
 
     def __post_init__(self) -> None:
         """Check every value; a bad one raises :class:`ConfigurationError` naming the field."""
@@ -199,6 +231,8 @@ def _parse(variable: str, hint: Any, raw: str) -> Any:
         raise ConfigurationError(f"{variable}={raw!r} is not a {hint.__name__}") from None
     if type(None) in typing.get_args(hint) and text == "":
         return None
+    if hint == Dialect:
+        return DIALECT_ALIASES.get(text, text)
     # Strings and Literal choices pass as text; __post_init__ checks the choice.
     return text
 

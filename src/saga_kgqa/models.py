@@ -8,8 +8,11 @@ need (``docs/ecosystem-notes.md`` §4):
 
 * the token cap is sent twice, as ``max_completion_tokens`` (what ChatOpenAI sends) and
   as ``max_tokens`` in the request body, because llama.cpp ignores the former;
-* structured output uses function calling (:func:`with_structured_output`), because
-  llama.cpp rejects ``response_format=json_schema``;
+* the answer-type and parse replies are read as JSON from plain text: those requests
+  carry no tools and no ``response_format``, because llama.cpp rejects
+  ``response_format=json_schema`` (only the controller's requests carry tools, in native
+  tool-calling mode); :func:`with_structured_output` binds a schema through function
+  calling for callers that want one, and the agent itself does not use it;
 * reasoning text (``reasoning_content`` or ``reasoning``) that ChatOpenAI drops is kept
   in ``additional_kwargs["reasoning_content"]`` (:class:`ReasoningChatOpenAI`).
 
@@ -77,6 +80,12 @@ class PromptRole(StrEnum):
     ACTION_PARSER = "parse"
     #: F.3: prune an untyped entity's neighbourhood.
     PRUNE = "prune"
+    #: MARS: name the question's entities (and, augmented, their expected types).
+    MARS_LINK = "mars_link"
+    #: MARS: write SPARQL from the patterns, or pick patterns to expand.
+    MARS_REASON = "mars_reason"
+    #: MARS: check the executed query's result and rewrite it if needed.
+    MARS_VERIFY = "mars_verify"
 
 
 @dataclass(frozen=True)
@@ -108,6 +117,10 @@ ROLE_DECODING: Mapping[PromptRole, Decoding] = {
     PromptRole.CONTROLLER_TEXT: Decoding(temperature=1.0, max_tokens=700, top_p=0.9, stop=("\nObservation",)),
     PromptRole.ACTION_PARSER: Decoding(temperature=0.0, max_tokens=PAPER_MAX_TOKENS),
     PromptRole.PRUNE: Decoding(temperature=0.0, max_tokens=PAPER_MAX_TOKENS),
+    # MARS names no decoding settings: greedy, under the same global cap.
+    PromptRole.MARS_LINK: Decoding(temperature=0.0, max_tokens=300),
+    PromptRole.MARS_REASON: Decoding(temperature=0.0, max_tokens=PAPER_MAX_TOKENS),
+    PromptRole.MARS_VERIFY: Decoding(temperature=0.0, max_tokens=PAPER_MAX_TOKENS),
 }
 
 

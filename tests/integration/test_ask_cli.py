@@ -178,3 +178,49 @@ def test_killed_run_resumes_without_repeating_completed_steps(runner: CliRunner,
     assert len(mock.requests) == 5
     assert len([r for r in mock.requests if "tools" not in r]) == 1
     assert [a["sparql"] for a in result["attempts"]] == [SPARQL]
+
+
+def test_resume_on_a_moved_model_server_warns_and_keeps_the_step_numbers(runner: CliRunner, tmp_path: Path) -> None:
+    """Issue 11: the same model on another port is the same model; resumed steps keep the run's numbering."""
+    db = str(tmp_path / "checkpoints.sqlite")
+    with serve_openai_mock([ANSWER_TYPE, SEARCH, MockReply(status=400)]) as first_server:
+        first = runner.invoke(
+            app,
+            [
+                "ask",
+                QUESTION,
+                "--thread",
+                "moved",
+                "--base-url",
+                first_server.base_url,
+                "--model",
+                "m1",
+                "--checkpoint-db",
+                db,
+            ],
+        )
+        assert first.exit_code == 1, first.output
+        assert "step 1: search(" in first.stderr
+    with serve_openai_mock([EXECUTE, STOP]) as second_server:
+        assert second_server.base_url != first_server.base_url
+        resumed = runner.invoke(
+            app,
+            [
+                "ask",
+                "--resume",
+                "moved",
+                "--json",
+                "--base-url",
+                second_server.base_url,
+                "--model",
+                "m1",
+                "--checkpoint-db",
+                db,
+            ],
+        )
+    assert resumed.exit_code == 0, resumed.output
+    assert "warning:" in resumed.stderr and "another server of the same model" in resumed.stderr
+    assert "step 2: execute(" in resumed.stderr
+    assert "step 1:" not in resumed.stderr
+    assert {row["mission"] for row in json.loads(resumed.stdout)["answer"]["rows"]} == expected_missions()
+    assert len(second_server.requests) == 2

@@ -74,12 +74,17 @@ def wikidata_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Oxigra
         yield server
 
 
-def test_wikidata_build_from_an_endpoint_reads_p2302(wikidata_server: OxigraphServer, tmp_path: Path) -> None:
+def test_wikidata_build_from_an_endpoint_reads_p2302(
+    wikidata_server: OxigraphServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # No offline sources where the default data directory points: the constraints alone, and it says so.
+    monkeypatch.setenv("SAGA_DATA_DIR", str(tmp_path / "absent"))
     out = tmp_path / "p2302.json"
     code, stdout, stderr = saga(
         "index", "build", "--dialect", "wikidata", "--endpoint", wikidata_server.url, "--out", str(out)
     )
     assert code == 0, stderr
+    assert "offline fill skipped" in stderr
     index = SchemaIndex.load(out)
     assert index.properties[WDT + "P57"].domain == {WD + "Q11424", WD + "Q21191270"}
     # P57, P2670, P54 and P6 have readable subject-type constraints in the fixture.
@@ -104,7 +109,7 @@ def test_wikidata_endpoint_constraints_filled_from_offline_sources(
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (("--dialect", "dbpedia"), "unknown dialect"),
+        (("--dialect", "dbpedia"), "is not a dialect"),
         (("--dialect", "freebase", "--data", "x.ttl"), "not --data"),
         (("--dialect", "freebase", "--data-dir", "/nonexistent/saga"), "does not exist"),
         (("--data-dir", "/tmp"), "--data-dir is for --dialect"),

@@ -152,3 +152,21 @@ def test_seconds_and_token_budgets_stop_the_agent_between_steps(ck25: Ck25, budg
     assert score_question(record.predicted_result(), entry.result()).strict_em == 1.0
     if budget == "tokens":
         assert record.trace.prompt_tokens + record.trace.completion_tokens > 500
+
+
+def test_the_mars_graph_runs_through_the_same_answerer_and_scores_em_one(ck25: Ck25, tmp_path: Path) -> None:
+    from saga_kgqa.mars.builder import build_mars_graph
+
+    toolbox, questions, gold = ck25
+    first = questions[:6]
+    script: list[Any] = []
+    for question in first:
+        script += ['{"entities": []}', f"SPARQL:\n```sparql\n{question.gold_sparql}\n```", "CORRECT"]
+    model = ScriptedChatModel(script)
+    graph = build_mars_graph(model_factory=lambda _context, _role: model, toolbox_factory=lambda _context: toolbox)
+    answerer = AgentAnswerer(graph, SagaContext(max_steps=5, pattern_ranking="degree"), toolbox.graph)  # type: ignore[arg-type]
+    run = run_benchmark(first, answerer, tmp_path / "mars.jsonl", config={"method": "mars"})
+    summary = _summary(run, gold)
+    assert summary["scored"] >= 1 and summary["means"]["strict_em"] == 1.0
+    assert model.calls == 3 * len(first)
+    assert all(record.trace.llm_calls == 3 for record in run.records.values())

@@ -36,10 +36,12 @@ def expected_missions() -> set[str]:
 
 def test_langgraph_json_exports_an_uncheckpointed_graph() -> None:
     config = json.loads((REPO_ROOT / "langgraph.json").read_text())
-    assert config["graphs"] == {"saga": "saga_kgqa.graph.studio:graph"}
+    assert config["graphs"] == {"saga": "saga_kgqa.graph.studio:graph", "mars": "saga_kgqa.mars.studio:graph"}
     from saga_kgqa.graph.studio import graph
+    from saga_kgqa.mars.studio import graph as mars
 
-    assert graph.checkpointer is None
+    assert graph.checkpointer is None and mars.checkpointer is None
+    assert {"link", "retrieve", "reason", "execute", "verify", "finalize"} <= set(mars.nodes)
 
 
 def test_one_question_through_the_http_api(tmp_path: Path) -> None:
@@ -54,6 +56,8 @@ def test_one_question_through_the_http_api(tmp_path: Path) -> None:
         assert server.request("GET", "/info")["flags"]["langsmith"] is False
         assistants = server.request("POST", "/assistants/search", {"graph_id": "saga"})
         assert [a["graph_id"] for a in assistants] == ["saga"]
+        mars = server.request("POST", "/assistants/search", {"graph_id": "mars"})
+        assert [a["graph_id"] for a in mars] == ["mars"]
         thread = server.request("POST", "/threads", {})
         events = server.stream(
             f"/threads/{thread['thread_id']}/runs/stream",

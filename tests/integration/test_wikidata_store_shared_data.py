@@ -42,7 +42,7 @@ def test_lookup_of_a_codex_film_shows_annotated_wdt_properties(store: Path, data
     assert "0 hidden), whose domains admit the types above unless stated:" in text
     director = next(line for line in text.splitlines() if line.startswith('- "director" (wdt:P57): "director of film'))
     # The director's range is the cast member's (curated), named once on the cast member's line.
-    assert "— range: as wdt:P161 — value: wd:Q287607" in director
+    assert "— range: as for wdt:P161 — value: wd:Q287607" in director
     # Its eight curated range classes are shown by the one most properties name ("human", not "person").
     cast = '- "cast member" (wdt:P161): "actor in the subject production" — range: "human" (wd:Q5) +7 more'
     assert cast in text

@@ -13,6 +13,8 @@ class Recorder(BaseCallbackHandler):
 
     def __init__(self) -> None:
         self.runs: list[tuple[str, list[str], dict[str, Any]]] = []
+        #: Tool runs (``on_tool_start``) by name, with the inputs LangSmith records for them.
+        self.tool_inputs: list[tuple[str, dict[str, Any] | None]] = []
 
     def on_chain_start(
         self,
@@ -26,3 +28,18 @@ class Recorder(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         self.runs.append((name or "", list(tags or []), dict(metadata or {})))
+
+    def on_tool_start(
+        self,
+        serialized: dict[str, Any] | None,
+        input_str: str,
+        *,
+        run_id: UUID,
+        tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        inputs: dict[str, Any] | None = None,
+        name: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self.runs.append((name or "", list(tags or []), dict(metadata or {})))
+        self.tool_inputs.append((name or "", inputs))

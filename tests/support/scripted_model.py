@@ -18,7 +18,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
-ScriptItem = AIMessage | str | BaseException
+ScriptItem = AIMessage | str | BaseException | Callable[[list[BaseMessage]], str]
 
 
 class ScriptExhausted(AssertionError):
@@ -59,6 +59,9 @@ class ScriptedChatModel(GenericFakeChatModel):
         item = self.script[position]
         if isinstance(item, BaseException):
             raise item
+        if callable(item):
+            # A reply computed from the prompt (a pattern number the model reads off the prompt).
+            item = item(list(messages))
         message = AIMessage(item) if isinstance(item, str) else item
         return ChatResult(generations=[ChatGeneration(message=message)])
 

@@ -85,3 +85,16 @@ def test_graph_identity_names_endpoint_data_and_profile(tmp_path: Path) -> None:
     assert graph_identity([Path("a.ttl")], None, None, "freebase") == f"{Path('a.ttl').resolve()} (dialect freebase)"
     assert graph_identity(None, None) == str(example_graph_path().resolve())
     assert graph_identity([Path("a.ttl")], None) == str(Path("a.ttl").resolve())
+
+
+def test_mars_lines_and_thread_identity() -> None:
+    from saga_kgqa.state.mars import PatternEntry
+
+    entry = PatternEntry(index=1, hop=0, text="t", entity="e", prop="p", direction="out")
+    assert describe_update("retrieve", {"patterns": [entry, entry]}) == ["patterns: 2 shown"]
+    assert describe_update("reason", {"candidate_sparql": "SELECT ?x WHERE { ?x ?p ?o }"}) == [
+        "sparql(SELECT ?x WHERE { ?x ?p ?o })"
+    ]
+    # A MARS thread is another graph's state: resuming it under SAGA must be refused.
+    assert graph_identity(None, "http://e/sparql", method="mars") == "http://e/sparql (method mars)"
+    assert graph_identity(None, "http://e/sparql") == "http://e/sparql"

@@ -111,6 +111,8 @@ def test_environment_catalog_has_the_example_and_the_env_source(
         ("schema_index", "/tmp/index.json"),
         ("entity_search", "wikidata-api"),
         ("dialect", "wikidata"),
+        ("embedding_base_url", "http://127.0.0.1:9/v1"),
+        ("embedding_model", "e5-passage"),
     ],
 )
 def test_caller_contexts_may_not_set_infrastructure(catalog: Catalog, field: str, value: str) -> None:

@@ -58,7 +58,7 @@ def test_a_huge_neighbourhood_fits_the_byte_cap_and_keeps_the_hidden_line() -> N
     assert len(text.encode("utf-8")) <= 3000
     lines = text.splitlines()
     assert lines[0] == 'Entity "An entity" (ex:e)'
-    assert lines[-1].startswith("50 properties hidden (subclass check), domain conflicts with ex:Employee: ")
+    assert lines[-1].startswith("50 properties hidden (subclass check), domain conflicts with the types above: ")
     assert "ex:h0 (domain ex:Product, induced)" in lines[-1]
     assert "(+42 more)" in lines[-1]
     assert 0 < listed < 300
@@ -114,7 +114,7 @@ def test_lookup_lines_say_once_what_every_line_would_repeat() -> None:
         # stands for the union range; a value without a label is its bare id, never empty quotes.
         '- "place of birth" (ex:P19): "most specific known birth location of a person" — range: "city" (ex:Q515)'
         " +2 more (curated) — value: ex:Q90",
-        '- "residence" (ex:P551) — range: as ex:P19 — 2 values',
+        '- "residence" (ex:P551) — range: as for ex:P19 — 2 values',
         '- "occupation" (ex:P106) — range: "profession" (ex:Q28640) — 11 values: "job 0" (ex:Q0), "job 1" (ex:Q1)'
         " +9 more",
         '- "nickname" (ex:nick) — domain, range: unknown — value: "Countess"@en',
@@ -185,3 +185,36 @@ def test_lookup_without_known_types_shows_each_domain() -> None:
     assert '- "country of citizenship" (ex:P27) — domain: "person" (ex:Q215627) +2 more (curated)' in text
     assert 'range: "country" (ex:Q6256) — value: ex:Q30' in text
     assert "no type is known, so none was filtered" in text
+
+
+def test_a_repeated_range_is_named_by_the_shorter_of_its_class_and_the_property_that_showed_it() -> None:
+    # An IRI without a prefix makes "as for <http://…#advisor>" longer than the class it stands for.
+    student = "http://valuenet/ontop/student#"
+    advisor = PropertyInfo(
+        property=Ref(iri=student + "advisor", id=f"<{student}advisor>"),
+        range=(Ref(iri=student + "Person", id="st:Person"),),
+        range_source="formal",
+    )
+    mentor = advisor.model_copy(update={"property": Ref(iri=student + "mentor", id=f"<{student}mentor>")})
+    result = LookupResult(
+        entity=ref("s1"),
+        found=True,
+        types=(ref("Student"),),
+        checked_types=(ref("Student"),),
+        kept=(kept(advisor, (), 1), kept(mentor, (), 1)),
+        shown=2,
+    )
+    text, _ = render_lookup(result, TextCaps())
+    assert f"- <{student}mentor> — range: st:Person — 1 value" in text.splitlines()
+    assert "as for <" not in text
+
+
+def test_the_hidden_line_does_not_repeat_the_types_listed_above() -> None:
+    result = big_lookup(kept=1, hidden=2).model_copy(
+        update={"types": (ref("Employee"), ref("Manager")), "checked_types": (ref("Employee"), ref("Manager"))}
+    )
+    text, _ = render_lookup(result, TextCaps())
+    (hidden_line,) = [line for line in text.splitlines() if "hidden (" in line]
+    assert hidden_line.startswith("2 properties hidden (subclass check), domain conflicts with the types above:")
+    assert "ex:Employee" not in hidden_line and "ex:Manager" not in hidden_line
+    assert "ex:h0 (domain ex:Product, induced)" in hidden_line

@@ -10,6 +10,7 @@ import textwrap
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from email.parser import BytesParser
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TypedDict
@@ -49,20 +50,27 @@ def _graph() -> Any:
 def test_question_and_tool_calls_carry_names_tags_and_metadata() -> None:
     recorder = Recorder()
     config = question_run_config(
-        "Which mission did Jim Lovell command?", graph="space.ttl", model="m at http://h/v1", tags=("bench",)
+        "Which mission did Jim Lovell command?",
+        graph="space.ttl",
+        model="m at http://h/v1",
+        model_name="m",
+        tags=("bench",),
     )
     config["callbacks"] = [recorder]
     out = _graph().invoke({"question": "Which mission did Jim Lovell command?"}, config)
     assert out["answer"] == "Apollo 13"
     root_name, root_tags, root_meta = recorder.runs[0]
     assert root_name == "saga: Which mission did Jim Lovell command?"
-    assert {AGENT_TAG, "model:m at http://h/v1", "bench"} <= set(root_tags)
+    assert {AGENT_TAG, "model:m", "bench"} <= set(root_tags)
+    assert not any("http" in tag for tag in root_tags)  # the server's URL is metadata only
+    assert root_meta["model"] == "m at http://h/v1"
     assert root_meta["question"] == "Which mission did Jim Lovell command?"
     assert root_meta["knowledge_graph"] == "space.ttl"
     (tool_run,) = [run for run in recorder.runs if run[0] == "tool:search"]
     assert {TOOL_TAG, "tool:search"} <= set(tool_run[1])
     assert tool_run[2]["tool_arguments"] == {"text": "Apollo"}
     assert tool_run[2]["step"] == 1
+    assert recorder.tool_inputs == [("tool:search", {"text": "Apollo"})]
     # Tool runs nest inside the question's run, so they inherit its metadata.
     assert tool_run[2]["question"] == "Which mission did Jim Lovell command?"
 
@@ -84,8 +92,8 @@ def test_tracing_is_off_in_tests() -> None:
 
 
 @contextmanager
-def _fake_langsmith() -> Iterator[tuple[str, list[bytes]]]:
-    bodies: list[bytes] = []
+def _fake_langsmith() -> Iterator[tuple[str, list[tuple[str, bytes]]]]:
+    bodies: list[tuple[str, bytes]] = []
 
     class Handler(BaseHTTPRequestHandler):
         def _reply(self) -> None:
@@ -95,7 +103,7 @@ def _fake_langsmith() -> Iterator[tuple[str, list[bytes]]]:
                 import zstandard
 
                 body = zstandard.ZstdDecompressor().decompressobj().decompress(body)
-            bodies.append(body)
+            bodies.append((self.headers.get("Content-Type", ""), body))
             data = json.dumps({"version": "0.0", "batch_ingest_config": {}}).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -126,7 +134,10 @@ def test_tracing_on_sends_the_named_runs_to_the_configured_endpoint() -> None:
         from tests.unit.test_tracing import _graph
         from saga_kgqa.graph.tracing import question_run_config, tracing_enabled
         assert tracing_enabled()
-        _graph().invoke({"question": "traced question"}, question_run_config("traced question"))
+        config = question_run_config(
+            "traced question", model="fake-model at http://127.0.0.1:18933/v1", model_name="fake-model"
+        )
+        _graph().invoke({"question": "traced question"}, config)
         wait_for_all_tracers()
         """
     )
@@ -143,6 +154,34 @@ def test_tracing_on_sends_the_named_runs_to_the_configured_endpoint() -> None:
             check=False,
         )
         assert done.returncode == 0, done.stderr
-    sent = b"".join(bodies)
-    assert b"saga: traced question" in sent
-    assert b"tool:search" in sent
+    runs = _captured_runs(bodies)
+    (root,) = [run for run in runs.values() if run.get("name") == "saga: traced question"]
+    assert "model:fake-model" in root["tags"]
+    assert not any("http" in tag for tag in root["tags"])  # the server's URL only in metadata
+    assert root["extra"]["metadata"]["model"] == "fake-model at http://127.0.0.1:18933/v1"
+    (tool,) = [run for run in runs.values() if run.get("name") == "tool:search"]
+    assert tool["run_type"] == "tool"
+    assert tool["inputs"] == {"text": "Apollo"}
+    assert tool["outputs"] == {"output": "Apollo 13"}
+
+
+def _captured_runs(bodies: list[tuple[str, bytes]]) -> dict[str, dict[str, Any]]:
+    """The runs LangSmith sent, by id, from multipart ingest (``post.<id>[.<field>]`` parts) or JSON batches."""
+    runs: dict[str, dict[str, Any]] = {}
+    for content_type, body in bodies:
+        if content_type.startswith("multipart/"):
+            message = BytesParser().parsebytes(b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + body)
+            for part in message.walk():
+                name = part.get_param("name", header="content-disposition")
+                if not isinstance(name, str) or not name.startswith("post."):
+                    continue
+                payload = part.get_payload(decode=True)
+                assert isinstance(payload, bytes)
+                _, run_id, *field = name.split(".")
+                value = json.loads(payload)
+                run = runs.setdefault(run_id, {})
+                run.update({field[0]: value} if field else value)
+        elif content_type.startswith("application/json") and body.startswith(b"{"):
+            for run in json.loads(body).get("post", []):
+                runs.setdefault(run["id"], {}).update(run)
+    return runs

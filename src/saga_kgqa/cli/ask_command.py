@@ -15,11 +15,18 @@ from typing import Annotated, Any
 
 import typer
 
+from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption, dialect_name, dialect_option
 from saga_kgqa.cli.output import fail, print_json, stdout
-from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption
-from saga_kgqa.context import Dialect, EntitySearch, Matching, ToolCalling
+from saga_kgqa.context import (
+    EmbeddingRuntimeName,
+    EntitySearch,
+    GroundingTools,
+    Matching,
+    Method,
+    PatternRanking,
+    ToolCalling,
+)
 from saga_kgqa.errors import SagaError
-from saga_kgqa.kg.wikidata_search import WIKIDATA_API
 
 #: Exit status of a run that finished without an answer (budget exhausted, gave up, failed).
 EXIT_UNANSWERED = 3
@@ -50,9 +57,13 @@ def ask(
         ),
     ] = None,
     entity_search_url: Annotated[
-        str,
-        typer.Option(help="MediaWiki API of --entity-search wikidata-api (User-Agent contact: SAGA_CONTACT)."),
-    ] = WIKIDATA_API,
+        str | None,
+        typer.Option(
+            help="MediaWiki API of --entity-search wikidata-api (User-Agent contact: SAGA_CONTACT) "
+            "[default: Wikidata's].",
+            show_default=False,
+        ),
+    ] = None,
     model: Annotated[str | None, typer.Option(help="Model name [SAGA_MODEL].", rich_help_panel=_MODEL)] = None,
     base_url: Annotated[
         str | None,
@@ -76,9 +87,9 @@ def ask(
     matching: Annotated[Matching | None, _switch("Type compatibility (default subclass).")] = None,
     max_steps: Annotated[int | None, _switch("Controller steps before finalizing (default 20).")] = None,
     dialect: Annotated[
-        Dialect | None,
-        _switch(
-            "Graph dialect: tools, type vocabulary (Wikidata P31/P279, Freebase type.object.type), schema "
+        str | None,
+        dialect_option(
+            "It sets the tools, type vocabulary (Wikidata P31/P279, Freebase type.object.type), schema "
             "index and prompt wording (default: wikidata under a wikidata/qlever profile, else generic)."
         ),
     ] = None,
@@ -87,6 +98,26 @@ def ask(
         _switch("Name search: off (the graph's names) or wikidata-api (wbsearchentities) (default off)."),
     ] = None,
     tool_calling: Annotated[ToolCalling | None, _switch("native tool calls or text actions (default native).")] = None,
+    method: Annotated[
+        Method, typer.Option(help="saga (the controller) or mars (pattern retrieval pipeline).", rich_help_panel=_RUN)
+    ] = "saga",
+    grounding_tools: Annotated[
+        GroundingTools | None, _switch("SAGA's grounding tools: lookup, patterns or both (default lookup).")
+    ] = None,
+    mars_top_n: Annotated[int | None, _switch("MARS: patterns shown per hop (default 20).")] = None,
+    mars_hop_limit: Annotated[int | None, _switch("MARS: pattern expansions (default 5).")] = None,
+    mars_examples: Annotated[bool | None, _switch("MARS: instances per pattern (default on).")] = None,
+    mars_typology: Annotated[bool | None, _switch("MARS: domain and range per pattern (default on).")] = None,
+    mars_verification: Annotated[bool | None, _switch("MARS: verify the executed query (default on).")] = None,
+    mars_augmented_question: Annotated[
+        bool | None, _switch("MARS: the model names expected entity types (default off).")
+    ] = None,
+    pattern_ranking: Annotated[
+        PatternRanking | None, _switch("MARS: embedding, bm25, degree or random (default embedding).")
+    ] = None,
+    embedding_runtime: Annotated[
+        EmbeddingRuntimeName | None, _switch("MARS: minilm, e5 or openai (SAGA_EMBEDDING_BASE_URL) (default minilm).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON document.")] = False,
     trace: Annotated[
         Path | None, typer.Option(help="Append the full trajectory to this JSONL file.", rich_help_panel=_RUN)
@@ -101,7 +132,11 @@ def ask(
         bool, typer.Option("--force", help="Resume even against another graph or model.", rich_help_panel=_RUN)
     ] = False,
     checkpoint_db: Annotated[
-        Path | None, typer.Option(help="Checkpoint database [SAGA_CHECKPOINT_DB].", rich_help_panel=_RUN)
+        str | None,
+        typer.Option(
+            help="Checkpoint database: a SQLite file or a postgresql:// URL [SAGA_CHECKPOINT_DB].",
+            rich_help_panel=_RUN,
+        ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live view of the steps.")] = False,
 ) -> None:
@@ -114,7 +149,9 @@ def ask(
     # Imported here so that the other commands do not load LangGraph and the OpenAI client.
     from saga_kgqa.cli.ask_run import AskRequest, run_ask
     from saga_kgqa.cli.ask_view import print_outcome
+    from saga_kgqa.graph.persistence import checkpoint_target
     from saga_kgqa.graph.trajectory import jsonable
+    from saga_kgqa.kg.wikidata_search import WIKIDATA_API
     from saga_kgqa.models import ModelSettings
 
     request = AskRequest(
@@ -127,7 +164,7 @@ def ask(
         profile=profile,
         schema_file=schema_file,
         data_dir=data_dir,
-        entity_search_url=entity_search_url,
+        entity_search_url=entity_search_url or WIKIDATA_API,
         model=ModelSettings(model=model, base_url=base_url, api_key=api_key, reasoning_effort=reasoning_effort),
         switches={
             "type_filter": type_filter,
@@ -138,11 +175,21 @@ def ask(
             "coverage_seed": coverage_seed,
             "matching": matching,
             "max_steps": max_steps,
-            "dialect": dialect,
+            "dialect": dialect_name(dialect),
             "entity_search": entity_search,
             "tool_calling": tool_calling,
+            "grounding_tools": grounding_tools,
+            "mars_top_n": mars_top_n,
+            "mars_hop_limit": mars_hop_limit,
+            "mars_examples": mars_examples,
+            "mars_typology": mars_typology,
+            "mars_verification": mars_verification,
+            "mars_augmented_question": mars_augmented_question,
+            "pattern_ranking": pattern_ranking,
+            "embedding_runtime": embedding_runtime,
         },
-        checkpoint_db=checkpoint_db,
+        method=method,
+        checkpoint_db=checkpoint_target(checkpoint_db) if checkpoint_db else None,
         trace=trace,
         live=not quiet,
     )

@@ -10,22 +10,23 @@ import uuid
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import openai
 import typer
 from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from saga_kgqa import settings
 from saga_kgqa.cli.ask_view import StepView
 from saga_kgqa.cli.index_commands import load_or_build_schema
 from saga_kgqa.cli.output import EXIT_BACKEND, stderr
 from saga_kgqa.cli.store_commands import open_graph
-from saga_kgqa.context import SagaContext
+from saga_kgqa.context import Method, SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.graph.builder import SagaGraph, build_graph, recursion_limit
 from saga_kgqa.graph.dialect_tools import open_entity_search, saved_or_dialect_schema, schema_vocabulary, tool_dialect
-from saga_kgqa.graph.persistence import CheckpointStore, RunIdentity, default_checkpoint_path
+from saga_kgqa.graph.persistence import CheckpointStore, CheckpointTarget, RunIdentity, default_checkpoint_path
 from saga_kgqa.graph.toolbox import SagaToolbox
 from saga_kgqa.graph.tracing import question_run_config
 from saga_kgqa.graph.trajectory import TrajectoryWriter
@@ -34,7 +35,7 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.wikidata_search import WIKIDATA_API
 from saga_kgqa.models import ConfiguredModelFactory, ModelSettings
 from saga_kgqa.state.checkpointing import checkpoint_serde
-from saga_kgqa.state.schema import InputState
+from saga_kgqa.state.schema import InputState, require_question
 
 #: Exit status after Ctrl-C (the run is saved).
 EXIT_INTERRUPTED = 130
@@ -57,9 +58,10 @@ class AskRequest:
         entity_search_url: The MediaWiki API that ``entity_search=wikidata-api`` asks.
         model: Explicit model settings (``None`` fields fall back to the environment).
         switches: Context switches given on the command line (``None`` values fall back to the environment).
-        checkpoint_db: Checkpoint database (the default path when ``None``).
+        checkpoint_db: Checkpoint database, a SQLite path or a ``postgresql://`` URL (the default when ``None``).
         trace: JSONL file the trajectory is appended to.
         live: Show the live view of the steps.
+        method: ``saga`` (the controller) or ``mars`` (the pattern pipeline, :mod:`saga_kgqa.mars`).
     """
 
     question: str | None
@@ -74,9 +76,10 @@ class AskRequest:
     entity_search_url: str = WIKIDATA_API
     model: ModelSettings = field(default_factory=ModelSettings)
     switches: dict[str, Any] = field(default_factory=dict)
-    checkpoint_db: Path | None = None
+    checkpoint_db: CheckpointTarget | None = None
     trace: Path | None = None
     live: bool = True
+    method: Method = "saga"
 
 
 @dataclass(frozen=True)
@@ -89,7 +92,11 @@ class AskResult:
 
 
 def graph_identity(
-    data: list[Path] | None, endpoint: str | None, profile: str | None = None, dialect: str = "generic"
+    data: list[Path] | None,
+    endpoint: str | None,
+    profile: str | None = None,
+    dialect: str = "generic",
+    method: str = "saga",
 ) -> str:
     """How a thread records its graph: the endpoint URL or the absolute data paths, the profile and dialect.
 
@@ -100,6 +107,8 @@ def graph_identity(
     qualifiers = [f"profile {profile}"] if profile else []
     if dialect != "generic":
         qualifiers.append(f"dialect {dialect}")
+    if method != "saga":
+        qualifiers.append(f"method {method}")  # a MARS thread's state means nothing to SAGA's graph
     return f"{source} ({', '.join(qualifiers)})" if qualifiers else source
 
 
@@ -114,6 +123,8 @@ def run_ask(request: AskRequest) -> AskResult:
     """
     if (request.question is None) == (request.resume is None):
         raise ConfigurationError("give a question, or --resume THREAD (not both)")
+    if request.question is not None:
+        require_question(request.question)
     explicit = {k: v for k, v in request.switches.items() if v is not None}
     if request.profile is not None:
         explicit["profile"] = request.profile  # a Wikidata profile implies the wikidata dialect
@@ -124,14 +135,14 @@ def run_ask(request: AskRequest) -> AskResult:
     model_settings = factory.settings_for(context)
     model_settings.require_complete()
     identity = RunIdentity(
-        graph=graph_identity(request.data, request.endpoint, request.profile, context.dialect),
+        graph=graph_identity(request.data, request.endpoint, request.profile, context.dialect, request.method),
         model=model_settings.describe(),
     )
     with CheckpointStore(request.checkpoint_db or default_checkpoint_path(), serde=checkpoint_serde()) as store:
         inputs: InputState | None
         if request.resume is not None:
             thread_id = request.resume
-            question = store.check_resume(thread_id, identity, force=request.force).question
+            question = store.check_resume(thread_id, identity, force=request.force, warn=_warn).question
             inputs = None
         else:
             assert request.question is not None  # one of the two is set, checked above
@@ -140,13 +151,14 @@ def run_ask(request: AskRequest) -> AskResult:
             inputs = {"question": question}
         with open_graph(request.data, request.endpoint, profile) as knowledge_graph:
             toolbox = _toolbox(knowledge_graph, context, request)
-            app = build_graph(model_factory=factory, toolbox_factory=lambda _: toolbox, checkpointer=store.saver)
+            app, limit = _app(request.method, factory, toolbox, store.saver, context)
             config = question_run_config(
                 question,
                 thread_id=thread_id,
                 graph=identity.graph,
                 model=identity.model,
-                recursion_limit=recursion_limit(context.max_steps),
+                model_name=model_settings.model,
+                recursion_limit=limit,
             )
             if inputs is None and not app.get_state(config).next:
                 stderr.print(f"thread {thread_id} has already finished; showing its result", style="dim")
@@ -154,6 +166,24 @@ def run_ask(request: AskRequest) -> AskResult:
                 _stream(app, inputs, config, context, request, thread_id, identity)
             values = dict(app.get_state(config).values)
     return AskResult(thread_id=thread_id, question=question, values=values)
+
+
+def _app(
+    method: Method,
+    factory: ConfiguredModelFactory,
+    toolbox: SagaToolbox,
+    saver: BaseCheckpointSaver[Any],
+    context: SagaContext,
+) -> tuple[SagaGraph, int]:
+    """The compiled graph of the method, and its recursion limit."""
+    if method == "mars":
+        from saga_kgqa.mars.builder import build_mars_graph
+
+        mars = build_mars_graph(model_factory=factory, toolbox_factory=lambda _: toolbox, checkpointer=saver)
+        # Same input, output and context schemas: the CLI streams both graphs alike.
+        return cast(SagaGraph, mars), recursion_limit(context.max_steps)
+    app = build_graph(model_factory=factory, toolbox_factory=lambda _: toolbox, checkpointer=saver)
+    return app, recursion_limit(context.max_steps)
 
 
 def _toolbox(knowledge_graph: KnowledgeGraph, context: SagaContext, request: AskRequest) -> SagaToolbox:
@@ -179,7 +209,8 @@ def _stream(
     """Stream node updates (checkpointed after every step) into the live view and the trace."""
     tracing = TrajectoryWriter(request.trace) if request.trace is not None else nullcontext()
     resumed = inputs is None
-    with tracing as writer, StepView(stderr, enabled=request.live) as view:
+    steps_before = int(app.get_state(config).values.get("steps", 0)) if resumed else 0
+    with tracing as writer, StepView(stderr, enabled=request.live, steps_before=steps_before) as view:
         view.note(f"thread {thread_id}{' (resumed)' if resumed else ''}; resume with --resume {thread_id}")
         if writer is not None:
             writer.start(
@@ -215,6 +246,10 @@ def _stream(
             raise
         state = app.get_state(config).values
         _end(writer, status=state.get("status"), final_sparql=state.get("final_sparql"))
+
+
+def _warn(message: str) -> None:
+    stderr.print(f"warning: {message}", markup=False, highlight=False, style="yellow")
 
 
 def _end(writer: TrajectoryWriter | None, **details: Any) -> None:

@@ -53,6 +53,10 @@ def describe_update(node: str, delta: Mapping[str, Any] | None) -> list[str]:
         return lines
     if node == "finalize":
         return [f"finalize: {data.get('status', '?')}"]
+    if node == "retrieve":  # MARS: the patterns shown this hop
+        return [f"patterns: {len(data.get('patterns') or [])} shown"]
+    if node == "reason" and data.get("candidate_sparql"):
+        return [f"sparql({_clip(data['candidate_sparql'], 80)})"]
     history = data.get("history") or []
     if history:
         step = history[-1]
@@ -66,12 +70,19 @@ def describe_update(node: str, delta: Mapping[str, Any] | None) -> list[str]:
 class StepView:
     """The live view: a spinner plus one printed line per node update (use as a context manager)."""
 
-    def __init__(self, console: Console, *, enabled: bool = True) -> None:
-        """Show on ``console`` when ``enabled``."""
+    def __init__(self, console: Console, *, enabled: bool = True, steps_before: int = 0) -> None:
+        """Show on ``console`` when ``enabled``.
+
+        Args:
+            console: Where the view is printed.
+            enabled: Show anything at all.
+            steps_before: Controller steps the thread already took (a resumed run), so its
+                steps keep the run's numbering instead of starting again at 1.
+        """
         self.console = console
         self.enabled = enabled
         self._status: Status | None = None
-        self._step = 0
+        self._step = steps_before
 
     def __enter__(self) -> StepView:
         if self.enabled:

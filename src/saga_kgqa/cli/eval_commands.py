@@ -6,24 +6,28 @@ import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
-from saga_kgqa import settings
+from saga_kgqa.cli.eval_options import (
+    BenchmarkArgument,
+    DataDirOption,
+    GraphOption,
+    LanguageOption,
+    benchmark_questions,
+)
+from saga_kgqa.cli.eval_run_commands import add_run_commands
+from saga_kgqa.cli.groups import command_group
+from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption
 from saga_kgqa.cli.output import fail, print_json, stdout
-from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption, open_graph
+from saga_kgqa.cli.progress import tracked
+from saga_kgqa.cli.store_commands import open_graph
 from saga_kgqa.errors import ConfigurationError, SagaError
-from saga_kgqa.eval.ablation import score_run
-from saga_kgqa.eval.gold import GoldStore, build_gold_store, drift_report
-from saga_kgqa.eval.loaders import BENCHMARKS, load_benchmark
-from saga_kgqa.eval.predictions import read_predictions
-from saga_kgqa.eval.questions import BenchmarkQuestion
-from saga_kgqa.eval.report import RunSpec, report_markdown, score_runs, write_plots
-from saga_kgqa.eval.scorer import MEAN_METRICS, QuestionScores, summarise
-from saga_kgqa.eval.spinach_output import read_spinach_output, score_entry
-from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+
+if TYPE_CHECKING:
+    from saga_kgqa.eval.scorer import QuestionScores
+    from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 
 
 class PredictionFormat(StrEnum):
@@ -33,7 +37,7 @@ class PredictionFormat(StrEnum):
     PREDICTIONS = "predictions"
 
 
-eval_app = typer.Typer(help="Score benchmark predictions.", no_args_is_help=True)
+eval_app = command_group("Score, run and ablate benchmarks.")
 
 
 def _write_line(data: dict[str, Any]) -> None:
@@ -41,6 +45,8 @@ def _write_line(data: dict[str, Any]) -> None:
 
 
 def _score_spinach_output(path: Path, as_json: bool) -> tuple[list[QuestionScores], list[str]]:
+    from saga_kgqa.eval.spinach_output import read_spinach_output, score_entry
+
     scores = []
     for entry in read_spinach_output(path):
         question_scores = score_entry(entry)
@@ -56,6 +62,10 @@ def _score_spinach_output(path: Path, as_json: bool) -> tuple[list[QuestionScore
 def _score_predictions(path: Path, gold_path: Path | None, as_json: bool) -> tuple[list[QuestionScores], list[str]]:
     if gold_path is None:
         raise ConfigurationError("--format predictions needs --gold (a gold store written by `saga eval gold`)")
+    from saga_kgqa.eval.ablation import score_run
+    from saga_kgqa.eval.gold import GoldStore
+    from saga_kgqa.eval.predictions import read_predictions
+
     scored = score_run(read_predictions(path), GoldStore.load(gold_path))
     if as_json:
         for item in scored:
@@ -81,6 +91,8 @@ def score(
     ] = False,
 ) -> None:
     """Score a predictions file with every metric (paper, strict, SPINACH, GRASP, GERBIL)."""
+    from saga_kgqa.eval.scorer import summarise
+
     try:
         if file_format is PredictionFormat.SPINACH_OUTPUT:
             scores, not_scored = _score_spinach_output(file, as_json)
@@ -96,6 +108,10 @@ def score(
 
 
 def _print_summary(summary: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    from saga_kgqa.eval.scorer import MEAN_METRICS
+
     table = Table("metric", "mean")
     for metric in MEAN_METRICS:
         value = summary["means"][metric]
@@ -105,26 +121,6 @@ def _print_summary(summary: dict[str, Any]) -> None:
         table.add_row(key, "n/a" if value is None else f"{value:.4f}")
     stdout.print(table)
     stdout.print(f"scored {summary['scored']}; not scored: {summary['not_scored'] or 'none'}", markup=False)
-
-
-BenchmarkArgument = Annotated[str, typer.Argument(help=f"Benchmark: {', '.join(sorted(BENCHMARKS))}.")]
-DataDirOption = Annotated[
-    Path | None, typer.Option(help="Shared data directory (default: $SAGA_DATA_DIR, else ../shared/data).")
-]
-LanguageOption = Annotated[str, typer.Option(help="Question language.")]
-GraphOption = Annotated[str | None, typer.Option("--graph", help="Only questions on this graph (Spider4SPARQL).")]
-
-
-def benchmark_questions(
-    benchmark: str, data_dir: Path | None, language: str, graph: str | None
-) -> list[BenchmarkQuestion]:
-    """The questions of a named benchmark, optionally only those on one graph.
-
-    Raises:
-        ConfigurationError: Unknown benchmark or unreadable files.
-    """
-    loaded = load_benchmark(benchmark, settings.data_dir(data_dir), language=language)
-    return [q for q in loaded.questions if graph is None or q.graph == graph]
 
 
 def _optional_graph(data: list[Path] | None, endpoint: str | None, profile: str | None) -> KnowledgeGraph | None:
@@ -143,11 +139,13 @@ def gold_command(
     profile: ProfileOption = None,
 ) -> None:
     """Freeze a benchmark's gold: shipped answers, else the gold SPARQL run on --data or --endpoint."""
+    from saga_kgqa.eval.gold import build_gold_store
+
     try:
         questions = benchmark_questions(benchmark, data_dir, language, graph_name)
         graph = _optional_graph(data, endpoint, profile)
         try:
-            store = build_gold_store(questions, graph)
+            store = build_gold_store(tracked(questions, f"{benchmark}: gold", len(questions)), graph)
         finally:
             if graph is not None:
                 graph.close()
@@ -176,6 +174,8 @@ def drift_command(
     profile: ProfileOption = None,
 ) -> None:
     """Re-run the gold queries on --data or --endpoint and report what changed since the gold was frozen."""
+    from saga_kgqa.eval.gold import GoldStore, drift_report
+
     try:
         questions = benchmark_questions(benchmark, data_dir, language, graph_name)
         store = GoldStore.load(gold)
@@ -209,6 +209,8 @@ def report_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory for report.md and the PNG plots.")],
 ) -> None:
     """Write markdown tables shaped like the paper's (F1/EM, empty-result rates, cost) and PNG plots."""
+    from saga_kgqa.eval.report import RunSpec, report_markdown, score_runs, write_plots
+
     try:
         summaries = score_runs([RunSpec.parse(text) for text in runs])
         out.mkdir(parents=True, exist_ok=True)
@@ -221,8 +223,5 @@ def report_command(
 
 def register(app: typer.Typer) -> None:
     """Add ``saga eval`` (score, gold, drift, run, ablate) to the ``saga`` application."""
-    # Imported here: the run commands reuse this module's options, so a top-level import would be circular.
-    from saga_kgqa.cli.eval_run_commands import add_run_commands
-
     add_run_commands(eval_app)
     app.add_typer(eval_app, name="eval")

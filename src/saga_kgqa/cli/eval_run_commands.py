@@ -5,34 +5,31 @@ from __future__ import annotations
 import dataclasses
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
-from rich.progress import Progress
 
-from saga_kgqa.cli.eval_commands import (
+from saga_kgqa.cli.eval_merge_command import merge_command
+from saga_kgqa.cli.eval_options import (
     BenchmarkArgument,
     DataDirOption,
     GraphOption,
     LanguageOption,
     benchmark_questions,
 )
+from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption, dialect_name, dialect_option
 from saga_kgqa.cli.output import fail, print_json, stdout
-from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption, open_graph
-from saga_kgqa.context import Dialect, EntitySearch, SagaContext
+from saga_kgqa.cli.progress import progress_bar
+from saga_kgqa.cli.store_commands import open_graph
+from saga_kgqa.context import Dialect, EntitySearch, Method
 from saga_kgqa.errors import ConfigurationError, SagaError
-from saga_kgqa.eval.ablation import ablation_table, ablation_variants, run_ablation, run_summary, score_run
-from saga_kgqa.eval.agent_answerer import AgentAnswerer
-from saga_kgqa.eval.gold import GoldStore
-from saga_kgqa.eval.runner import Answerer, GoldReplayAnswerer, run_benchmark
-from saga_kgqa.graph.builder import build_graph
-from saga_kgqa.graph.defaults import open_toolbox as default_open_toolbox
-from saga_kgqa.graph.dialect_tools import benchmark_dialect, dialect_implied_by_profile
-from saga_kgqa.graph.model_calls import ModelFactory
-from saga_kgqa.graph.toolbox import SagaToolbox
 from saga_kgqa.kg.replay_cache import CacheMode
-from saga_kgqa.models import ConfiguredModelFactory, ModelSettings
-from saga_kgqa.settings import data_dir as shared_data_dir
+
+if TYPE_CHECKING:
+    from saga_kgqa.context import SagaContext
+    from saga_kgqa.eval.runner import Answerer
+    from saga_kgqa.graph.model_calls import ModelFactory
+    from saga_kgqa.graph.toolbox import SagaToolbox
 
 
 class AnswererKind(StrEnum):
@@ -70,9 +67,9 @@ CacheModeOption = Annotated[
     typer.Option(help="Record/replay cache mode (default: replay-or-record for --endpoint, else off)."),
 ]
 DialectOption = Annotated[
-    Dialect | None,
-    typer.Option(
-        help="Graph dialect of the tools, vocabulary and schema index (default: wikidata under a wikidata/qlever "
+    str | None,
+    dialect_option(
+        "It sets the tools, vocabulary and schema index (default: wikidata under a wikidata/qlever "
         "profile, else the benchmark's graph: wikidata for QALD/WWQ/SPINACH, freebase for CWQ/GrailQA/WebQ, "
         "else generic). A dialect's schema index is built from --data-dir unless --schema is given."
     ),
@@ -95,6 +92,8 @@ def chat_model_factory(context: SagaContext, *, model_concurrency: int | None = 
     Raises:
         ConfigurationError: No model is configured, or the settings are unusable.
     """
+    from saga_kgqa.models import ConfiguredModelFactory, ModelSettings
+
     factory = ConfiguredModelFactory(ModelSettings(max_concurrency=model_concurrency))
     factory(context, "controller")
     return factory
@@ -109,6 +108,8 @@ def _context(
     steps: int,
     tools: ToolSettings,
 ) -> SagaContext:
+    from saga_kgqa.context import SagaContext
+
     joined = ",".join(str(p) for p in data) if data else None
     return SagaContext(
         model=model,
@@ -143,13 +144,20 @@ class ToolSettings:
 def tool_settings(
     benchmark: str,
     profile: str | None,
-    dialect: Dialect | None,
+    dialect: str | None,
     schema_file: Path | None,
     data_dir: Path | None,
     entity_search: EntitySearch,
 ) -> ToolSettings:
-    """The tool settings of a run: an explicit dialect, else the profile's, else the benchmark's graph's."""
-    chosen = dialect or dialect_implied_by_profile(profile) or benchmark_dialect(benchmark)
+    """The tool settings of a run: an explicit dialect, else the profile's, else the benchmark's graph's.
+
+    Raises:
+        typer.BadParameter: ``dialect`` names no dialect.
+    """
+    from saga_kgqa.graph.dialect_tools import benchmark_dialect, dialect_implied_by_profile
+    from saga_kgqa.settings import data_dir as shared_data_dir
+
+    chosen = dialect_name(dialect) or dialect_implied_by_profile(profile) or benchmark_dialect(benchmark)
     sources = shared_data_dir(data_dir) if chosen != "generic" else None
     return ToolSettings(chosen, schema_file, sources, entity_search)
 
@@ -179,6 +187,8 @@ def open_toolbox(
         ConfigurationError: The graph, schema or search settings are unusable.
         BackendError: The graph failed while the schema index was built.
     """
+    from saga_kgqa.graph.defaults import open_toolbox as default_open_toolbox
+
     tools = tools or ToolSettings()
     return default_open_toolbox(
         data,
@@ -194,9 +204,23 @@ def open_toolbox(
 
 
 def _agent_answerer_for(
-    factory: ModelFactory, toolbox: SagaToolbox, max_seconds: float | None, max_tokens: int | None
+    factory: ModelFactory,
+    toolbox: SagaToolbox,
+    max_seconds: float | None,
+    max_tokens: int | None,
+    method: Method = "saga",
 ) -> Any:
-    graph = build_graph(model_factory=factory, toolbox_factory=lambda _context: toolbox)
+    from saga_kgqa.eval.agent_answerer import AgentAnswerer
+    from saga_kgqa.graph.builder import SagaGraph, build_graph
+
+    graph: SagaGraph
+    if method == "mars":
+        from saga_kgqa.mars.builder import build_mars_graph
+
+        # Same input, output and context schemas as SAGA's graph: the answerer streams both alike.
+        graph = cast(SagaGraph, build_mars_graph(model_factory=factory, toolbox_factory=lambda _context: toolbox))
+    else:
+        graph = build_graph(model_factory=factory, toolbox_factory=lambda _context: toolbox)
 
     def answerer_for(context: SagaContext) -> Answerer:
         return AgentAnswerer(graph, context, toolbox.graph, max_seconds=max_seconds, max_tokens=max_tokens)
@@ -231,10 +255,22 @@ def run_command(
     dialect: DialectOption = None,
     schema_file: SchemaOption = None,
     entity_search: EntitySearchOption = "off",
+    method: Annotated[Method, typer.Option(help="saga (the controller) or mars (the pattern pipeline).")] = "saga",
+    shard: Annotated[
+        str | None,
+        typer.Option(help="Answer only shard I of N (I/N, by question id); merge with `saga eval merge`."),
+    ] = None,
 ) -> None:
     """Answer every question of a benchmark, one JSON line per question; rerun to resume."""
+    from saga_kgqa.eval.ablation import run_summary, score_run
+    from saga_kgqa.eval.gold import GoldStore
+    from saga_kgqa.eval.runner import GoldReplayAnswerer, run_benchmark
+    from saga_kgqa.eval.shards import SHARD_KEY, parse_shard, shard_questions
+
     try:
+        chosen_shard = parse_shard(shard) if shard is not None else None
         questions = benchmark_questions(benchmark, data_dir, language, graph_name)[:limit]
+        questions = shard_questions(questions, chosen_shard)
         tools = tool_settings(benchmark, profile, dialect, schema_file, data_dir, entity_search)
         context = _context(data, endpoint, profile, model, base_url, max_steps, tools)
         cache = _cache_settings(endpoint, cache_dir, cache_mode, out.with_name(out.name + ".cache"))
@@ -245,6 +281,8 @@ def run_command(
             "answerer": answerer.value,
             "limit": limit,
         }
+        if chosen_shard is not None:
+            config[SHARD_KEY] = str(chosen_shard)
         if answerer is AnswererKind.GOLD_REPLAY:
             if not data and not endpoint:
                 raise ConfigurationError("gold-replay needs --data or --endpoint")
@@ -254,10 +292,10 @@ def run_command(
         else:
             factory = chat_model_factory(context, model_concurrency=model_concurrency)
             toolbox = open_toolbox(data, endpoint, profile, *cache, tools)
-            chosen = _agent_answerer_for(factory, toolbox, max_seconds, max_tokens)(context)
+            chosen = _agent_answerer_for(factory, toolbox, max_seconds, max_tokens, method)(context)
             config |= {"context": dataclasses.asdict(context), "max_seconds": max_seconds, "max_tokens": max_tokens}
-        with Progress(transient=True) as progress:
-            task = progress.add_task(f"{benchmark}", total=len(questions))
+            config["method"] = method
+        with progress_bar(f"{benchmark}: questions", len(questions)) as advance:
             done = run_benchmark(
                 questions,
                 chosen,
@@ -265,7 +303,7 @@ def run_command(
                 config=config,
                 retry_failed=retry_failed,
                 concurrency=concurrency,
-                progress=lambda _record: progress.advance(task),
+                progress=lambda _record: advance(),
             )
         report: dict[str, Any] = {"predictions": str(out), "answered": done.answered, "skipped": done.skipped}
         if gold is not None:
@@ -305,6 +343,9 @@ def ablate_command(
     entity_search: EntitySearchOption = "off",
 ) -> None:
     """Run the agent once per ablation variant and print the variants side by side (markdown)."""
+    from saga_kgqa.eval.ablation import ablation_table, ablation_variants, run_ablation
+    from saga_kgqa.eval.gold import GoldStore
+
     try:
         cache = _cache_settings(endpoint, cache_dir, cache_mode, out_dir / "cache")
         questions = benchmark_questions(benchmark, data_dir, language, graph_name)[:limit]
@@ -342,3 +383,4 @@ def add_run_commands(eval_app: typer.Typer) -> None:
     """Add ``run`` and ``ablate`` to the ``saga eval`` group."""
     eval_app.command("run")(run_command)
     eval_app.command("ablate")(ablate_command)
+    eval_app.command("merge")(merge_command)

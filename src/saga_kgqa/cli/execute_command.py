@@ -8,16 +8,19 @@ types of returned entities are reported.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from saga_kgqa.cli.index_commands import load_or_build_schema
-from saga_kgqa.cli.output import EXIT_BACKEND, EXIT_REJECTED, fail, print_json
-from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption, open_graph
+from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption, SchemaOption
+from saga_kgqa.cli.output import EXIT_BACKEND, EXIT_REJECTED, fail, print_json, read_query
+from saga_kgqa.cli.store_commands import open_graph
 from saga_kgqa.errors import SagaError
-from saga_kgqa.tools.execute import ExecuteOutcome, ExecuteSettings, execute
+from saga_kgqa.kg.backend import MAX_DEADLINE_S
+
+if TYPE_CHECKING:
+    from saga_kgqa.tools.execute import ExecuteOutcome
 
 #: Exit status of a query the type check blocked (it was not run).
 EXIT_BLOCKED = 3
@@ -30,23 +33,24 @@ def execute_command(
     data: DataOption = None,
     endpoint: EndpointOption = None,
     profile: ProfileOption = None,
-    schema: Annotated[
-        Path | None,
-        typer.Option("--schema", help="Schema index written by `saga index build` (default: build it now)."),
-    ] = None,
+    schema: SchemaOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the machine-readable outcome as JSON.")] = False,
     exact: Annotated[
         bool, typer.Option("--exact", help="Exact type match (the paper's rule) instead of subclass-aware.")
     ] = False,
     verify: Annotated[bool, typer.Option(help="Confirm a schema conflict against the graph before blocking.")] = True,
     max_rows: Annotated[int, typer.Option(min=1, help="Rows shown in the table.")] = 20,
-    timeout: Annotated[float, typer.Option(min=0.1, help="Deadline of the query, in seconds.")] = 30.0,
+    timeout: Annotated[
+        float, typer.Option(min=0.1, max=MAX_DEADLINE_S, help="Deadline of the query, in seconds.")
+    ] = 30.0,
 ) -> None:
     """Type-check and run one SPARQL query as the agent's execute tool does.
 
     Exit status: 0 for a result (empty included), 3 when blocked, 2 when rejected, 1 on a store failure.
     """
-    text = sys.stdin.read() if query == "-" else query
+    from saga_kgqa.tools.execute import ExecuteSettings, execute
+
+    text = read_query(query)
     settings = ExecuteSettings(verify_blocks=verify, max_rows_shown=max_rows, deadline_s=timeout)
     try:
         with open_graph(data, endpoint, profile) as graph:

@@ -1,29 +1,37 @@
-"""``saga index build``: build the schema index of a graph, save it, and report its coverage."""
+"""``saga index build``: build the schema index of a graph, save it, and report its coverage.
+
+:func:`load_or_build_schema` is how every command gets its schema index. The schema and
+store modules are imported inside the functions that use them (see :mod:`saga_kgqa.cli`).
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from pydantic import BaseModel
 
 from saga_kgqa import settings
+from saga_kgqa.cli.groups import command_group
+from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption, dialect_option
 from saga_kgqa.cli.output import fail, print_json, stderr, stdout
-from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption, open_graph
+from saga_kgqa.cli.store_commands import open_graph
 from saga_kgqa.errors import ConfigurationError, SagaError
-from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
-from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.profiles import EndpointProfile
-from saga_kgqa.kg.query import CheckedQuery
-from saga_kgqa.kg.result import QueryResult
-from saga_kgqa.schema import SchemaIndex, SchemaVocabulary, build_schema_index
-from saga_kgqa.schema.dialects import build_dialect_index
+
+if TYPE_CHECKING:
+    from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
+    from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+    from saga_kgqa.kg.profiles import EndpointProfile
+    from saga_kgqa.kg.query import CheckedQuery
+    from saga_kgqa.kg.result import QueryResult
+    from saga_kgqa.schema import SchemaIndex, SchemaVocabulary
 
 
-class SchemaCoverage(BaseModel):
+@dataclasses.dataclass(frozen=True)
+class SchemaCoverage:
     """How much of a graph's properties the schema index constrains, and from which source.
 
     Attributes:
@@ -101,6 +109,8 @@ class _TemplateBackend:
 
 def vocabulary_for(graph: KnowledgeGraph) -> SchemaVocabulary:
     """The schema vocabulary of a graph: Wikidata's P31/P279 under the wikidata profile, else RDFS."""
+    from saga_kgqa.schema import SchemaVocabulary
+
     return SchemaVocabulary.wikidata() if graph.profile.name == "wikidata" else SchemaVocabulary()
 
 
@@ -119,6 +129,8 @@ def build_index(
     Raises:
         BackendError: The graph failed on a schema query.
     """
+    from saga_kgqa.schema import build_schema_index
+
     backend: KGBackend = _TemplateBackend(graph)
     return build_schema_index(
         backend,
@@ -140,6 +152,8 @@ def load_or_build_schema(
         ConfigurationError: The file is missing, unreadable or of another format version.
         BackendError: Building failed.
     """
+    from saga_kgqa.schema import SchemaIndex
+
     if schema_file is not None:
         return SchemaIndex.load(schema_file)
     stderr.print("note: building the schema index on the fly (save one with `saga index build`)", style="dim")
@@ -157,10 +171,10 @@ def build(
     as_json: Annotated[bool, typer.Option("--json", help="Print the coverage as JSON.")] = False,
     dialect: Annotated[
         str | None,
-        typer.Option(
-            help="Build a dialect's index instead: wikidata (P2302 constraints from --endpoint, the "
-            "offline sources under --data-dir, or both: the offline index fills what the constraints "
-            "leave open) or freebase (GrailQA's fb_roles under --data-dir)."
+        dialect_option(
+            "generic (the default) builds from the graph; wikidata builds from P2302 constraints on --endpoint, "
+            "the offline sources under --data-dir, or both (the offline index fills what the constraints leave "
+            "open); freebase from GrailQA's fb_roles under --data-dir."
         ),
     ] = None,
     data_dir: Annotated[
@@ -171,7 +185,7 @@ def build(
     """Build the schema index of a graph, write it to --out and print its coverage."""
     started = time.perf_counter()
     try:
-        if dialect is not None:
+        if dialect is not None and dialect != "generic":
             index = _build_dialect(dialect, data_dir, data, endpoint, profile)
         elif data_dir is not None:
             raise ConfigurationError("--data-dir is for --dialect; give RDF files with --data")
@@ -183,7 +197,7 @@ def build(
         fail(exc)
     coverage = schema_coverage(index)
     if as_json:
-        print_json(coverage.model_dump())
+        print_json(dataclasses.asdict(coverage))
         return
     for line in coverage_lines(coverage):
         stdout.print(line, markup=False, highlight=False)
@@ -194,6 +208,8 @@ def _build_dialect(
     dialect: str, data_dir: Path | None, data: list[Path] | None, endpoint: str | None, profile: str | None
 ) -> SchemaIndex:
     """The ``--dialect`` path: offline sources, (Wikidata) an endpoint's constraints, or both."""
+    from saga_kgqa.schema.dialects import build_dialect_index
+
     if data:
         raise ConfigurationError("--dialect reads --data-dir (or --endpoint for wikidata), not --data")
     offline: Path | None = settings.data_dir(data_dir)
@@ -228,6 +244,6 @@ def coverage_lines(coverage: SchemaCoverage) -> list[str]:
 
 def register(app: typer.Typer) -> None:
     """Add ``saga index build`` to the ``saga`` application."""
-    index_app = typer.Typer(help="Build and inspect schema indexes.", no_args_is_help=True)
+    index_app = command_group("Build and inspect schema indexes.")
     index_app.command("build")(build)
     app.add_typer(index_app, name="index")

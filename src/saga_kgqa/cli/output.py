@@ -4,17 +4,45 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from saga_kgqa.errors import ConfigurationError, QueryRejected, SagaError
-from saga_kgqa.kg.result import QueryResult, Term
 
-stdout = Console(soft_wrap=True)
-stderr = Console(stderr=True, soft_wrap=True)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from saga_kgqa.kg.result import QueryResult, Term
+
+
+class _LazyConsole:
+    """A rich :class:`~rich.console.Console` made on first use: importing rich.console costs start-up time."""
+
+    def __init__(self, *, to_stderr: bool) -> None:
+        self._to_stderr = to_stderr
+        self._console: Console | None = None
+
+    def real(self) -> Console:
+        """The console itself, made now if it was not yet."""
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=self._to_stderr, soft_wrap=True)
+        return self._console
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real(), name)
+
+
+stdout = cast("Console", _LazyConsole(to_stderr=False))
+stderr = cast("Console", _LazyConsole(to_stderr=True))
+
+
+def real_console(console: Console) -> Console:
+    """The rich console behind :data:`stdout` or :data:`stderr`, for APIs that need a real one (progress bars)."""
+    return console.real() if isinstance(console, _LazyConsole) else console
+
 
 #: Exit status for a query the guard rejected and for unusable configuration.
 EXIT_REJECTED = 2
@@ -28,6 +56,26 @@ def fail(error: SagaError) -> NoReturn:
     stderr.print(f"error: {kind}: {error.message}", markup=False, highlight=False)
     code = EXIT_REJECTED if isinstance(error, QueryRejected | ConfigurationError) else EXIT_BACKEND
     raise typer.Exit(code)
+
+
+def read_query(query: str) -> str:
+    """The query argument, or standard input for ``-``; input that is not UTF-8 is a rejected query.
+
+    Exits with status 2 and a one-line reason (never a ``UnicodeDecodeError`` traceback).
+    """
+    if query != "-":
+        return query
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        fail(
+            QueryRejected(
+                f"standard input is not valid UTF-8 (bad byte 0x{data[exc.start]:02x} at offset {exc.start}): "
+                "send the query as UTF-8 text",
+                reason="encoding",
+            )
+        )
 
 
 def print_json(data: Any) -> None:
@@ -47,6 +95,8 @@ def _cell(term: Term | None) -> str:
 
 def print_result(result: QueryResult) -> None:
     """Render a query result as a table (or a boolean) with its metadata."""
+    from rich.table import Table
+
     if result.form == "ASK":
         stdout.print("true" if result.boolean else "false", markup=False, highlight=False)
     else:

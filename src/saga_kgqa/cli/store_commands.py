@@ -1,40 +1,30 @@
-"""``saga load`` and ``saga sparql``: build a store, run one query."""
+"""``saga load`` and ``saga sparql``: build a store, run one query.
+
+:func:`open_graph` opens what the shared graph options name, for every command. The store
+and guard modules are imported inside the functions that use them, so that ``--help``
+stays as cheap as typer (see :mod:`saga_kgqa.cli`).
+"""
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from saga_kgqa import settings
-from saga_kgqa.cli.output import fail, print_json, print_result, stderr, stdout
+from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption
+from saga_kgqa.cli.output import fail, print_json, print_result, read_query, stderr, stdout
 from saga_kgqa.errors import ConfigurationError, SagaError
-from saga_kgqa.kg.backend import ExecutionLimits
-from saga_kgqa.kg.declared_prefixes import read_declared_prefixes, save_store_prefixes
-from saga_kgqa.kg.embedded import load_files
-from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.opening import open_backend
+from saga_kgqa.kg.backend import MAX_DEADLINE_S
 from saga_kgqa.kg.replay_cache import CacheMode
 
-DataOption = Annotated[
-    list[Path] | None,
-    typer.Option(
-        "--data",
-        "-d",
-        help="RDF files to load (repeatable), or one store directory written by `saga load`. "
-        "Default: the example graph shipped with saga-kgqa.",
-    ),
-]
-EndpointOption = Annotated[
-    str | None, typer.Option("--endpoint", "-e", help="URL of a remote SPARQL endpoint (instead of --data).")
-]
-ProfileOption = Annotated[
-    str | None,
-    typer.Option(help="Endpoint profile: generic, fuseki, embedded, wikidata, qlever, virtuoso."),
-]
+if TYPE_CHECKING:
+    from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+
+__all__ = ["DataOption", "EndpointOption", "ProfileOption", "load", "open_graph", "register", "sparql"]
+
 CacheDirOption = Annotated[Path | None, typer.Option(help="Directory of the record/replay cache.")]
 CacheModeOption = Annotated[CacheMode, typer.Option(help="Record/replay cache mode.")]
 
@@ -51,6 +41,9 @@ def open_graph(
     Raises:
         ConfigurationError: The options contradict each other or name nothing usable.
     """
+    from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+    from saga_kgqa.kg.opening import open_backend
+
     if data and endpoint:
         raise ConfigurationError("give either --data or --endpoint, not both")
     if not data and not endpoint:
@@ -77,11 +70,14 @@ def load(
     files: Annotated[list[Path], typer.Argument(help="RDF files: Turtle, N-Triples, N-Quads, TriG, RDF/XML, OWL.")],
     store: Annotated[Path, typer.Option("--store", "-s", help="Store directory to create or extend.")],
 ) -> None:
-    """Load RDF files into a persisted store directory for later runs."""
+    """Load RDF files into a persisted store directory for later runs: all of them, or the store stays as it was."""
+    from saga_kgqa.kg.declared_prefixes import read_declared_prefixes, save_store_prefixes
+    from saga_kgqa.kg.embedded_loading import build_store
+
     started = time.perf_counter()
     try:
-        count = load_files(store, files)
-        save_store_prefixes(store, read_declared_prefixes(files))
+        declared = read_declared_prefixes(files)
+        count = build_store(store, files, finish=lambda built: save_store_prefixes(built, declared))
     except SagaError as exc:
         fail(exc)
     stdout.print(
@@ -98,12 +94,16 @@ def sparql(
     profile: ProfileOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     max_rows: Annotated[int, typer.Option(min=1, help="Rows kept before the result is truncated.")] = 1000,
-    timeout: Annotated[float, typer.Option(min=0.1, help="Total deadline of the query, in seconds.")] = 30.0,
+    timeout: Annotated[
+        float, typer.Option(min=0.1, max=MAX_DEADLINE_S, help="Total deadline of the query, in seconds.")
+    ] = 30.0,
     cache_dir: CacheDirOption = None,
     cache_mode: CacheModeOption = CacheMode.OFF,
 ) -> None:
     """Run one read-only SPARQL query; a rejected query exits with status 2 and a one-line reason."""
-    text = sys.stdin.read() if query == "-" else query
+    from saga_kgqa.kg.backend import ExecutionLimits
+
+    text = read_query(query)
     limits = ExecutionLimits(deadline_s=timeout, max_rows=max_rows)
     try:
         with open_graph(data, endpoint, profile, cache_dir, cache_mode) as graph:

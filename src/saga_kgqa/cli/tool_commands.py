@@ -9,37 +9,35 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from saga_kgqa import settings
-from saga_kgqa.cli.index_commands import load_or_build_schema
+from saga_kgqa.cli.options import (
+    DataDirOption,
+    DataOption,
+    EndpointOption,
+    JsonOption,
+    ProfileOption,
+    SchemaOption,
+    dialect_name,
+    dialect_option,
+)
 from saga_kgqa.cli.output import EXIT_REJECTED, fail, print_json, stderr
-from saga_kgqa.cli.store_commands import DataOption, EndpointOption, ProfileOption, open_graph
-from saga_kgqa.dialects import get_dialect
+from saga_kgqa.cli.store_commands import open_graph
 from saga_kgqa.errors import SagaError, ToolInputError
-from saga_kgqa.kg.declared_prefixes import read_declared_prefixes
-from saga_kgqa.schema import CompatibilityMode, SchemaIndex, build_dialect_index
-from saga_kgqa.tools.context import ToolCaps
-from saga_kgqa.tools.results import ToolResult
-from saga_kgqa.tools.toolkit import GroundingToolkit
 
-SchemaOption = Annotated[
-    Path | None,
-    typer.Option("--schema", help="Schema index written by `saga index build` (default: build it now)."),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print the machine-readable result as JSON.")]
+if TYPE_CHECKING:
+    from saga_kgqa.tools.context import ToolCaps
+    from saga_kgqa.tools.results import ToolResult
+    from saga_kgqa.tools.toolkit import GroundingToolkit
+
 DialectOption = Annotated[
     str,
-    typer.Option(
-        help="Graph dialect: rdf, wikidata (wdt: statements, qualifiers, P1855 examples; schema index from "
-        "--data-dir) or freebase (ns:, CVT nodes, reverse properties; schema from fb_roles)."
+    dialect_option(
+        "wikidata reads wdt: statements, qualifiers and P1855 examples (schema index from --data-dir); "
+        "freebase reads ns:, CVT nodes and reverse properties (schema from fb_roles)."
     ),
-]
-DataDirOption = Annotated[
-    Path | None,
-    typer.Option("--data-dir", help="Third-party data directory for a dialect's schema index (../shared/data)."),
 ]
 
 
@@ -52,25 +50,32 @@ def _run(
     call: Callable[[GroundingToolkit], ToolResult],
     *,
     exact: bool = False,
-    dialect_name: str = "rdf",
+    dialect: str = "generic",
     data_dir: Path | None = None,
     caps: ToolCaps | None = None,
 ) -> None:
     """Open the graph, make the toolkit, run one tool and print its result."""
+    from saga_kgqa import settings
+    from saga_kgqa.cli.index_commands import load_or_build_schema
+    from saga_kgqa.dialects import get_dialect
+    from saga_kgqa.kg.declared_prefixes import read_declared_prefixes
+    from saga_kgqa.schema import CompatibilityMode, SchemaIndex, build_dialect_index
+    from saga_kgqa.tools.toolkit import GroundingToolkit
+
     # The data files' own prefixes make ids readable (pv:memberOf); a human reads this output.
     prefixes = read_declared_prefixes(data or [])
     try:
-        dialect = get_dialect(dialect_name)
-        if profile is None and dialect.name == "wikidata":
+        chosen = get_dialect(dialect_name(dialect) or "generic")
+        if profile is None and chosen.name == "wikidata":
             profile = "wikidata"  # WDQS prefixes, so the ids shown parse in queries
         with open_graph(data, endpoint, profile) as graph:
             schema: SchemaIndex
-            if schema_file is None and dialect.name != "rdf":
-                schema = build_dialect_index(dialect.name, data_dir=settings.data_dir(data_dir))
+            if schema_file is None and chosen.name != "generic":
+                schema = build_dialect_index(chosen.name, data_dir=settings.data_dir(data_dir))
             else:
                 schema = load_or_build_schema(graph, schema_file)
             mode: CompatibilityMode = "exact" if exact else "subclass"
-            kit = GroundingToolkit(graph, schema, prefixes=prefixes, mode=mode, dialect=dialect, caps=caps)
+            kit = GroundingToolkit(graph, schema, prefixes=prefixes, mode=mode, dialect=chosen, caps=caps)
             result = call(kit)
     except ToolInputError as exc:
         stderr.print(f"error: {exc.message}", markup=False, highlight=False)
@@ -90,13 +95,11 @@ def search(
     profile: ProfileOption = None,
     schema: SchemaOption = None,
     as_json: JsonOption = False,
-    dialect: DialectOption = "rdf",
+    dialect: DialectOption = "generic",
     data_dir: DataDirOption = None,
 ) -> None:
     """Find entities, classes and properties by label, alias or name (exact, prefix, fuzzy)."""
-    _run(
-        data, endpoint, profile, schema, as_json, lambda kit: kit.search(text), dialect_name=dialect, data_dir=data_dir
-    )
+    _run(data, endpoint, profile, schema, as_json, lambda kit: kit.search(text), dialect=dialect, data_dir=data_dir)
 
 
 def lookup(
@@ -109,12 +112,17 @@ def lookup(
     exact: Annotated[
         bool, typer.Option("--exact", help="Exact type match (the paper's rule) instead of subclass-aware.")
     ] = False,
-    dialect: DialectOption = "rdf",
+    dialect: DialectOption = "generic",
     data_dir: DataDirOption = None,
     values: Annotated[
-        int,
-        typer.Option("--values", min=0, help="Sample values per property (0: the paper's entries, with counts only)."),
-    ] = ToolCaps().values_per_property,
+        int | None,
+        typer.Option(
+            "--values",
+            min=0,
+            help="Sample values per property (0: the paper's entries, with counts only; default: as the agent).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Show an entity's types and its properties that fit them, with domains, ranges and hidden ones."""
     _run(
@@ -125,10 +133,16 @@ def lookup(
         as_json,
         lambda kit: kit.lookup(entity),
         exact=exact,
-        dialect_name=dialect,
+        dialect=dialect,
         data_dir=data_dir,
-        caps=ToolCaps(values_per_property=values),
+        caps=_caps(values),
     )
+
+
+def _caps(values: int | None) -> ToolCaps | None:
+    from saga_kgqa.tools.context import ToolCaps
+
+    return None if values is None else ToolCaps(values_per_property=values)
 
 
 def examples(
@@ -138,7 +152,7 @@ def examples(
     profile: ProfileOption = None,
     schema: SchemaOption = None,
     as_json: JsonOption = False,
-    dialect: DialectOption = "rdf",
+    dialect: DialectOption = "generic",
     data_dir: DataDirOption = None,
 ) -> None:
     """Show a property's domain and range and a few triples that use it."""
@@ -149,7 +163,7 @@ def examples(
         schema,
         as_json,
         lambda kit: kit.property_examples(prop),
-        dialect_name=dialect,
+        dialect=dialect,
         data_dir=data_dir,
     )
 

@@ -6,14 +6,14 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from saga_kgqa import settings
-from saga_kgqa.cli.output import fail, print_json, stderr
-from saga_kgqa.dialects.wikidata_store import BUILD_STEPS, build_wikidata_store
+from saga_kgqa.cli.groups import command_group
+from saga_kgqa.cli.output import fail, print_json
+from saga_kgqa.cli.progress import progress_bar
 from saga_kgqa.errors import SagaError
 
-wikidata_app = typer.Typer(help="The offline Wikidata store (CoDEx and recorded Wikidata responses).")
+wikidata_app = command_group("The offline Wikidata store (CoDEx and recorded Wikidata responses).")
 
 
 @wikidata_app.command("build-store")
@@ -24,21 +24,14 @@ def build_store(
     ] = None,
 ) -> None:
     """Build the offline Wikidata store (CoDEx test triples held out) and print what it holds."""
+    from saga_kgqa.dialects.wikidata_store import BUILD_STEPS, build_wikidata_store
+
     source = settings.data_dir(data_dir)
-    with Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total} sources"),
-        TimeElapsedColumn(),
-        console=stderr,
-    ) as bar:
-        task = bar.add_task("building", total=len(BUILD_STEPS))
-
-        def advance(step: str, triples: int) -> None:
-            bar.update(task, advance=1, description=f"{step}: {triples} triples")
-
+    with progress_bar("building", len(BUILD_STEPS)) as advance:
         try:
-            report = build_wikidata_store(source, store, progress=advance)
+            report = build_wikidata_store(
+                source, store, progress=lambda step, triples: advance(description=f"{step}: {triples} triples")
+            )
         except SagaError as exc:
             fail(exc)
     print_json(report.as_dict())

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from saga_kgqa.context import DIALECT_ALIASES
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.profiles import WIKIDATA_PREFIXES
 from saga_kgqa.schema.vocab import FREEBASE_NS, SchemaVocabulary
@@ -99,7 +100,7 @@ class Dialect:
         return qualifier
 
 
-RDF_DIALECT = Dialect(name="rdf")
+RDF_DIALECT = Dialect(name="generic")
 
 WIKIDATA_DIALECT = Dialect(
     name="wikidata",
@@ -131,12 +132,12 @@ DIALECTS: dict[str, Dialect] = {d.name: d for d in (RDF_DIALECT, WIKIDATA_DIALEC
 
 
 def get_dialect(name: str) -> Dialect:
-    """Return the dialect called ``name`` (``rdf``, ``wikidata`` or ``freebase``).
+    """Return the dialect called ``name`` (``generic``, ``wikidata`` or ``freebase``; ``rdf`` is ``generic``).
 
     Raises:
         ConfigurationError: No such dialect.
     """
     try:
-        return DIALECTS[name]
+        return DIALECTS[DIALECT_ALIASES.get(name, name)]
     except KeyError:
         raise ConfigurationError(f"unknown dialect {name!r}; known dialects: {', '.join(DIALECTS)}") from None

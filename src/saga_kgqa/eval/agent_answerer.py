@@ -32,7 +32,7 @@ from saga_kgqa.kg.backend import ExecutionLimits
 from saga_kgqa.state import QueryAttempt, TokenUsage
 
 #: Graph nodes that are agent actions (the controller, answer type and finalize are not).
-TOOL_NODES = frozenset({"search", "lookup", "examples", "execute", "prune_fallback", "refuse_action"})
+TOOL_NODES = frozenset({"search", "lookup", "patterns", "examples", "execute", "prune_fallback", "refuse_action"})
 _STATUS = {
     "answered": PredictionStatus.ANSWERED,
     "budget_exhausted": PredictionStatus.BUDGET_EXHAUSTED,

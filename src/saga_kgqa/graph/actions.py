@@ -19,6 +19,7 @@ from saga_kgqa.state import Action, Step
 TOOL_ARGUMENTS: dict[str, str | None] = {
     "search": "text",
     "lookup": "entity",
+    "patterns": "entity",
     "examples": "property",
     "execute": "sparql",
     "stop": None,
@@ -29,6 +30,11 @@ _DESCRIPTIONS = {
     "lookup": (
         "Show an entity's types and its outgoing properties that fit those types, with range and a few values "
         "(a domain only where it was not checked).",
+        "The entity id as shown by search (prefixed name or <IRI>).",
+    ),
+    "patterns": (
+        "Show an entity's triple patterns (outgoing and incoming properties) ranked for the question, with counts, "
+        "a few instances, domain and range; patterns whose property conflicts with its types are hidden.",
         "The entity id as shown by search (prefixed name or <IRI>).",
     ),
     "examples": ("Show a few real uses of a property.", "The property id."),
@@ -43,15 +49,23 @@ _URL_ARGUMENTS = re.compile(r"(endpoint|url|uri|service|host)", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
 
 
-def tool_signatures() -> str:
+def enabled_tools(grounding: str = "lookup") -> tuple[str, ...]:
+    """The tools of a run under its ``grounding_tools`` switch (``lookup``, ``patterns`` or ``both``)."""
+    off = {"lookup": "patterns", "patterns": "lookup"}.get(grounding)
+    return tuple(name for name in TOOL_ARGUMENTS if name != off)
+
+
+def tool_signatures(names: Sequence[str] | None = None) -> str:
     """The valid tools as ``name(argument)``, for error messages."""
-    return ", ".join(f"{name}({arg or ''})" for name, arg in TOOL_ARGUMENTS.items())
+    names = enabled_tools() if names is None else names
+    return ", ".join(f"{name}({TOOL_ARGUMENTS[name] or ''})" for name in names)
 
 
-def tool_schemas() -> list[dict[str, Any]]:
-    """OpenAI-format function schemas of the tools, for ``bind_tools``."""
+def tool_schemas(names: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """OpenAI-format function schemas of the tools (by default lookup's set), for ``bind_tools``."""
     schemas: list[dict[str, Any]] = []
-    for name, arg in TOOL_ARGUMENTS.items():
+    for name in enabled_tools() if names is None else names:
+        arg = TOOL_ARGUMENTS[name]
         description, arg_description = _DESCRIPTIONS[name]
         properties = {arg: {"type": "string", "description": arg_description}} if arg else {}
         schemas.append(

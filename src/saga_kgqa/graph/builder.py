@@ -5,6 +5,7 @@ Wiring (every node returns a delta; routers are pure)::
     START → predict_answer_type → controller ─┬→ search ───────────┐
                                               ├→ lookup ─┬─────────┤
                                               │          └→ prune_fallback ┤
+                                              ├→ patterns ─────────┤
                                               ├→ examples ─────────┤
                                               ├→ execute ──────────┤
                                               ├→ refuse_action ────┤→ controller
@@ -94,6 +95,8 @@ def build_graph(
     builder.add_node("search", traced_tool_node("search", tools.search))
     builder.add_node("lookup", traced_tool_node("lookup", tools.lookup))
     builder.add_node("examples", traced_tool_node("examples", tools.examples))
+    # Ranked MARS patterns, type-filtered like lookup (only when grounding_tools offers them).
+    builder.add_node("patterns", traced_tool_node("patterns", tools.patterns))
     builder.add_node("execute", traced_tool_node("execute", tools.execute))
     # An untyped entity's neighbourhood is pruned by the model (the paper's LLMPrune).
     builder.add_node("prune_fallback", models.prune_fallback, retry_policy=model_retry)
@@ -108,7 +111,7 @@ def build_graph(
     builder.add_conditional_edges("controller", route_action)
     builder.add_conditional_edges("lookup", route_after_lookup)
     builder.add_conditional_edges("check_answer", route_after_check)
-    for node in ("search", "examples", "execute", "prune_fallback", "refuse_action"):
+    for node in ("search", "patterns", "examples", "execute", "prune_fallback", "refuse_action"):
         builder.add_edge(node, "controller")
     builder.add_edge("finalize", END)
     return builder.compile(checkpointer=checkpointer, name=name)

@@ -93,7 +93,7 @@ def saved_or_dialect_schema(
     """
     if schema_file is not None:
         return SchemaIndex.load(schema_file)
-    if dialect is not None and dialect.name != "rdf" and data_dir is not None:
+    if dialect is not None and dialect.name != "generic" and data_dir is not None:
         return build_dialect_index(dialect.name, data_dir=data_dir)
     return None
 

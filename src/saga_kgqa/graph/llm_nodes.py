@@ -18,17 +18,25 @@ from saga_kgqa.graph.actions import (
     TOOL_ARGUMENTS,
     action_from_call,
     action_from_invalid_call,
+    enabled_tools,
     missing_action,
     repeated_step,
     tool_schemas,
+    tool_signatures,
 )
 from saga_kgqa.graph.dependencies import GraphDependencies
 from saga_kgqa.graph.model_calls import invoke_model, json_object, message_text
-from saga_kgqa.graph.prompting import answer_type_messages, controller_messages, parse_messages, prune_messages
+from saga_kgqa.graph.prompting import (
+    answer_type_class_lines,
+    answer_type_messages,
+    controller_messages,
+    parse_messages,
+    prune_messages,
+)
 from saga_kgqa.graph.records import knowledge, step_record
 from saga_kgqa.state import Action, AnswerType, add_token_usage, answer_type_prior
 from saga_kgqa.state.records import AnswerKind
-from saga_kgqa.state.schema import SagaState
+from saga_kgqa.state.schema import SagaState, require_question
 from saga_kgqa.tools.text_safety import graph_text
 
 _SCALAR_KINDS: dict[str, AnswerKind] = {
@@ -54,13 +62,22 @@ class ModelNodes:
     def predict_answer_type(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
         """Predict the expected answer type (Appendix F.1) and seed Θ's answer prior with it.
 
-        With ``answer_type_prior`` off this node does nothing (no model call).
+        With ``answer_type_prior`` off this node does nothing (no model call). It is the
+        graph's first node, so it also refuses an empty question before any model call.
+
+        Raises:
+            ConfigurationError: The question is missing, empty or only whitespace.
         """
+        require_question(state.get("question"))
         context = resolve_context(runtime.context)
         if not context.answer_type_prior:
             return {}
         model = self.dependencies.model_factory(context, "answer_type")
-        reply, usage = invoke_model(model, answer_type_messages(state.get("question", ""), context))
+        classes: list[str] = []
+        if context.dialect == "generic":
+            view = self.dependencies.tools(context)
+            classes = answer_type_class_lines(view.schema, view.prefixes)
+        reply, usage = invoke_model(model, answer_type_messages(state.get("question", ""), context, classes))
         answer_type = self._answer_type(json_object(message_text(reply)), context)
         delta: dict[str, Any] = {"answer_type": answer_type, "llm_calls": 1, "token_usage": usage}
         if answer_type is not None and answer_type.type_iri:
@@ -93,8 +110,9 @@ class ModelNodes:
         prefixes = self.dependencies.tools(context).prefixes
         messages = controller_messages(state, context, prefixes)
         call_id = f"step-{step}"
+        names = enabled_tools(context.grounding_tools)
         if context.tool_calling == "native":
-            model = self.dependencies.model_factory(context, "controller").bind_tools(tool_schemas())
+            model = self.dependencies.model_factory(context, "controller").bind_tools(tool_schemas(names))
             reply, usage = invoke_model(model, messages)
             action = native_action(reply, call_id=call_id)
             calls = 1
@@ -105,6 +123,9 @@ class ModelNodes:
             action = text_action(json_object(message_text(parsed)), call_id=call_id)
             usage = add_token_usage(usage, parse_usage)
             calls = 2
+        if action.problem is None and action.tool not in names and action.tool in TOOL_ARGUMENTS:
+            problem = f"The tool {action.tool} is switched off in this run. Valid tools: {tool_signatures(names)}."
+            action = action.model_copy(update={"problem": problem})
         earlier = repeated_step(state.get("history", []), action)
         if earlier is not None:
             problem = (

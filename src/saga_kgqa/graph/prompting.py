@@ -15,19 +15,90 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from saga_kgqa.context import SagaContext
 from saga_kgqa.graph.knowledge_log import knowledge_log_text
+from saga_kgqa.kg.profiles import PROFILES
 from saga_kgqa.prompts import dialect_wording, load_prompt, render_prompt
+from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.state import AnswerType, PriorTurn, PruneRequest, Step, TypeState
 from saga_kgqa.state.schema import SagaState
 from saga_kgqa.tools.render import compact_iri
+from saga_kgqa.tools.text_safety import quoted
+
+#: Classes of a plain RDF graph the answer-type prompt lists, most used first.
+ANSWER_TYPE_CLASSES = 25
+#: Characters of a class label in that list.
+CLASS_LABEL_CHARS = 40
+# Datatypes appear in ranges but are never an entity's class.
+_DATATYPE_NAMESPACES = ("http://www.w3.org/2001/XMLSchema#", "http://www.w3.org/1999/02/22-rdf-syntax-ns#")
 
 _ANSWER_TYPE_KEYS = ("kg_name", "answer_type_id_rule", "answer_type_mappings", "example_person", "person_id")
 
 
-def answer_type_messages(question: str, context: SagaContext) -> list[BaseMessage]:
-    """The answer-type prompt (Appendix F.1) for a question."""
+def answer_type_messages(question: str, context: SagaContext, classes: Sequence[str] = ()) -> list[BaseMessage]:
+    """The answer-type prompt (Appendix F.1) for a question.
+
+    Args:
+        question: The question.
+        context: The run's switches; its dialect picks the wording.
+        classes: The graph's classes as prompt lines (:func:`answer_type_class_lines`). On a
+            plain RDF graph they replace the generic "use a class only when you are confident"
+            hint, so the model can name one of them; Wikidata and Freebase keep their wording.
+    """
     wording = dialect_wording(context.dialect)
     values = {key: wording.get(key, "") for key in _ANSWER_TYPE_KEYS}
+    if classes and context.dialect == "generic":
+        values["answer_type_mappings"] = (
+            "Classes of this graph, most used first; when the answer is one of these, give its id exactly as "
+            "written, otherwise leave the id empty:\n" + "\n".join(classes)
+        )
     return [HumanMessage(render_prompt("answer_type", question=question, **values))]
+
+
+def answer_type_class_lines(
+    schema: SchemaIndex, prefixes: Mapping[str, str], limit: int = ANSWER_TYPE_CLASSES
+) -> list[str]:
+    """The graph's most used classes as ``- id ("label")`` lines, at most ``limit``.
+
+    "Most used" is what the schema index knows without another query: how many sampled
+    instances of the class used some property (the induction evidence), then how many
+    properties name it in a domain or range (:meth:`SchemaIndex.class_prominence`), then
+    the IRI for a stable order. Labels come from the graph, so they are capped and quoted.
+    """
+    sampled: dict[str, int] = {}
+    for entry in schema.properties.values():
+        for evidence in (entry.domain_evidence, entry.range_evidence):
+            for count in evidence.counts if evidence is not None else ():
+                sampled[count.type_iri] = sampled.get(count.type_iri, 0) + count.count
+    candidates = set(schema.classes) | set(sampled)
+    for entry in schema.properties.values():
+        candidates |= entry.domain | entry.range
+    classes = [c for c in candidates if not c.startswith(_DATATYPE_NAMESPACES)]
+    classes.sort(key=lambda c: (-sampled.get(c, 0), -schema.class_prominence(c), c))
+    lines = []
+    for iri in classes[:limit]:
+        info = schema.classes.get(iri)
+        label = f" ({quoted(info.label, CLASS_LABEL_CHARS)})" if info is not None and info.label else ""
+        lines.append(f"- {compact_iri(iri, prefixes)}{label}")
+    return lines
+
+
+_LOOKUP_LINE = (
+    "- lookup(entity): the entity's types and its outgoing properties that fit those types, with range and a few "
+    "values (a domain only where it was not checked). "
+)
+_PATTERNS_LINE = (
+    "- patterns(entity): the entity's triple patterns (outgoing and incoming properties) ranked for the question, "
+    "with counts, a few instances, domain and range; patterns that conflict with its types are hidden. "
+)
+
+
+def grounding_lines(context: SagaContext, entity_argument: str) -> str:
+    """The tool lines of lookup and/or patterns, as the ``grounding_tools`` switch offers them."""
+    lines = []
+    if context.grounding_tools in ("lookup", "both"):
+        lines.append(_LOOKUP_LINE + entity_argument)
+    if context.grounding_tools in ("patterns", "both"):
+        lines.append(_PATTERNS_LINE + entity_argument)
+    return "\n".join(lines)
 
 
 def controller_messages(state: SagaState, context: SagaContext, prefixes: Mapping[str, str]) -> list[BaseMessage]:
@@ -37,10 +108,12 @@ def controller_messages(state: SagaState, context: SagaContext, prefixes: Mappin
     system = render_prompt(
         "controller",
         kg_name=wording["kg_name"],
-        id_conventions=wording["id_conventions"],
+        id_conventions=_with_engine_notes(wording["id_conventions"], context.profile),
         type_context=type_context(state, context, prefixes),
         knowledge_log=knowledge_log_text(state.get("knowledge_log", []), context.knowledge_log_entries),
-        action_instructions=render_prompt(actions, entity_argument=wording["entity_argument"]).strip(),
+        action_instructions=render_prompt(
+            actions, grounding_lines=grounding_lines(context, wording["entity_argument"])
+        ).strip(),
     )
     closing = "Call exactly one tool." if context.tool_calling == "native" else 'Output one "Thought" and one "Action":'
     user = render_prompt(
@@ -51,6 +124,13 @@ def controller_messages(state: SagaState, context: SagaContext, prefixes: Mappin
         closing=closing,
     )
     return [SystemMessage(system), HumanMessage(user)]
+
+
+def _with_engine_notes(text: str, profile: str | None) -> str:
+    """Append the endpoint profile's dialect notes (Virtuoso's integer division, ...) when it has any."""
+    chosen = PROFILES.get(profile) if profile is not None else None
+    notes = chosen.prompt_notes if chosen is not None else ""
+    return f"{text} {notes}" if notes else text
 
 
 def parse_messages(controller_output: str) -> list[BaseMessage]:

@@ -11,13 +11,16 @@ from typing import Any, Literal
 
 from saga_kgqa.state import Action
 
-ActionRoute = Literal["search", "lookup", "examples", "execute", "refuse_action", "check_answer", "finalize"]
+ActionRoute = Literal[
+    "search", "lookup", "patterns", "examples", "execute", "refuse_action", "check_answer", "finalize"
+]
 CheckRoute = Literal["controller", "finalize"]
 LookupRoute = Literal["prune_fallback", "controller", "finalize"]
 
 _TOOL_NODES: dict[str, ActionRoute] = {
     "search": "search",
     "lookup": "lookup",
+    "patterns": "patterns",
     "examples": "examples",
     "execute": "execute",
 }

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from saga_kgqa.context import SagaContext
 from saga_kgqa.dialects import Dialect
@@ -23,6 +24,10 @@ from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools import GroundingToolkit, LookupResult, PropertyExamplesResult, SearchResult, ToolCaps
 from saga_kgqa.tools.execute import ExecuteOutcome, ExecuteSettings, execute
+
+if TYPE_CHECKING:
+    from saga_kgqa.patterns.ranking import Ranking
+    from saga_kgqa.patterns.tool import PatternsResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +62,22 @@ class ToolView:
     def lookup(self, entity: str, *, theta: TypeState | None, step: int) -> LookupResult:
         """Look up an entity with Θ (see :meth:`GroundingToolkit.lookup`)."""
         return self.toolkit.lookup(entity, type_state=theta, step=step)
+
+    def patterns(
+        self, entity: str, *, question: str, theta: TypeState | None, ranking: Ranking, top_n: int
+    ) -> PatternsResult:
+        """The entity's patterns ranked for the question (see :func:`saga_kgqa.patterns.tool.patterns_tool`)."""
+        from saga_kgqa.patterns.tool import patterns_tool
+
+        return patterns_tool(
+            self.toolkit.context,
+            entity,
+            question=question,
+            ranking=ranking,
+            top_n=top_n,
+            type_state=theta,
+            type_filter=self.type_filter,
+        )
 
     def examples(self, prop: str) -> PropertyExamplesResult:
         """Property examples (see :meth:`GroundingToolkit.property_examples`)."""

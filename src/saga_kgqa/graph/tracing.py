@@ -13,10 +13,17 @@ Beware ``LANGCHAIN_TRACING_V2``: LangSmith reads it before ``LANGSMITH_TRACING``
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
-from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import (
+    ensure_config,
+    get_callback_manager_for_config,
+    patch_config,
+    set_config_context,
+)
 from langgraph.runtime import Runtime
 from langsmith import utils as langsmith_utils
 
@@ -44,6 +51,7 @@ def question_run_config(
     thread_id: str | None = None,
     graph: str | None = None,
     model: str | None = None,
+    model_name: str | None = None,
     tags: tuple[str, ...] = (),
     metadata: Mapping[str, Any] | None = None,
     recursion_limit: int | None = None,
@@ -54,7 +62,9 @@ def question_run_config(
         question: The question; its start names the run.
         thread_id: Checkpointer thread, when the run is durable.
         graph: The knowledge graph (endpoint URL or data), recorded as metadata.
-        model: The model (name and server), recorded as metadata and as a tag.
+        model: The model (name and server), recorded as metadata only: a tag with the server's
+            URL would split one model's traces whenever the server moves.
+        model_name: The model's name, the ``model:<name>`` tag.
         tags: More tags (benchmark name, ablation, ...).
         metadata: More metadata.
         recursion_limit: LangGraph's recursion limit for the run.
@@ -70,7 +80,7 @@ def question_run_config(
     run_metadata.update(metadata or {})
     config: RunnableConfig = {
         "run_name": f"saga: {short}",
-        "tags": [AGENT_TAG, *([f"model:{model}"] if model else []), *tags],
+        "tags": [AGENT_TAG, *([f"model:{model_name}"] if model_name else []), *tags],
         "metadata": run_metadata,
     }
     if thread_id is not None:
@@ -81,7 +91,7 @@ def question_run_config(
 
 
 def tool_call_config(tool: str, arguments: Mapping[str, Any], *, step: int | None = None) -> RunnableConfig:
-    """The config of one tool call's run: ``tool:<name>``, tagged, with its arguments as metadata."""
+    """The config of one tool call's run: ``tool:<name>``, tagged, with its arguments also as metadata."""
     metadata: dict[str, Any] = {"tool": tool, "tool_arguments": dict(arguments)}
     if step is not None:
         metadata["step"] = step
@@ -95,19 +105,32 @@ def traced_tool_call(
     *,
     step: int | None = None,
 ) -> ResultT:
-    """Run ``call`` as its own traced run, a child of the node that makes it.
+    """Run ``call`` as its own traced tool run (``run_type="tool"``), a child of the node that makes it.
 
-    Inside a graph node the parent run is found through context variables, so the
-    tool run nests under the node; with tracing off this costs one extra function call.
+    The run's inputs are the tool's arguments, as LangSmith shows a tool call. Inside a
+    graph node the parent run is found through context variables, so the tool run nests
+    under the node; runs ``call`` starts nest under the tool run. With tracing off and no
+    callbacks this costs a few function calls.
 
     Args:
         tool: Tool name (``search``, ``lookup``, ``execute``, ...).
-        arguments: The tool's arguments, recorded as metadata.
+        arguments: The tool's arguments: the run's inputs, and metadata.
         call: Runs the tool; its exceptions propagate unchanged.
         step: Controller step, recorded as metadata.
     """
-    runnable: RunnableLambda[None, ResultT] = RunnableLambda(lambda _: call(), name=f"tool:{tool}")
-    return runnable.invoke(None, tool_call_config(tool, arguments, step=step))
+    config = ensure_config(tool_call_config(tool, arguments, step=step))
+    inputs = dict(arguments)
+    run = get_callback_manager_for_config(config).on_tool_start(
+        {"name": f"tool:{tool}"}, json.dumps(inputs, default=str), name=f"tool:{tool}", inputs=inputs
+    )
+    try:
+        with set_config_context(patch_config(config, callbacks=run.get_child())) as context:
+            result = context.run(call)
+    except BaseException as exc:
+        run.on_tool_error(exc)
+        raise
+    run.on_tool_end(result)
+    return result
 
 
 class ToolNodeFunction(Protocol):

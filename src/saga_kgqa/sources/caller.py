@@ -17,7 +17,18 @@ from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.sources.catalog import Catalog, ModelRecord, SourceRecord
 
 #: Context fields that choose infrastructure; a caller leaves them unset and names a source or model instead.
-INFRASTRUCTURE_FIELDS = ("base_url", "data", "endpoint", "profile", "schema_index", "entity_search", "dialect")
+INFRASTRUCTURE_FIELDS = (
+    "base_url",
+    "data",
+    "endpoint",
+    "profile",
+    "schema_index",
+    "entity_search",
+    "dialect",
+    # The embeddings server of pattern ranking is the operator's (SAGA_EMBEDDING_BASE_URL), like the chat model's.
+    "embedding_base_url",
+    "embedding_model",
+)
 
 
 class CallerContextRefused(ConfigurationError):

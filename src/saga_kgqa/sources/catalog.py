@@ -173,6 +173,8 @@ class Limits(BaseModel):
     history_window: int = Field(default=50, ge=0)
     type_context_entries: int = Field(default=50, ge=0)
     knowledge_log_entries: int = Field(default=50, ge=0)
+    mars_top_n: int = Field(default=100, ge=1)
+    mars_hop_limit: int = Field(default=20, ge=0)
 
     @model_validator(mode="after")
     def _not_below_defaults(self) -> Limits:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-from saga_kgqa.state import records, type_state
+from saga_kgqa.state import mars, records, type_state
 
 #: Every class the state holds, as (module, class name): the only custom types a checkpoint may revive.
 STATE_TYPES: tuple[tuple[str, str], ...] = tuple(
@@ -22,6 +22,7 @@ STATE_TYPES: tuple[tuple[str, str], ...] = tuple(
         records.Step,
         records.TokenUsage,
         records.TraceSummary,
+        mars.PatternEntry,
     )
 )
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
 #: The tools the controller may call.
-ToolName = Literal["search", "lookup", "examples", "execute", "stop"]
+ToolName = Literal["search", "lookup", "patterns", "examples", "execute", "stop"]
 
 #: What one step's action led to, as the knowledge log and the history record it.
 Outcome = Literal["ok", "empty", "blocked", "rejected", "error", "refused", "info"]

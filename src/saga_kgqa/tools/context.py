@@ -172,7 +172,13 @@ class ToolContext:
             property=self.ref(prop, texts),
             description=self.clip(entry.description) or description,
             domain=tuple(self.ref(c, texts) for c in self._representative_first(entry.domain, entry.domain_evidence)),
-            range=tuple(self.ref(c, texts) for c in self._representative_first(entry.range, entry.range_evidence)),
+            # Without a range (too few distinct objects to induce one) the recorded datatype still says what values are.
+            range=tuple(
+                self.ref(c, texts)
+                for c in self._representative_first(
+                    entry.range or ([entry.datatype] if entry.datatype else ()), entry.range_evidence
+                )
+            ),
             domain_source=entry.domain_source,
             range_source=entry.range_source,
         )

@@ -131,10 +131,13 @@ def _range(info: PropertyInfo, caps: TextCaps, ranges_shown: dict[tuple[str, ...
     if not info.range:
         return "unknown"
     key = (info.range_source, *(ref.id for ref in info.range))
+    full = _classes(info.range, info.range_source, caps)
     if key in ranges_shown:
-        return f"as {ranges_shown[key]}"
+        # Naming the property that showed this range only pays when it is shorter than the range itself.
+        back = f"as for {ranges_shown[key]}"
+        return back if len(back) < len(full) else full
     ranges_shown[key] = id_text(info.property.id)
-    return _classes(info.range, info.range_source, caps)
+    return full
 
 
 def _classes(refs: Sequence[Ref], source: str, caps: TextCaps) -> str:
@@ -178,17 +181,16 @@ def _reverse_lines(result: LookupResult, caps: TextCaps) -> list[str]:
 
 
 def _hidden_line(result: LookupResult, caps: TextCaps) -> str:
-    checked = names_list((ref_text(t, caps) for t in result.checked_types), caps.names_listed)
     if not result.hidden:
         if not result.checked_types:
             return "0 properties hidden: no type is known for this entity, so none could be checked."
         unknown = sum(1 for k in result.kept if k.decision == "unknown")
         suffix = f" ({unknown} kept without a known domain)" if unknown else ""
-        # The types were listed a few lines up; naming them again would only cost tokens.
         return f"0 properties hidden: none conflicts with the types above{suffix}."
     listed = names_list((_hidden_name(h) for h in result.hidden), caps.names_listed)
     noun = "property" if len(result.hidden) == 1 else "properties"
-    return f"{len(result.hidden)} {noun} hidden ({result.mode} check), domain conflicts with {checked}: {listed}"
+    # The types were listed a few lines up; naming them again would only cost tokens.
+    return f"{len(result.hidden)} {noun} hidden ({result.mode} check), domain conflicts with the types above: {listed}"
 
 
 def _hidden_name(hidden: HiddenProperty) -> str:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from saga_kgqa.dialects.model import WIKIDATA_DIRECT, WIKIDATA_ENTITY
-from saga_kgqa.kg.result import Row
+from saga_kgqa.kg.result import Row, Term
 from saga_kgqa.kg.wikidata_search import EntityKind, WikidataEntitySearch
 from saga_kgqa.schema.vocab import OWL_CLASS, RDFS_CLASS
 from saga_kgqa.tools.context import ToolContext
@@ -14,6 +16,8 @@ from saga_kgqa.tools.render_observations import render_examples, render_search
 from saga_kgqa.tools.results import Example, PropertyExamplesResult, SearchHit, SearchResult
 
 _CLASS_TYPES = frozenset({OWL_CLASS, RDFS_CLASS})
+#: Property examples are chosen from this many times as many sampled triples, for distinct subjects and objects.
+EXAMPLE_WINDOW = 10
 
 
 def search_names(context: ToolContext, text: str) -> SearchResult:
@@ -88,7 +92,7 @@ def property_examples(context: ToolContext, argument: str) -> PropertyExamplesRe
     # The property's own recorded examples first (Wikidata P1855), else real triples sampled from the graph.
     rows = recorded_examples(reads, context.dialect, prop, limit=caps.examples)
     if not rows:
-        rows = _diverse(reads.examples(prop, limit=caps.examples * 5), caps.examples)
+        rows = varied_rows(reads.examples(prop, limit=caps.examples * EXAMPLE_WINDOW), caps.examples)
     if not rows:
         texts = context.texts(reads, context.schema_resources([prop]))
         name = context.schema.properties[prop].label if prop in context.schema.properties else None
@@ -147,17 +151,24 @@ def _property_hit(context: ToolContext, match: NameMatch, texts: dict[str, Texts
     )
 
 
-def _diverse(rows: list[Row], limit: int) -> list[Row]:
-    """Prefer examples with different subjects, then fill up with the rest in order."""
-    chosen: list[Row] = []
-    subjects: set[str] = set()
-    for row in rows:
-        if row["s"].value not in subjects and len(chosen) < limit:
-            chosen.append(row)
-            subjects.add(row["s"].value)
-    for row in rows:
-        if len(chosen) >= limit:
-            break
-        if row not in chosen:
-            chosen.append(row)
-    return chosen
+def varied_rows(rows: Sequence[Row], limit: int) -> list[Row]:
+    """Up to ``limit`` ``?s ?o`` rows, new subjects and new objects first, in the rows' order.
+
+    The first rows a store returns often share one subject or one object (every product of
+    one supplier). Rows whose subject and object are both unseen come first, then rows with
+    one unseen side, then the rest, so a value repeats only when the window has no others.
+    """
+    chosen: list[int] = []
+    subjects: set[Term] = set()
+    objects: set[Term] = set()
+    for wanted_new in (2, 1, 0):
+        for index, row in enumerate(rows):
+            if len(chosen) >= limit:
+                break
+            if index in chosen:
+                continue
+            if (row["s"] not in subjects) + (row["o"] not in objects) >= wanted_new:
+                chosen.append(index)
+                subjects.add(row["s"])
+                objects.add(row["o"])
+    return [rows[i] for i in sorted(chosen)]

@@ -1,0 +1,92 @@
+"""``patterns(entity)``: the top-N patterns of an entity for the current question, type-filtered like lookup.
+
+The combination neither paper has: MARS's ranked, enriched patterns, with SAGA's rule that a
+property whose domain (outgoing) or range (incoming) conflicts with the entity's known types
+is hidden. The verdict is the schema index's own compatibility check, the one lookup calls, so
+both tools hide exactly the same properties; an unknown domain or an untyped entity keeps all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from saga_kgqa.patterns.enrichment import EnrichSettings, enrich, render_patterns
+from saga_kgqa.patterns.model import Pattern
+from saga_kgqa.patterns.ranking import Ranking
+from saga_kgqa.patterns.retrieval import retrieve_patterns
+from saga_kgqa.state import TypeState
+from saga_kgqa.tools.context import ToolContext
+from saga_kgqa.tools.dialect_reads import graph_superclasses
+
+
+@dataclass(frozen=True, slots=True)
+class PatternsResult:
+    """What ``patterns(entity)`` found and showed.
+
+    Attributes:
+        entity: The entity IRI.
+        types: Its known types (declared, and from Θ).
+        shown: The patterns shown, best first.
+        hidden: Patterns whose property conflicts with the types.
+        text: The observation for the model.
+    """
+
+    entity: str
+    types: frozenset[str]
+    shown: tuple[Pattern, ...]
+    hidden: tuple[Pattern, ...]
+    text: str
+
+    @property
+    def found(self) -> bool:
+        """Whether any pattern was shown."""
+        return bool(self.shown)
+
+
+def patterns_tool(
+    context: ToolContext,
+    argument: str,
+    *,
+    question: str,
+    ranking: Ranking,
+    top_n: int = 20,
+    type_state: TypeState | None = None,
+    type_filter: bool = True,
+) -> PatternsResult:
+    """Rank an entity's patterns against the question, hide type conflicts, enrich the top N.
+
+    Raises:
+        ToolInputError: The argument is not an entity id.
+    """
+    entity = context.resolve(argument, role="entity")
+    reads = context.reads()
+    types = set(reads.types_of(entity, context.vocabulary.type_predicates, limit=context.caps.types_read))
+    if type_state is not None:
+        types |= type_state.types_of(entity, provenances=("declared", "pattern", "trace"))
+    checked = types | graph_superclasses(reads, context.dialect, sorted(types), limit=context.caps.types_read * 10)
+    found = retrieve_patterns(context, entity)
+    kept: list[Pattern] = []
+    hidden: list[Pattern] = []
+    for pattern in found.patterns:
+        (kept if not type_filter or _fits(context, checked, pattern) else hidden).append(pattern)
+    top = ranking.rank(question, kept)[:top_n]
+    notes = [*found.notes, *reads.notes]
+    if hidden:
+        names = ", ".join(sorted({p.property_id for p in hidden})[:10])
+        notes.append(
+            f"{len(hidden)} patterns hidden: their domain or range conflicts with the entity's types ({names})"
+        )
+    if len(kept) > len(top):
+        notes.append(f"{len(kept) - len(top)} lower-ranked patterns not shown")
+    head = f"Patterns of {context.ref(entity).id} ranked for the question (top {len(top)} of {len(kept)}):"
+    text = head + "\n" + render_patterns(enrich(context, top, EnrichSettings()), notes)
+    return PatternsResult(entity, frozenset(types), tuple(top), tuple(hidden), text)
+
+
+def _fits(context: ToolContext, types: set[str], pattern: Pattern) -> bool:
+    """Lookup's rule: the entity's types against the domain (outgoing) or the range (incoming)."""
+    if pattern.direction == "out":
+        verdict = context.schema.compatibility(types, pattern.prop, mode=context.mode)
+    else:
+        verdict = context.schema.range_compatibility(types, pattern.prop, mode=context.mode)
+    return verdict.keeps

@@ -1,0 +1,80 @@
+"""``saga mcp``: the SAGA tools (and, with a model, the whole agent) as an MCP server on the official SDK.
+
+Transports: stdio (a host starts ``saga mcp`` as a child process) and streamable HTTP
+(``saga mcp --http``, on 127.0.0.1 by default, at ``/mcp``). Each tool set is a function
+of the :class:`~saga_kgqa.serve.mcp_tooling.ToolHost`; :data:`TOOL_SETS` lists them, so
+serving another set is one line.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+from collections.abc import Callable
+from typing import Literal
+
+import uvicorn
+from mcp.server.fastmcp import FastMCP
+
+from saga_kgqa.serve.mcp_ask import ask_tools
+from saga_kgqa.serve.mcp_saga_tools import saga_tools
+from saga_kgqa.serve.mcp_tooling import ToolHost, ToolSpec
+
+#: Server name reported at initialization (and in ``server.json``).
+SERVER_NAME = "saga-kgqa"
+
+#: Every tool set the server offers, in listing order.
+TOOL_SETS: tuple[Callable[[ToolHost], list[ToolSpec]], ...] = (saga_tools, ask_tools)
+
+INSTRUCTIONS = (
+    "Ground questions over knowledge graphs: search names, look up entities (their types and the "
+    "properties that fit them), see property examples, and execute read-only SPARQL. The types a lookup "
+    "or query finds are kept per session and block later type-inconsistent queries. Pick a graph only by "
+    "its source name."
+)
+
+Transport = Literal["stdio", "http"]
+
+
+def build_server(host: ToolHost, *, bind: str = "127.0.0.1", port: int = 0) -> FastMCP:
+    """An MCP server offering every tool set over ``host``.
+
+    Args:
+        host: The sources, switches and per-session state the tools share.
+        bind: HTTP bind address (loopback by default; DNS-rebinding protection is on for loopback).
+        port: HTTP port (0 picks a free one when serving).
+    """
+    server = FastMCP(SERVER_NAME, instructions=INSTRUCTIONS, host=bind, port=port, log_level="WARNING")
+    for tool_set in TOOL_SETS:
+        for spec in tool_set(host):
+            server.add_tool(
+                spec.handler,
+                name=spec.name,
+                title=spec.title,
+                description=spec.description,
+                annotations=spec.annotations(),
+                structured_output=True,
+            )
+    return server
+
+
+def serve(server: FastMCP, transport: Transport) -> None:
+    """Serve until the host closes stdin (stdio) or the process is stopped (HTTP)."""
+    if transport == "stdio":
+        server.run("stdio")
+        return
+    serve_http(server.streamable_http_app(), server.settings.host, server.settings.port, path="/mcp")
+
+
+def serve_http(app: object, bind: str, port: int, *, path: str = "/") -> None:
+    """Serve an ASGI app with uvicorn on ``bind:port`` (0: a free port), saying the URL on stderr once bound."""
+    sock = socket.socket(socket.AF_INET6 if ":" in bind else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((bind, port))
+    # Listening before the URL is printed: a client that connects at once waits in the backlog, never refused.
+    sock.listen(128)
+    host = f"[{bind}]" if ":" in bind else bind
+    sys.stderr.write(f"serving http://{host}:{sock.getsockname()[1]}{path}\n")
+    sys.stderr.flush()
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")  # type: ignore[arg-type]
+    uvicorn.Server(config).run(sockets=[sock])

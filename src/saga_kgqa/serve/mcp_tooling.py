@@ -1,0 +1,173 @@
+"""The pieces every MCP tool is made of: a spec, the shared host state, and the result/error conventions.
+
+A tool set is a function ``(ToolHost) -> list[ToolSpec]``; :data:`saga_kgqa.serve.mcp_server.TOOL_SETS`
+lists them, so serving another helper's tools is one line there. Conventions every tool follows:
+
+* bad arguments raise :class:`mcp.server.fastmcp.exceptions.ToolError` with a hint (the host
+  sees an ``isError`` result it should not retry unchanged);
+* the graph failing is an error *payload*: ``isError`` with the structured ``error`` field set,
+  never a crash of the server;
+* the text content (the observation the agent's own model reads) is capped at
+  ``max_chars``, and the structured content's lists are cut to stay near it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio.to_thread
+from mcp.server.fastmcp import Context
+from mcp.server.fastmcp.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel
+
+from saga_kgqa.context import SagaContext
+from saga_kgqa.errors import BackendError, ConfigurationError, SagaError, ToolInputError
+from saga_kgqa.graph.toolbox import ToolView
+from saga_kgqa.serve.mcp_models import DEFAULT_MAX_CHARS, ToolOutput, UpstreamFailure
+from saga_kgqa.serve.named_sources import NamedSources, UnknownSource
+from saga_kgqa.serve.sessions import SessionState, SessionStore
+from saga_kgqa.tools.text_safety import cap_block, graph_text
+
+logger = logging.getLogger(__name__)
+
+#: The line every description ends with, so a host knows what a failure means.
+RETRY_NOTE = (
+    "On an error result: a tool error (bad argument) will fail again unchanged, fix the argument; "
+    "an error payload with retryable=false will fail again too; only retryable=true may succeed later."
+)
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One MCP tool: its name, wording, behaviour hints and handler.
+
+    Attributes:
+        name: The tool name hosts call.
+        title: A short human title.
+        description: What it does, the valid values, what comes back and when not to retry.
+        handler: The async function FastMCP introspects (typed parameters, a ``Context`` one,
+            and an ``Annotated[CallToolResult, OutputModel]`` return).
+        read_only: ``readOnlyHint``.
+        open_world: ``openWorldHint``: it reaches beyond the server (a remote endpoint, a model).
+    """
+
+    name: str
+    title: str
+    description: str
+    handler: Callable[..., Awaitable[CallToolResult]]
+    read_only: bool = True
+    open_world: bool = False
+
+    def annotations(self) -> ToolAnnotations:
+        """The MCP tool annotations."""
+        return ToolAnnotations(
+            title=self.title,
+            readOnlyHint=self.read_only,
+            destructiveHint=False,
+            idempotentHint=self.read_only,
+            openWorldHint=self.open_world,
+        )
+
+
+@dataclass
+class ToolHost:
+    """What the tools of one server share: the named sources, per-session state, switches and the cap."""
+
+    sources: NamedSources
+    context: SagaContext = field(default_factory=SagaContext.from_env)
+    max_chars: int = DEFAULT_MAX_CHARS
+    with_model: bool = False
+    ask_seconds: float = 180.0
+    sessions: SessionStore = field(default_factory=SessionStore)
+
+    def session(self, ctx: Context[Any, Any, Any]) -> SessionState:
+        """The calling session's state (one per MCP session; one for a stdio server)."""
+        return self.sessions.get(ctx.session)
+
+    def run_context(self) -> SagaContext:
+        """The server's switches as a caller-style run context: no infrastructure field set (names only)."""
+        return SagaContext(
+            type_filter=self.context.type_filter,
+            persistent_type_state=self.context.persistent_type_state,
+            max_steps=self.context.max_steps,
+        )
+
+    def source_name(self, name: str | None) -> str:
+        """The resolved source name.
+
+        Raises:
+            ToolError: Not a configured source (the message lists the valid names).
+        """
+        try:
+            return self.sources.get(name).name
+        except UnknownSource as exc:
+            raise ToolError(f"{exc.message}. Hint: pass one of {', '.join(self.sources.names)} or omit it.") from None
+
+    async def view(self, source: str) -> ToolView:
+        """The tools of a source under the server's switches (opened in a worker thread on first use).
+
+        Raises:
+            ToolError: The source cannot be opened (a configuration problem the caller cannot fix).
+        """
+        try:
+            toolbox = await anyio.to_thread.run_sync(self.sources.toolbox, source)
+        except (ConfigurationError, BackendError) as exc:
+            # The message may name the operator's paths or URLs: it goes to the server's log, not the caller.
+            logger.warning("source %r cannot be opened: %s", source, exc.message)
+            raise ToolError(
+                f"source {source!r} cannot be opened ({type(exc).__name__}; the server's log says why); "
+                "retrying will not help."
+            ) from None
+        return toolbox.view(self.context)
+
+    def result(self, text: str, output: ToolOutput, *, is_error: bool = False) -> CallToolResult:
+        """The tool result: capped text (the source's location redacted) beside the structured output."""
+        if output.error is not None:
+            output.error.message = self.redact(output.error.message, output.source)
+        return CallToolResult(
+            content=[TextContent(type="text", text=cap_block(self.redact(text, output.source), self.max_chars))],
+            structuredContent=output.model_dump(mode="json"),
+            isError=is_error,
+        )
+
+    def redact(self, text: str, source: str) -> str:
+        """``text`` with the source's endpoint URL or file paths replaced by its name (callers see names only)."""
+        record = self.sources.get(source)
+        places = [record.endpoint] if record.endpoint else []
+        places += [str(path) for path in (*record.data, record.store) if path is not None]
+        for place in sorted(places, key=len, reverse=True):
+            text = text.replace(place, f"source {source!r}")
+        return text
+
+    def failure(self, exc: SagaError, output: ToolOutput) -> CallToolResult:
+        """An error payload for the graph failing (or raise a tool error for a bad argument)."""
+        if isinstance(exc, ToolInputError):
+            raise ToolError(f"invalid argument: {exc.message}. Hint: {argument_hint(exc.message)}") from None
+        query_at_fault = bool(getattr(exc, "query_at_fault", False))
+        retryable = bool(getattr(exc, "retryable", False))
+        message = graph_text(self.redact(exc.message, output.source), 500)
+        output.error = UpstreamFailure(
+            kind=type(exc).__name__, message=message, query_at_fault=query_at_fault, retryable=retryable
+        )
+        fault = "the query must change" if query_at_fault else "not a problem with your request"
+        retry = "retrying later may help" if retryable else "retrying the same call will not help"
+        text = f"The call failed ({type(exc).__name__}: {message}); {fault}; {retry}."
+        return self.result(text, output, is_error=True)
+
+
+def argument_hint(message: str) -> str:
+    """A short hint for a bad tool argument."""
+    lowered = message.lower()
+    if "iri" in lowered or "prefix" in lowered or "name" in lowered:
+        return "use an id exactly as search or lookup printed it (prefix:local or <http://...>)"
+    return "check the argument against the tool's description"
+
+
+def output_json(model: BaseModel) -> str:
+    """A model as compact JSON (for tests and logs)."""
+    return json.dumps(model.model_dump(mode="json"), ensure_ascii=False)

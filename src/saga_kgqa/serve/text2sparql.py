@@ -1,0 +1,149 @@
+"""``saga serve text2sparql``: the TEXT2SPARQL challenge API over named sources.
+
+``GET /?dataset=IRI&question=TEXT`` answers ``{"dataset", "question", "query"}`` (the
+challenge's protocol). Each dataset IRI maps to a source of the operator's catalog; each
+question is answered within a time budget (the 2026 challenge allowed 3 minutes) and
+recorded in a predictions file exactly as ``saga eval run`` records a run, so ``saga eval
+score`` scores a campaign afterwards. A question met before (the same id in the file) is
+answered from its record, as a resumed ``saga eval run`` would skip it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.eval.predictions import PredictionRecord, PredictionStatus, TraceCounters
+from saga_kgqa.eval.questions import BenchmarkQuestion
+from saga_kgqa.eval.runner import Answerer, read_run, run_benchmark
+
+#: The TEXT2SPARQL'26 budget per question.
+DEFAULT_SECONDS = 180.0
+#: Seconds past the budget before the HTTP answer gives up on a run that has not stopped.
+_GRACE_S = 10.0
+MAX_QUESTION_CHARS = 2000
+
+
+@dataclass
+class Text2SparqlService:
+    """Answers and records TEXT2SPARQL questions.
+
+    Attributes:
+        datasets: Dataset IRI (as the challenge sends it) -> source name.
+        answerer_for: Builds the answerer of a source (once per source).
+        predictions: The predictions file every answer is appended to.
+        config: The run configuration saved beside it (must match on restart).
+        known: Benchmark questions by their text: their ids (and gold, for the replay answerer).
+        seconds: Time budget per question.
+        grace_s: Seconds past the budget before the HTTP answer stops waiting for a run that has not stopped.
+    """
+
+    datasets: Mapping[str, str]
+    answerer_for: Callable[[str, float], Answerer]
+    predictions: Path
+    config: dict[str, Any]
+    known: Mapping[str, BenchmarkQuestion] = field(default_factory=dict)
+    seconds: float = DEFAULT_SECONDS
+    grace_s: float = _GRACE_S
+    _answerers: dict[str, Answerer] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def question(self, source: str, text: str) -> BenchmarkQuestion:
+        """The benchmark question with this text on this source, else a new one with a stable id."""
+        found = self.known.get(text.strip())
+        if found is not None:
+            return found
+        digest = hashlib.sha256(f"{source}\n{text.strip()}".encode()).hexdigest()[:16]
+        return BenchmarkQuestion(id=f"text2sparql:{digest}", benchmark="text2sparql", question=text.strip())
+
+    def recorded(self, question_id: str) -> PredictionRecord | None:
+        """The record of a question answered before, if any."""
+        with self._lock:
+            return read_run(self.predictions).get(question_id)
+
+    def answerer(self, source: str) -> Answerer:
+        """The answerer of a source (built on first use)."""
+        with self._lock:
+            found = self._answerers.get(source)
+            if found is None:
+                found = self.answerer_for(source, self.seconds)
+                self._answerers[source] = found
+            return found
+
+    def record(self, question: BenchmarkQuestion, record: PredictionRecord) -> None:
+        """Append one record the way ``saga eval run`` does (one line, flushed; the config checked)."""
+        with self._lock:
+            run_benchmark([question], lambda _q: record, self.predictions, config=self.config)
+
+    async def answer(self, dataset: str, text: str) -> tuple[int, dict[str, Any]]:
+        """The HTTP status and body for one request."""
+        if not dataset or not text.strip():
+            return 400, {"error": "give both 'dataset' and 'question' query parameters"}
+        if len(text) > MAX_QUESTION_CHARS:
+            return 400, {"error": f"the question is longer than {MAX_QUESTION_CHARS} characters"}
+        source = self.datasets.get(dataset)
+        if source is None:
+            return 404, {"error": f"unknown dataset {dataset!r}; known datasets: {', '.join(sorted(self.datasets))}"}
+        question = self.question(source, text)
+        record = await anyio.to_thread.run_sync(self.recorded, question.id)
+        if record is None:
+            record = await self._run(source, question)
+            await anyio.to_thread.run_sync(self.record, question, record)
+        return 200, {"dataset": dataset, "question": text, "query": record.predicted_sparql or ""}
+
+    async def _run(self, source: str, question: BenchmarkQuestion) -> PredictionRecord:
+        answerer = await anyio.to_thread.run_sync(self.answerer, source)
+        started = time.perf_counter()
+        # The agent checks the budget between its steps; this bound covers a step that hangs.
+        with anyio.move_on_after(self.seconds + self.grace_s):
+            return await anyio.to_thread.run_sync(answerer, question, abandon_on_cancel=True)
+        return PredictionRecord(
+            question_id=question.id,
+            status=PredictionStatus.TIMEOUT,
+            error=f"no answer within {self.seconds + self.grace_s:.1f} s",
+            trace=TraceCounters(latency_s=time.perf_counter() - started),
+        )
+
+
+def build_app(service: Text2SparqlService) -> Starlette:
+    """The ASGI app: ``GET /`` (the challenge's endpoint)."""
+
+    async def endpoint(request: Request) -> JSONResponse:
+        status, body = await service.answer(
+            request.query_params.get("dataset", ""), request.query_params.get("question", "")
+        )
+        return JSONResponse(body, status_code=status)
+
+    return Starlette(routes=[Route("/", endpoint, methods=["GET"])])
+
+
+def parse_datasets(pairs: Sequence[str], sources: Sequence[str]) -> dict[str, str]:
+    """``IRI=SOURCE`` pairs as a mapping (each source's own name when none are given).
+
+    Raises:
+        ConfigurationError: A pair is malformed or names an unknown source.
+    """
+    if not pairs:
+        return {name: name for name in sources}
+    mapping: dict[str, str] = {}
+    for pair in pairs:
+        iri, sep, source = pair.rpartition("=")
+        if not sep or not iri or not source:
+            raise ConfigurationError(f"--dataset takes IRI=SOURCE, got {pair!r}")
+        if source not in sources:
+            raise ConfigurationError(f"--dataset {pair!r}: unknown source {source!r}; known: {', '.join(sources)}")
+        mapping[iri] = source
+    return mapping

@@ -1,0 +1,92 @@
+"""The body of ``saga serve text2sparql``: answerers over the catalog's sources, then the HTTP server."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import StrEnum
+from pathlib import Path
+
+from saga_kgqa.context import SagaContext
+from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.eval.agent_answerer import AgentAnswerer
+from saga_kgqa.eval.loaders import load_benchmark
+from saga_kgqa.eval.questions import BenchmarkQuestion
+from saga_kgqa.eval.runner import Answerer, GoldReplayAnswerer
+from saga_kgqa.graph.builder import SagaGraph, build_graph
+from saga_kgqa.graph.caller import CallerModelFactory, CallerToolboxFactory
+from saga_kgqa.graph.defaults import toolbox_for_source
+from saga_kgqa.serve.mcp_server import serve_http
+from saga_kgqa.serve.text2sparql import Text2SparqlService, build_app, parse_datasets
+from saga_kgqa.settings import data_dir as shared_data_dir
+from saga_kgqa.sources.catalog import Catalog
+
+
+class AnswererKind(StrEnum):
+    """Who answers: the SAGA agent, or the scripted gold-replay baseline (needs --benchmark)."""
+
+    AGENT = "agent"
+    GOLD_REPLAY = "gold-replay"
+
+
+def answerer_factory(catalog: Catalog, kind: AnswererKind, model: str | None) -> Callable[[str, float], Answerer]:
+    """Builds the answerer of a source name under a time budget."""
+    graph: SagaGraph | None = None
+    if kind is AnswererKind.AGENT:
+        catalog.model(model)  # an unknown model name fails now, not per question
+        graph = build_graph(model_factory=CallerModelFactory(catalog), toolbox_factory=CallerToolboxFactory(catalog))
+
+    def build(source: str, seconds: float) -> Answerer:
+        toolbox = toolbox_for_source(catalog.source(source))
+        if graph is None:
+            return GoldReplayAnswerer(toolbox.graph)
+        context = SagaContext(source=source, model=model or "")
+        return AgentAnswerer(graph, context, toolbox.graph, max_seconds=seconds)
+
+    return build
+
+
+def known_questions(benchmark: str | None, data_dir: Path | None) -> dict[str, BenchmarkQuestion]:
+    """A benchmark's questions by their text (their ids in the records; their gold for the replay answerer)."""
+    if benchmark is None:
+        return {}
+    loaded = load_benchmark(benchmark, shared_data_dir(data_dir), language="en")
+    return {q.question.strip(): q for q in loaded.questions}
+
+
+def run_text2sparql(
+    *,
+    out: Path,
+    datasets: list[str],
+    answerer: AnswererKind,
+    model: str | None,
+    benchmark: str | None,
+    data_dir: Path | None,
+    seconds: float,
+    bind: str,
+    port: int,
+) -> None:
+    """Serve until stopped.
+
+    Raises:
+        ConfigurationError: Bad options, an unusable catalog or benchmark.
+    """
+    if answerer is AnswererKind.GOLD_REPLAY and benchmark is None:
+        raise ConfigurationError("--answerer gold-replay needs --benchmark (the gold queries it replays)")
+    catalog = Catalog.from_env()
+    mapping = parse_datasets(datasets, sorted(catalog.sources))
+    service = Text2SparqlService(
+        datasets=mapping,
+        answerer_for=answerer_factory(catalog, answerer, model),
+        predictions=out,
+        config={
+            "face": "text2sparql",
+            "datasets": mapping,
+            "answerer": answerer.value,
+            "model": model,
+            "benchmark": benchmark,
+            "seconds": seconds,
+        },
+        known=known_questions(benchmark, data_dir),
+        seconds=seconds,
+    )
+    serve_http(build_app(service), bind, port)

@@ -1,0 +1,108 @@
+"""The events the web page shows, made from the graph's streamed updates or from a checkpointed state.
+
+One code path for both: a live run turns each node's update into events as it streams;
+a reopened run turns its checkpointed values into the same events, in the same order.
+Outside text (observations, labels) travels as data; the page sets it as text, never as HTML.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from saga_kgqa.state import ANSWER_KEY, AnswerType, Step, TypeState
+from saga_kgqa.state.records import Answer
+from saga_kgqa.state.type_state import merge_type_state
+
+Event = dict[str, Any]
+#: Θ entries shown per event (the newest first), so a long run's page stays small.
+MAX_THETA_ENTRIES = 40
+
+
+def compact(iri: str, prefixes: Mapping[str, str]) -> str:
+    """``prefix:local`` for an IRI under a known namespace, else the IRI."""
+    for prefix, namespace in prefixes.items():
+        if namespace and iri.startswith(namespace) and len(iri) > len(namespace):
+            return f"{prefix}:{iri[len(namespace) :]}"
+    return iri
+
+
+def step_event(step: Step) -> Event:
+    """A tool call and its observation."""
+    return {
+        "kind": "step",
+        "step": step.step,
+        "tool": step.tool,
+        "argument": step.argument,
+        "outcome": step.outcome,
+        "thought": step.thought,
+        "observation": step.observation,
+    }
+
+
+def theta_event(theta: TypeState, prefixes: Mapping[str, str]) -> Event:
+    """Θ as it stands: each tracked resource or variable with its types."""
+    entries = [
+        {"key": compact(key, prefixes), "types": sorted(compact(t, prefixes) for t in types)}
+        for key, types in theta.recent(MAX_THETA_ENTRIES)
+    ]
+    # The answer prior is shown as the expected answer type, not among the tracked resources.
+    size = sum(1 for key in theta.tracked() if key != ANSWER_KEY)
+    return {"kind": "theta", "size": size, "entries": entries}
+
+
+def final_event(values: Mapping[str, Any]) -> Event:
+    """The final query, its status and the answer table."""
+    answer = values.get("answer")
+    event: Event = {
+        "kind": "final",
+        "status": str(values.get("status") or ""),
+        "sparql": values.get("final_sparql"),
+        "variables": [],
+        "rows": [],
+        "boolean": None,
+    }
+    if isinstance(answer, Answer):
+        event |= {"variables": list(answer.variables), "rows": list(answer.rows), "boolean": answer.boolean}
+    return event
+
+
+class EventMaker:
+    """Turns streamed node updates into page events, keeping Θ as the reducer would."""
+
+    def __init__(self, prefixes: Mapping[str, str]) -> None:
+        """Start with an empty Θ."""
+        self.prefixes = prefixes
+        self.theta = TypeState()
+
+    def update(self, node: str, delta: Any) -> list[Event]:
+        """The events of one node's update."""
+        if not isinstance(delta, Mapping):
+            return []
+        events: list[Event] = []
+        answer_type = delta.get("answer_type")
+        if isinstance(answer_type, AnswerType):
+            events.append({"kind": "answer_type", "label": answer_type.label, "type_id": answer_type.type_id})
+        events += [step_event(step) for step in delta.get("history") or [] if isinstance(step, Step)]
+        theta = delta.get("theta")
+        if isinstance(theta, TypeState) and theta.entries:
+            self.theta = merge_type_state(self.theta, theta)
+            events.append(theta_event(self.theta, self.prefixes))
+        if node == "finalize":
+            events.append(final_event(delta))
+        return events
+
+
+def events_from_state(values: Mapping[str, Any], prefixes: Mapping[str, str]) -> list[Event]:
+    """The events of a checkpointed run, from its saved state."""
+    events: list[Event] = []
+    answer_type = values.get("answer_type")
+    if isinstance(answer_type, AnswerType):
+        events.append({"kind": "answer_type", "label": answer_type.label, "type_id": answer_type.type_id})
+    events += [step_event(step) for step in values.get("history") or [] if isinstance(step, Step)]
+    theta = values.get("theta")
+    if isinstance(theta, TypeState) and theta.entries:
+        events.append(theta_event(theta, prefixes))
+    if "status" in values:
+        events.append(final_event(values))
+    return events

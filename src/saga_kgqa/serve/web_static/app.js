@@ -1,0 +1,142 @@
+// The saga-kgqa web page: start a run, follow its server-sent events, reopen earlier runs.
+// Every text from the server (observations, labels, queries) is set as textContent, never as HTML.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+let stream = null;
+
+function el(tag, text, cls) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = text;
+  if (cls) node.className = cls;
+  return node;
+}
+
+const SPARQL_TOKENS = /(<[^<>\s]*>)|("(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')|([?$][A-Za-z_][\w]*)|\b(SELECT|ASK|WHERE|FILTER|OPTIONAL|UNION|MINUS|DISTINCT|ORDER|BY|GROUP|HAVING|LIMIT|OFFSET|PREFIX|BASE|VALUES|BIND|AS|COUNT|SUM|AVG|MIN|MAX|SAMPLE|NOT|EXISTS|IN|GRAPH|DESC|ASC|LANG|LANGMATCHES|STR|REGEX|CONTAINS|a)\b/gi;
+
+function highlight(target, sparql) {
+  target.replaceChildren();
+  let last = 0;
+  for (const match of sparql.matchAll(SPARQL_TOKENS)) {
+    if (match.index > last) target.append(document.createTextNode(sparql.slice(last, match.index)));
+    const cls = match[1] ? "iri" : match[2] ? "str" : match[3] ? "var" : "kw";
+    target.append(el("span", match[0], cls));
+    last = match.index + match[0].length;
+  }
+  target.append(document.createTextNode(sparql.slice(last)));
+}
+
+const LABELS = { ok: "OK", empty: "EMPTY", blocked: "[BLOCKED]", rejected: "[REJECTED]", error: "ERROR", refused: "REFUSED" };
+
+function showStep(event) {
+  const item = el("li", null, "step outcome-" + event.outcome);
+  item.dataset.tool = event.tool;
+  item.dataset.outcome = event.outcome;
+  const head = el("div");
+  head.append(el("span", `${event.tool}(${event.argument})`, "call"), el("span", LABELS[event.outcome] || event.outcome, "badge"));
+  item.append(head);
+  if (event.thought) item.append(el("div", event.thought, "thought"));
+  const details = el("details");
+  details.open = event.outcome !== "ok";
+  details.append(el("summary", "observation"), el("pre", event.observation));
+  item.append(details);
+  $("steps").append(item);
+}
+
+function showTheta(event) {
+  $("theta-size").textContent = `(${event.size})`;
+  const list = $("theta");
+  list.replaceChildren();
+  for (const entry of event.entries) {
+    const item = el("li");
+    item.append(el("span", entry.key, "theta-key"), document.createTextNode(": " + entry.types.join(", ")));
+    list.append(item);
+  }
+}
+
+function showFinal(event) {
+  $("status").textContent = "Finished: " + event.status;
+  if (event.sparql) highlight($("sparql"), event.sparql);
+  else $("sparql").textContent = "(no final query)";
+  const answer = $("answer");
+  answer.replaceChildren();
+  if (event.boolean !== null && event.boolean !== undefined) {
+    answer.append(el("p", event.boolean ? "true" : "false", "boolean"));
+    return;
+  }
+  const table = el("table");
+  table.id = "answer-table";
+  const head = el("tr");
+  for (const variable of event.variables) head.append(el("th", variable));
+  table.append(head);
+  for (const row of event.rows) {
+    const line = el("tr");
+    for (const variable of event.variables) line.append(el("td", row[variable] ?? ""));
+    table.append(line);
+  }
+  answer.append(table, el("div", `${event.rows.length} row(s)`));
+}
+
+function show(event) {
+  switch (event.kind) {
+    case "start": $("status").textContent = `Run ${event.thread_id} on ${event.source}: ${event.question}`; break;
+    case "answer_type": $("status").textContent += ` — expecting ${event.label}${event.type_id ? " (" + event.type_id + ")" : ""}`; break;
+    case "step": showStep(event); break;
+    case "theta": showTheta(event); break;
+    case "final": showFinal(event); break;
+    case "error": $("status").textContent = "Failed: " + event.message; break;
+    case "end": if (stream) { stream.close(); stream = null; } loadHistory(); break;
+  }
+}
+
+function follow(threadId) {
+  if (stream) stream.close();
+  for (const id of ["steps", "theta", "answer", "sparql"]) $(id).replaceChildren();
+  $("theta-size").textContent = "";
+  stream = new EventSource(`/api/runs/${encodeURIComponent(threadId)}/events`);
+  stream.onmessage = (message) => show(JSON.parse(message.data));
+}
+
+async function loadHistory() {
+  const reply = await fetch("/api/runs");
+  const { runs } = await reply.json();
+  const list = $("history");
+  list.replaceChildren();
+  for (const run of runs) {
+    const item = el("li");
+    const link = el("a", run.question);
+    link.dataset.thread = run.thread_id;
+    link.title = `${run.source} · ${new Date(run.created * 1000).toLocaleString()}`;
+    link.onclick = () => follow(run.thread_id);
+    item.append(link);
+    list.append(item);
+  }
+}
+
+async function loadSources() {
+  const { sources, default: chosen } = await (await fetch("/api/sources")).json();
+  for (const source of sources) {
+    const option = el("option", source.title === source.name ? source.name : `${source.name} — ${source.title}`);
+    option.value = source.name;
+    option.selected = source.name === chosen;
+    $("source").append(option);
+  }
+}
+
+async function ask() {
+  const question = $("question").value.trim();
+  if (!question) return;
+  const reply = await fetch("/api/runs", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ question, source: $("source").value }),
+  });
+  const body = await reply.json();
+  if (!reply.ok) { $("status").textContent = "Refused: " + body.error; return; }
+  follow(body.thread_id);
+}
+
+$("ask").onclick = ask;
+$("question").addEventListener("keydown", (e) => { if (e.key === "Enter") ask(); });
+loadSources();
+loadHistory();

@@ -1,0 +1,42 @@
+"""Run ``saga mcp`` as a real child process and talk to it with the official MCP Python client.
+
+Over stdio the client starts the server itself; over HTTP the server is started on a free
+loopback port (``--port 0``), the URL read from its stderr, and the process stopped after.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.support.http_servers import SAGA, saga_server, server_env
+
+
+@asynccontextmanager
+async def stdio_session(
+    args: list[str] | None = None, env: Mapping[str, str] | None = None
+) -> AsyncIterator[ClientSession]:
+    """An initialized client session with ``saga mcp`` over stdio."""
+    params = StdioServerParameters(command=SAGA, args=["mcp", *(args or [])], env=server_env(env))
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        yield session
+
+
+@contextmanager
+def http_server(args: list[str] | None = None, env: Mapping[str, str] | None = None) -> Iterator[str]:
+    """``saga mcp --http`` on a free loopback port; yields its ``/mcp`` URL."""
+    with saga_server(["mcp", "--http", *(args or [])], env) as url:
+        yield url
+
+
+@asynccontextmanager
+async def http_session(url: str) -> AsyncIterator[ClientSession]:
+    """An initialized client session with a streamable-HTTP MCP server."""
+    async with streamable_http_client(url) as (read, write, _), ClientSession(read, write) as session:
+        await session.initialize()
+        yield session
