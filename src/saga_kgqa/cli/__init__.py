@@ -57,6 +57,10 @@ COMMANDS: dict[str, LazyCommand] = {
     "wikidata": LazyCommand(
         "saga_kgqa.cli.wikidata_commands", "The offline Wikidata store (CoDEx and recorded Wikidata responses)."
     ),
+    "source": LazyCommand(
+        "saga_kgqa.cli.source_commands",
+        "Named sources: catalog, live survey, summary, entity resolution, expansion, bridging.",
+    ),
     "mcp": LazyCommand(
         _SERVE, "Serve the SAGA tools (search, lookup, examples, execute; ask with a model) as an MCP server."
     ),

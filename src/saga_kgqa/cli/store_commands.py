@@ -69,6 +69,10 @@ def open_graph(
 def load(
     files: Annotated[list[Path], typer.Argument(help="RDF files: Turtle, N-Triples, N-Quads, TriG, RDF/XML, OWL.")],
     store: Annotated[Path, typer.Option("--store", "-s", help="Store directory to create or extend.")],
+    name_index: Annotated[
+        bool,
+        typer.Option(help="Also build the store's full-text name index (search and entity resolution use it)."),
+    ] = True,
 ) -> None:
     """Load RDF files into a persisted store directory for later runs: all of them, or the store stays as it was."""
     from saga_kgqa.kg.declared_prefixes import read_declared_prefixes, save_store_prefixes
@@ -85,6 +89,24 @@ def load(
         markup=False,
         highlight=False,
     )
+    if name_index:
+        _build_name_index(store)
+
+
+def _build_name_index(store: Path) -> None:
+    """Build the full-text name index inside the store (after a survey, for its identifier literals)."""
+    from saga_kgqa.sources.catalog import Catalog, SourceRecord
+    from saga_kgqa.sources.resolution import name_index
+    from saga_kgqa.sources.session import SourceSet
+
+    started = time.perf_counter()
+    record = SourceRecord(name="store", store=store)
+    try:
+        with SourceSet(Catalog(sources={"store": record}, default_source="store")) as sources:
+            names = len(name_index(sources.get("store"), rebuild=True))
+    except SagaError as exc:
+        fail(exc)
+    stdout.print(f"{names} names indexed for search in {time.perf_counter() - started:.1f} s", markup=False)
 
 
 def sparql(

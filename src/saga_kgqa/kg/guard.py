@@ -155,6 +155,11 @@ class QueryGuard:
         self.default_limit = min(self.policy.default_limit or profile.default_limit, self.max_limit)
         self.max_construct_triples = self.policy.max_construct_triples or self.max_limit
 
+    @property
+    def allowed_graphs_source(self) -> Collection[str] | Callable[[], Collection[str]]:
+        """The extra FROM / FROM NAMED graphs this guard was built with, for guards derived from it."""
+        return self._allowed_graphs
+
     def check(self, text: str | bytes, *, default_limit: int | None = None) -> CheckedQuery:
         r"""Check a query and return the text that may be sent.
 

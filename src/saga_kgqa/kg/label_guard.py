@@ -37,11 +37,17 @@ class LabelRewritingGuard:
     def __init__(self, guard: QueryGuard) -> None:
         """Derive the two guards from ``guard`` (its profile and policy)."""
         profile = guard.profile
+        self._plain = guard
+        # The derived guards keep everything of the original but the label service (its graphs too).
         self._outer = QueryGuard(
-            replace(profile, service_allowlist=profile.service_allowlist | {LABEL_SERVICE_IRI}), guard.policy
+            replace(profile, service_allowlist=profile.service_allowlist | {LABEL_SERVICE_IRI}),
+            guard.policy,
+            allowed_graphs=guard.allowed_graphs_source,
         )
         self._inner = QueryGuard(
-            replace(profile, service_allowlist=profile.service_allowlist - {LABEL_SERVICE_IRI}), guard.policy
+            replace(profile, service_allowlist=profile.service_allowlist - {LABEL_SERVICE_IRI}),
+            guard.policy,
+            allowed_graphs=guard.allowed_graphs_source,
         )
         self._prefixes = dict(profile.prefixes)
 
@@ -52,6 +58,11 @@ class LabelRewritingGuard:
             QueryRejected: Either check refused it, or a label-service block has content
                 the rewrite does not understand (reason ``service``).
         """
+        raw = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else text
+        if "service" not in raw.lower() and "\\u" not in raw.lower():
+            # Without these letters (or a \u escape that could spell them) no label service can be
+            # written, and the two guards agree: the plain one decides alone.
+            return self._plain.check(text, default_limit=default_limit)
         first = self._outer.check(text, default_limit=default_limit)
         if "service" not in first.text.lower():
             return first  # the two guards differ in the label service only
