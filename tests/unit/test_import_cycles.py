@@ -23,7 +23,9 @@ def _module_name(path: Path) -> str:
 def _load_time_imports(tree: ast.Module, modules: set[str]) -> set[str]:
     found: set[str] = set()
     for node in tree.body:
-        for child in ast.walk(node) if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) else ():
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue  # imports inside functions (and methods) are lazy on purpose
+        for child in ast.walk(node):
             if isinstance(child, ast.ImportFrom) and child.module and child.module.startswith("saga_kgqa"):
                 for alias in child.names:
                     sub = f"{child.module}.{alias.name}"
