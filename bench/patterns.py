@@ -13,8 +13,8 @@
 Recall is also measured on the offline Wikidata store (built into a scratch directory, or
 --wikidata-store DIR), for the gold patterns of QALD / WikiWebQuestions / SPINACH questions whose
 entity's neighbourhood the store holds in full: CoDEx-M entities and relations, the pattern
-present (saga_kgqa.eval.wikidata_patterns says why SPINACH's pruned lookups do not count). A
-seeded sample of --wikidata-questions questions; its figures are the `wikidata` row and are
+present (saga_kgqa.eval.grounding.wikidata_patterns says why SPINACH's pruned lookups do not
+count). A seeded sample of --wikidata-questions questions; its figures are the `wikidata` row and are
 pooled into `overall`.
 
 Usage: python bench/patterns.py --data-dir ../shared/data [--limit-questions N] [--models minilm,e5]
@@ -41,8 +41,8 @@ from saga_kgqa.eval.grounding.measurement import TokenSample
 from saga_kgqa.eval.grounding.pattern_recall import CUTOFFS, RecallTally, gold_patterns
 from saga_kgqa.eval.grounding.probe import ToolkitProbe
 from saga_kgqa.eval.grounding.report import aligned, token_table
+from saga_kgqa.eval.grounding.wikidata_patterns import CodexNeighbourhoods, select_questions, wikidata_questions
 from saga_kgqa.eval.tokens import count_tokens
-from saga_kgqa.eval.wikidata_patterns import CodexNeighbourhoods, select_questions, wikidata_questions
 from saga_kgqa.kg.core.profiles import get_profile
 from saga_kgqa.kg.embedded.store import EmbeddedStore, load_files
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph

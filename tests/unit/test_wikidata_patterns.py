@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import pytest
 
 from saga_kgqa.dialects.wikidata_store import build_wikidata_store
-from saga_kgqa.eval.pattern_recall import gold_patterns
-from saga_kgqa.eval.wikidata_patterns import (
+from saga_kgqa.eval.grounding.pattern_recall import gold_patterns
+from saga_kgqa.eval.grounding.wikidata_patterns import (
     CodexNeighbourhoods,
     direct_property,
     qualifying_patterns,
