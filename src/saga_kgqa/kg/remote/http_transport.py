@@ -11,8 +11,10 @@ exactly one internal step, ``_query``:
 
 Here the socket timeout is re-armed before every read with the time left, a watchdog
 shuts the socket down when the deadline passes (this also ends a drip-fed header), and
-bodies are read in small chunks up to a byte cap. HTTP errors come back as replies,
-body read under the same rules, for :mod:`saga_kgqa.kg.remote.http_classify` to judge.
+bodies are read in small chunks up to a byte cap. The watchdog is one long-lived thread
+for all requests (:mod:`saga_kgqa.kg.remote.deadline_watch`), not a thread per request.
+HTTP errors come back as replies, body read under the same rules, for
+:mod:`saga_kgqa.kg.remote.http_classify` to judge.
 
 Redirects are never followed (issue 10, hole 2): the opener has no redirect handler and
 no handler for any scheme but http and https, and a 3xx with a ``Location`` raises
@@ -31,13 +33,14 @@ import threading
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from SPARQLWrapper import JSON, POST, TURTLE, SPARQLWrapper
 
 from saga_kgqa.kg.core.clock import Deadline
 from saga_kgqa.kg.core.result import QueryForm
+from saga_kgqa.kg.remote.deadline_watch import watch
 from saga_kgqa.kg.remote.endpoint_url import split_endpoint_url
 from saga_kgqa.kg.remote.http_classify import BodyEnding, HttpReply
 
@@ -263,7 +266,7 @@ def send(
     # decide that a query is an update and route it to an update endpoint.
     wrapper.queryString = text
     wrapper.queryType = form
-    with _watchdog(remaining, recorder):
+    with watch(remaining, recorder.fire):
         return _exchange(lambda: wrapper.query().response, url, recorder, deadline, max_bytes)
 
 
@@ -298,19 +301,8 @@ def get(url: str, *, agent: str, accept: str, deadline: Deadline, max_bytes: int
         except urllib.error.HTTPError as error:
             return error
 
-    with _watchdog(remaining, recorder):
+    with watch(remaining, recorder.fire):
         return _exchange(open_response, url, recorder, deadline, max_bytes)
-
-
-@contextlib.contextmanager
-def _watchdog(seconds: float, recorder: _SocketRecorder) -> Iterator[None]:
-    timer = threading.Timer(seconds, recorder.fire)
-    timer.daemon = True
-    timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
 
 
 def _exchange(
