@@ -52,3 +52,25 @@ def test_a_failing_callback_does_not_stop_the_watchdog() -> None:
     fired = threading.Event()
     with watch(0.01, fired.set):
         assert fired.wait(5.0)
+
+
+def test_a_forked_child_gets_its_own_watchdog() -> None:
+    import os
+
+    with watch(30.0, lambda: None):  # the parent's thread exists and has a pending deadline
+        pid = os.fork()
+        if pid == 0:  # the child: exit 0 only if its own deadline fires
+            fired = threading.Event()
+            with watch(0.05, fired.set):
+                os._exit(0 if fired.wait(5.0) else 1)
+        _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_a_deadline_behind_cancelled_ones_still_fires() -> None:
+    for _ in range(3):  # cancelled entries stay in the heap; the thread sleeps until the first of them
+        with watch(0.1, lambda: None):
+            pass
+    fired = threading.Event()
+    with watch(0.3, fired.set):
+        assert fired.wait(5.0)

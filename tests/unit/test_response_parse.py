@@ -118,6 +118,8 @@ AGREEMENT_BODIES = [
     json.dumps(DOCUMENT).encode(),
     json.dumps(DOCUMENT, indent=2, ensure_ascii=False).encode(),
     b'{"head": {"vars": []}, "results": {"bindings": [{}]}}',
+    b'{"head": {"vars": ["a", "b"]}, "results": {"bindings": [{"a": {"type": "literal", "value": "x"},'
+    b' "b": {"type": "typed-literal", "value": "1"}}, {"a": {"value": "x", "type": "bnode"}}]}}',
     b'{"results": {"ordered": true, "bindings": []}, "head": {"vars": ["s"], "link": []}}',
     b'{"head": {}, "boolean": false}',
     b'{"head": {"vars": ["s"]}, "results": []}',

@@ -7,7 +7,8 @@ Here one daemon thread keeps a heap of pending deadlines and sleeps until the ea
 exit. The callback runs on the watchdog thread, so it must be quick and must not block
 (the transport's only shuts a socket down).
 
-The thread is started on first use, and again in a forked child, where it does not exist.
+The thread is started on first use, and again in a forked child (which starts with no
+pending deadlines and a fresh lock).
 """
 
 from __future__ import annotations
@@ -15,10 +16,14 @@ from __future__ import annotations
 import contextlib
 import heapq
 import itertools
+import math
 import os
 import threading
 import time
 from collections.abc import Callable, Iterator
+
+#: Cancelled entries stay in the heap until their time; past this many entries they are dropped at once.
+_COMPACT_AT = 4096
 
 
 class _Entry:
@@ -37,29 +42,31 @@ class _Watchdog:
         self._order = itertools.count()
         self._thread: threading.Thread | None = None
         self._pid = -1
+        #: When the thread will next look at the heap (``inf``: only when notified).
+        self._wake_at = math.inf
 
     def add(self, seconds: float, callback: Callable[[], None]) -> _Entry:
         entry = _Entry(time.monotonic() + seconds, callback)
         with self._condition:
             self._ensure_thread()
+            if len(self._heap) > _COMPACT_AT:
+                self._heap = [item for item in self._heap if not item[2].cancelled]
+                heapq.heapify(self._heap)
             heapq.heappush(self._heap, (entry.when, next(self._order), entry))
-            if self._heap[0][2] is entry:
-                self._condition.notify()  # an earlier deadline than the one being slept on
+            # Waking the thread costs a context switch: only when it sleeps past this deadline.
+            if entry.when < self._wake_at:
+                self._wake_at = entry.when
+                self._condition.notify()
         return entry
 
     def cancel(self, entry: _Entry) -> None:
-        # Left in the heap: popped (and skipped) when its time comes, or dropped below.
-        with self._condition:
-            entry.cancelled = True
-            while self._heap and self._heap[0][2].cancelled:
-                heapq.heappop(self._heap)
+        # Left in the heap, skipped when its time comes (or dropped when the heap is compacted):
+        # removing it here would leave the thread sleeping until a deadline that is gone.
+        entry.cancelled = True
 
     def _ensure_thread(self) -> None:
         if self._thread is not None and self._pid == os.getpid() and self._thread.is_alive():
             return
-        if self._pid != os.getpid():
-            # A forked child inherits the heap but not the thread; the parent's entries are not its own.
-            self._heap.clear()
         self._pid = os.getpid()
         self._thread = threading.Thread(target=self._run, name="saga-deadline-watchdog", daemon=True)
         self._thread.start()
@@ -71,18 +78,30 @@ class _Watchdog:
                     while self._heap and self._heap[0][2].cancelled:
                         heapq.heappop(self._heap)
                     if not self._heap:
+                        self._wake_at = math.inf
                         self._condition.wait()
                         continue
-                    delay = self._heap[0][0] - time.monotonic()
+                    self._wake_at = self._heap[0][0]
+                    delay = self._wake_at - time.monotonic()
                     if delay <= 0:
                         entry = heapq.heappop(self._heap)[2]
                         break
                     self._condition.wait(delay)
-            with contextlib.suppress(Exception):  # a failing callback must not end the watchdog
-                entry.callback()
+            if not entry.cancelled:
+                with contextlib.suppress(Exception):  # a failing callback must not end the watchdog
+                    entry.callback()
+
+    def forget_after_fork(self) -> None:
+        """In a forked child: no thread, and the parent's deadlines and lock (maybe held) are not its own."""
+        self._condition = threading.Condition()
+        self._heap = []
+        self._thread = None
+        self._wake_at = math.inf
 
 
 _WATCHDOG = _Watchdog()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_WATCHDOG.forget_after_fork)
 
 
 @contextlib.contextmanager

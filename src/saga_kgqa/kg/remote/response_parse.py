@@ -141,12 +141,24 @@ class _Solutions:
         for item in items[len(kept) :]:
             if not isinstance(item, dict):
                 raise ValueError("a binding is not a JSON object")
-        from_json = Term.from_json
         rows = self.rows
         for item in kept:
             if not isinstance(item, dict):
                 raise ValueError("a binding is not a JSON object")
-            rows.append({str(name): from_json(term) for name, term in item.items()})
+            rows.append({str(name): _term(term) for name, term in item.items()})
+
+
+_PLAIN_KINDS = frozenset(("uri", "literal", "bnode"))
+_new_tuple = tuple.__new__
+
+
+def _term(data: Any) -> Term:
+    """:meth:`Term.from_json`, with a shortcut for the common ``{"type", "value"}`` term (IRIs, plain strings)."""
+    if type(data) is dict and len(data) == 2:
+        kind, value = data.get("type"), data.get("value")
+        if kind in _PLAIN_KINDS and type(value) is str:
+            return _new_tuple(Term, (kind, value, None, None))
+    return Term.from_json(data)
 
 
 def parse_solutions(body: bytes, form: QueryForm, *, max_rows: int, complete: bool) -> QueryResult:
