@@ -73,6 +73,7 @@ def main() -> None:
             "same": lambda index: _run_raw(same, checked[index].text),
         }
         times: dict[str, dict[int, list[float]]] = {name: {i: [] for i in range(len(checked))} for name in sides}
+        cpu = dict.fromkeys(sides, 0.0)
         for index in range(len(checked)):  # warm every path and the server's caches
             for side in sides.values():
                 side(index)
@@ -80,13 +81,19 @@ def main() -> None:
             order = list(sides.items()) if round_ % 2 == 0 else list(reversed(sides.items()))
             for index in range(len(checked)):
                 for name, side in order:
-                    started = time.perf_counter()
+                    started, cpu_started = time.perf_counter(), time.process_time()
                     side(index)
                     times[name][index].append(time.perf_counter() - started)
+                    cpu[name] += time.process_time() - cpu_started
         backend.close()
     p50 = {name: statistics.median(t for per in by_query.values() for t in per) for name, by_query in times.items()}
     per_query = [statistics.median(times["saga"][i]) / statistics.median(times["raw"][i]) for i in times["saga"]]
-    print(f"queries={len(checked)} repeats={args.repeats} per-query ratio p50={statistics.median(per_query):.3f}")
+    calls = len(checked) * args.repeats
+    # Client CPU per query (this process, watchdog thread included): what load on a shared machine blurs least.
+    print(
+        f"queries={len(checked)} repeats={args.repeats} per-query ratio p50={statistics.median(per_query):.3f} "
+        + " ".join(f"{name}_cpu_ms={cpu[name] / calls * 1000:.3f}" for name in sides)
+    )
     print(
         f"RESULT virtuoso_p50_ratio={p50['saga'] / p50['raw']:.3f} "
         f"same_params_p50_ratio={p50['saga'] / p50['same']:.3f} saga_p50_ms={p50['saga'] * 1000:.2f} "
