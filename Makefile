@@ -55,6 +55,7 @@ bench: setup  ## every benchmark under bench/
 	.venv/bin/python bench/store_latency.py --data-dir $(DATA_DIR)
 	.venv/bin/python bench/guard_latency.py --data-dir $(DATA_DIR)
 	.venv/bin/python bench/grounding.py --data-dir $(DATA_DIR)
+	.venv/bin/python bench/virtuoso_latency.py --data-dir $(DATA_DIR)
 	.venv/bin/python bench/startup.py --data-dir $(DATA_DIR)
 
 clean:

@@ -27,9 +27,7 @@ from pathlib import Path
 QUERY = "PREFIX ex: <http://example.org/space/> SELECT ?mission WHERE { ?mission ex:crewMember ?who } LIMIT 4"
 ENTITY = "ex:JimLovell"
 FLOOR_QUERY = (
-    "import typer, rich, pyoxigraph\n"
-    "from rdflib.plugins.sparql.parser import parseQuery\n"
-    f"parseQuery({QUERY!r})\n"
+    f"import typer, rich, pyoxigraph\nfrom rdflib.plugins.sparql.parser import parseQuery\nparseQuery({QUERY!r})\n"
 )
 
 

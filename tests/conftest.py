@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import os
 import socket
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.support.postgres_server import PostgresServer, postgres_bin_dir, postgres_server
+from tests.support.virtuoso_server import (
+    VIRTUOSO_TEST_MAX_EXEC_S,
+    VirtuosoServer,
+    ensure_installed,
+    skip_or_fail,
+    virtuoso_server,
+)
 
 os.environ["LANGSMITH_TRACING"] = "false"
 os.environ["LANGSMITH_TEST_TRACKING"] = "false"
@@ -44,3 +54,27 @@ def no_egress(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
     monkeypatch.setattr(socket.socket, "connect", guarded_connect)
     yield
+
+
+@pytest.fixture(scope="session")
+def virtuoso(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VirtuosoServer]:
+    """One real Virtuoso for the whole session (installed when absent and permitted); tests load named graphs."""
+    problem = ensure_installed()
+    if problem is not None:
+        skip_or_fail(problem)
+    with virtuoso_server(tmp_path_factory.mktemp("virtuoso"), max_exec_s=VIRTUOSO_TEST_MAX_EXEC_S) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServer]:
+    """One real PostgreSQL for the whole session, on a free loopback port; tests create their own databases."""
+    if postgres_bin_dir() is None:
+        skip_or_fail("PostgreSQL binaries (initdb, pg_ctl) are not installed")
+    # Not under pytest's own temp dir: that is root-only (0700) and, as root, the server
+    # runs as the postgres user, which must reach its cluster directory.
+    with (
+        tempfile.TemporaryDirectory(prefix="saga-pg-", ignore_cleanup_errors=True) as workdir,
+        postgres_server(Path(workdir)) as server,
+    ):
+        yield server

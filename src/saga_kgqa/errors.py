@@ -79,10 +79,22 @@ class QuerySyntaxError(BackendError):
         self.server_text = server_text
 
 
+class QueryEvaluationError(QuerySyntaxError):
+    """The query is well-formed but the store failed evaluating it, and the query is at fault.
+
+    Division by zero, an invalid regular expression, a failed cast, an unknown function
+    (Virtuoso SQLSTATE class 22 and 42001). ``server_text`` holds the store's message.
+    """
+
+
 class QueryTimeout(BackendError):
     """The query ran past its deadline (ours or the server's)."""
 
     query_at_fault = True
+
+
+class QueryTooHeavy(QueryTimeout):
+    """The store refused the query before running it: its estimated cost exceeds the store's limit."""
 
 
 class EndpointThrottled(BackendError):
@@ -111,6 +123,32 @@ class EndpointBanned(EndpointUnavailable):
     retryable = False
 
 
+class EndpointRedirected(EndpointUnavailable):
+    """The endpoint answered with a redirect, which is never followed; an operator must act.
+
+    Following it would send our requests (and record the answers) wherever the server
+    points, any host or scheme. The operator may configure the new URL instead.
+
+    Attributes:
+        location: Where the endpoint pointed (as sent, resolved against the request URL).
+    """
+
+    retryable = False
+
+    def __init__(self, message: str, *, location: str) -> None:
+        super().__init__(message)
+        self.location = location
+
+
+class EndpointRefused(EndpointUnavailable):
+    """The endpoint's security settings refuse this account the operation (Virtuoso SR186).
+
+    Neither a rewrite nor a retry helps; an operator must change the endpoint's grants.
+    """
+
+    retryable = False
+
+
 class BadResponse(BackendError):
     """The endpoint answered with something that is not a valid result.
 
@@ -122,3 +160,15 @@ class BadResponse(BackendError):
 
 class CacheMiss(BackendError):
     """Replay mode found no recording for a request; no live call was made."""
+
+
+class QueryMemoryExhausted(BackendError):
+    """The query used up the embedded store's worker memory cap; the worker died and the query is not retried."""
+
+    query_at_fault = True
+
+
+class QueryCrashedEngine(BackendError):
+    """The query crashed the embedded store's engine (its worker died answering it); it is not retried."""
+
+    query_at_fault = True

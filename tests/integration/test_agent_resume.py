@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from langgraph.checkpoint.sqlite import SqliteSaver
 
 from saga_kgqa.context import SagaContext
 from saga_kgqa.graph.builder import build_graph, run_config
+from saga_kgqa.graph.persistence import CheckpointStore, CheckpointTarget
 from saga_kgqa.graph.toolbox import SagaToolbox, ToolView
 from saga_kgqa.state import TypeState
 from saga_kgqa.state.checkpointing import checkpoint_serde
 from saga_kgqa.tools import LookupResult
 from tests.support.agent import open_toolbox
+from tests.support.postgres_server import PostgresServer
 from tests.support.scripted_model import ScriptedChatModel, answer_type, model_factory, tool_call
 
 pytestmark = pytest.mark.shared_data
@@ -59,20 +59,25 @@ def ck25(data_dir: Path) -> Iterator[SagaToolbox]:
     toolbox.graph.close()
 
 
-def _saver(path: Path) -> SqliteSaver:
-    return SqliteSaver(sqlite3.connect(path, check_same_thread=False), serde=checkpoint_serde())
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> CheckpointTarget:
+    if request.param == "sqlite":
+        return tmp_path / "checkpoints.sqlite"
+    server: PostgresServer = request.getfixturevalue("postgres")
+    return server.new_database()
 
 
-def test_resume_after_a_tool_failure_does_not_repeat_the_model_call(ck25: SagaToolbox, tmp_path: Path) -> None:
-    database = tmp_path / "checkpoints.sqlite"
+def test_resume_after_a_tool_failure_does_not_repeat_the_model_call(
+    ck25: SagaToolbox, database: CheckpointTarget
+) -> None:
     model = ScriptedChatModel([answer_type("person"), tool_call("lookup", entity=HOCH), tool_call("stop")])
     toolbox = FlakyToolbox(ck25)
     context = SagaContext()
     config: Any = run_config(context, thread_id="resume-1")
 
-    first_saver = _saver(database)
+    first = CheckpointStore(database, serde=checkpoint_serde())
     graph = build_graph(
-        model_factory=model_factory(model), toolbox_factory=lambda _c: toolbox, checkpointer=first_saver
+        model_factory=model_factory(model), toolbox_factory=lambda _c: toolbox, checkpointer=first.saver
     )
     with pytest.raises(InjectedFailure):
         graph.invoke({"question": "Who is Heinrich Hoch?"}, config, context=context, durability="sync")
@@ -80,12 +85,12 @@ def test_resume_after_a_tool_failure_does_not_repeat_the_model_call(ck25: SagaTo
     snapshot = graph.get_state(config)
     assert snapshot.next == ("lookup",)
     assert any(task.error is not None for task in snapshot.tasks)
-    first_saver.conn.close()
+    first.close()
 
     # A new connection, as a new process would open: only the failed node runs again.
-    second_saver = _saver(database)
+    second = CheckpointStore(database, serde=checkpoint_serde())
     resumed = build_graph(
-        model_factory=model_factory(model), toolbox_factory=lambda _c: toolbox, checkpointer=second_saver
+        model_factory=model_factory(model), toolbox_factory=lambda _c: toolbox, checkpointer=second.saver
     )
     output = resumed.invoke(None, config, context=context, durability="sync")
     assert model.calls == 3  # only the final "stop" decision was new
@@ -94,4 +99,4 @@ def test_resume_after_a_tool_failure_does_not_repeat_the_model_call(ck25: SagaTo
     assert [s.tool for s in state["history"]] == ["lookup"]
     assert state["history"][0].outcome == "ok" and "Heinrich Hoch" in state["history"][0].observation
     assert output["status"] == "gave_up" and output["summary"].steps == 2
-    second_saver.conn.close()
+    second.close()

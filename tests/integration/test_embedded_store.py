@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.errors import EndpointUnavailable, QuerySyntaxError, QueryTimeout
+from saga_kgqa.errors import EndpointUnavailable, QueryCrashedEngine, QuerySyntaxError, QueryTimeout
 from saga_kgqa.kg.backend import ExecutionLimits
 from saga_kgqa.kg.embedded import EmbeddedStore
 from saga_kgqa.kg.query import CheckedQuery, QueryOrigin, from_template
@@ -276,13 +276,15 @@ def test_worker_killed_while_idle_is_replaced_transparently(store: EmbeddedStore
     assert wait_reaped(pid)
 
 
-def test_query_that_crashes_the_engine_twice_is_endpoint_unavailable(store: EmbeddedStore) -> None:
+def test_query_that_crashes_the_engine_is_a_typed_error_and_never_retried(store: EmbeddedStore) -> None:
     # pyoxigraph 0.5.13 overflows its stack (SIGSEGV) on 10 000 nested groups: run in-process,
     # this would take the whole host down. The guard rejects such queries long before.
     depth = 10_000
     crasher = "SELECT * WHERE " + "{" * depth + " ?s ?p ?o " + "}" * depth
-    with pytest.raises(EndpointUnavailable, match="died twice"):
+    starts = store.worker_starts
+    with pytest.raises(QueryCrashedEngine, match="not retried"):
         store.execute(query(crasher, "guard"))
+    assert store.worker_starts <= starts + 1, "the query that killed its worker was sent again"
     assert store.execute(query("ASK { ?s ?p ?o }", "guard", "ASK")).boolean is True
 
 

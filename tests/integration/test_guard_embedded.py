@@ -68,13 +68,16 @@ def test_control_raw_pyoxigraph_follows_service_silent(listener: ConnectionCount
     assert len(rows) == 1  # SILENT swallowed the failure and answered anyway
 
 
-def test_control_embedded_store_follows_service_when_the_guard_is_bypassed(
+def test_embedded_store_refuses_service_even_when_the_guard_is_bypassed(
     graph: KnowledgeGraph, listener: ConnectionCounter
 ) -> None:
+    # Raw pyoxigraph follows this SERVICE (the control above); the embedded backend refuses it
+    # itself, so a query that slipped past the guard still makes no connection (issue 10, hole 4).
     text = f"SELECT * WHERE {{ SERVICE SILENT <{listener.url}> {{ ?s ?p ?o }} }}"
-    # Built by hand: exactly what must never happen outside this control.
-    graph.run(CheckedQuery(text=text, form="SELECT", origin="guard", source_text=text))
-    assert listener.wait_for(1) >= 1
+    with pytest.raises(QueryRejected) as info:
+        graph.run(CheckedQuery(text=text, form="SELECT", origin="guard", source_text=text))
+    assert info.value.reason == "service"
+    assert listener.wait_for(1, within_s=0.5) == 0
 
 
 def test_guarded_graph_answers_ordinary_queries(graph: KnowledgeGraph) -> None:
@@ -93,17 +96,20 @@ def test_a3_service_through_the_graph_is_rejected_without_a_connection(
     assert listener.wait_for(1, within_s=0.1) == 0
 
 
-def test_a4_label_service_is_rejected_under_the_embedded_profile(
+def test_a4_label_service_is_rewritten_under_the_embedded_profile(
     graph: KnowledgeGraph, listener: ConnectionCounter
 ) -> None:
+    # faults.md A4 allows "rejected, or label fallback"; issue 12 chose the fallback: the block
+    # becomes plain label patterns, checked again, and no SERVICE reaches the store.
     assert graph.profile.name == "embedded"
     text = (
         "PREFIX wikibase: <http://wikiba.se/ontology#> PREFIX bd: <http://www.bigdata.com/rdf#>\n"
         "SELECT ?s WHERE { ?s ?p ?o SERVICE wikibase:label { bd:serviceParam wikibase:language 'en' } }"
     )
-    with pytest.raises(QueryRejected) as info:
-        graph.query(text)
-    assert info.value.reason == "service"
+    checked = graph.check(text)
+    assert "SERVICE wikibase:label" not in checked.text and "SERVICE" not in checked.text.split("\n", 2)[-1]
+    assert graph.query(text).form == "SELECT"
+    assert listener.wait_for(1, within_s=0.1) == 0
 
 
 def test_wikidata_profile_guard_in_front_of_a_local_store_allows_only_the_label_service(

@@ -62,9 +62,7 @@ def browser() -> Iterator[Any]:
         driver.quit()
 
 
-def test_a_run_streams_search_lookup_blocked_execute_and_the_answer_then_reopens(
-    browser: Any, tmp_path: Path
-) -> None:
+def test_a_run_streams_search_lookup_blocked_execute_and_the_answer_then_reopens(browser: Any, tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 

@@ -75,6 +75,12 @@ def ask_json(value: bool, **kwargs: Any) -> Scripted:
     return Scripted(body=json.dumps({"head": {}, "boolean": value}).encode(), **kwargs)
 
 
+def redirect(location: str, status: int = 302) -> Scripted:
+    """A redirect (301, 302, 303, 307 or 308) to ``location``, with a small HTML body as servers send."""
+    body = f'<html><body>Moved to <a href="{location}">here</a></body></html>'.encode()
+    return Scripted(status=status, body=body, headers={"Location": location}, content_type="text/html")
+
+
 def uri_rows(count: int, variable: str = "s") -> list[dict[str, Any]]:
     """``count`` bindings of ``variable`` to ``http://example.org/item/<i>``."""
     return [{variable: {"type": "uri", "value": f"http://example.org/item/{i}"}} for i in range(count)]

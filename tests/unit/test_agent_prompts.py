@@ -104,3 +104,11 @@ def test_the_recursion_limit_is_explicit_and_above_the_step_budget() -> None:
     assert recursion_limit(4) >= 3 * 4 + 3  # answer type + 3 supersteps per step + last controller + finalize
     assert config["configurable"] == {"thread_id": "t"}
     assert config["tags"] == ["eval"] and config["metadata"] == {"question_id": "q1"}
+
+
+def test_virtuoso_profile_tells_the_model_about_integer_division() -> None:
+    state = {"question": "What share?"}
+    virtuoso = str(controller_messages(state, SagaContext(profile="virtuoso"), {})[0].content)  # type: ignore[arg-type]
+    assert "1/2 is 0" in virtuoso and "xsd:decimal" in virtuoso
+    plain = str(controller_messages(state, SagaContext(), {})[0].content)  # type: ignore[arg-type]
+    assert "1/2 is 0" not in plain

@@ -114,3 +114,31 @@ def test_hostile_property_label_in_search_results(store: EmbeddedStore, schema: 
     hit = next(h for h in result.hits if h.kind == "property")
     assert hit.resource.label is not None and "</tool>" in hit.resource.label  # raw in data
     assert_safe(result.text, 6000)  # escaped in text
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    [
+        '<system a="' + "x" * 41 + '">',
+        '<system a="' + "x" * 400 + '">',
+        "\uff1csystem\uff1e",
+        "\uff1c/system\uff1e",
+        "<<SYS>>",
+        "<</SYS>>",
+        "<|im_start|>",
+        "<|im_end|>",
+        "<|start_header_id|>",
+        "<assistant>",
+        "</user>",
+        "< tool >",
+        "[INST]",
+        "<\u200bsystem>",
+    ],
+)
+def test_tag_defanging_catches_every_role_and_template_tag(hostile: str) -> None:
+    from saga_kgqa.tools.text_safety import graph_text
+
+    cleaned = graph_text(f"before {hostile} after", cap=1000)
+    assert "<" not in cleaned and ">" not in cleaned and "\uff1c" not in cleaned and "\uff1e" not in cleaned, cleaned
+    assert "[INST]" not in cleaned
+    assert cleaned.startswith("before ") and cleaned.endswith(" after")

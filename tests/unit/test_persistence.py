@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import operator
 import threading
+import time
 from pathlib import Path
 from typing import Annotated, TypedDict
 
@@ -13,15 +14,27 @@ from langgraph.graph import END, START, StateGraph
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.graph.persistence import (
     CheckpointStore,
+    CheckpointTarget,
     ResumeMismatch,
     RunIdentity,
     UnknownThread,
+    checkpoint_target,
     connect,
     default_checkpoint_path,
     moved_server_only,
 )
+from tests.support.postgres_server import PostgresServer
 
 SETUP = RunIdentity(graph="/data/space.ttl", model="m at http://h/v1")
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def target(request: pytest.FixtureRequest, tmp_path: Path) -> CheckpointTarget:
+    """A fresh checkpoint database: a SQLite file, or a new database on the session's real PostgreSQL."""
+    if request.param == "sqlite":
+        return tmp_path / "c.sqlite"
+    server: PostgresServer = request.getfixturevalue("postgres")
+    return server.new_database()
 
 
 def test_database_runs_in_wal_mode_with_a_busy_timeout(tmp_path: Path) -> None:
@@ -37,19 +50,67 @@ def test_default_path_follows_the_environment(monkeypatch: pytest.MonkeyPatch, t
     monkeypatch.delenv("SAGA_CHECKPOINT_DB")
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     assert default_checkpoint_path() == tmp_path / "saga-kgqa" / "checkpoints.sqlite"
+    monkeypatch.setenv("SAGA_CHECKPOINT_DB", "postgresql://saga@db.internal:5432/runs")
+    assert default_checkpoint_path() == "postgresql://saga@db.internal:5432/runs"
+    assert checkpoint_target("runs/c.sqlite") == Path("runs/c.sqlite")
 
 
-def test_resume_with_the_same_setup_is_allowed(tmp_path: Path) -> None:
-    with CheckpointStore(tmp_path / "c.sqlite") as store:
+def test_registry_and_saver_share_one_postgres_database(postgres: PostgresServer) -> None:
+    url = postgres.new_database()
+    with CheckpointStore(url) as store:
+        store.start_thread("t1", SETUP, "q")
+        graph = _appender("p").compile(checkpointer=store.saver)
+        graph.invoke({"seen": []}, {"configurable": {"thread_id": "t1"}}, durability="sync")
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        tables = {row[0] for row in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")}
+        created = conn.execute("SELECT created FROM saga_threads WHERE thread_id = 't1'").fetchone()
+    assert {"saga_threads", "checkpoints", "checkpoint_writes"} <= tables
+    assert created is not None and abs(created[0] - time.time()) < 3600  # full precision, not float4
+
+
+def test_concurrent_threads_share_one_postgres_pool(postgres: PostgresServer) -> None:
+    url = postgres.new_database()
+    errors: list[BaseException] = []
+    with CheckpointStore(url) as store:
+        graph = _appender("c").compile(checkpointer=store.saver)
+
+        def worker(index: int) -> None:
+            try:
+                for run in range(3):
+                    graph.invoke({"seen": []}, {"configurable": {"thread_id": f"w{index}-{run}"}}, durability="sync")
+            except BaseException as exc:
+                errors.append(exc)
+
+        workers = [threading.Thread(target=worker, args=(i,)) for i in range(4)]
+        for thread in workers:
+            thread.start()
+        for thread in workers:
+            thread.join()
+        assert errors == []
+        assert graph.get_state({"configurable": {"thread_id": "w3-2"}}).values["seen"] == ["c", "c"]
+
+
+def test_unreachable_postgres_is_a_configuration_error(tmp_path: Path) -> None:
+    from tests.support.virtuoso_server import free_port
+
+    with pytest.raises(ConfigurationError, match="cannot open the checkpoint database") as caught:
+        CheckpointStore(f"postgresql://saga:secret@127.0.0.1:{free_port()}/none?connect_timeout=2")
+    assert "secret" not in caught.value.message and "saga:***@" in caught.value.message
+
+
+def test_resume_with_the_same_setup_is_allowed(target: CheckpointTarget) -> None:
+    with CheckpointStore(target) as store:
         store.start_thread("t1", SETUP, "Who flew Apollo 13?")
-    with CheckpointStore(tmp_path / "c.sqlite") as store:
+    with CheckpointStore(target) as store:
         record = store.check_resume("t1", SETUP)
     assert record.question == "Who flew Apollo 13?"
 
 
-def test_resume_with_another_model_or_graph_is_refused_unless_forced(tmp_path: Path) -> None:
+def test_resume_with_another_model_or_graph_is_refused_unless_forced(target: CheckpointTarget) -> None:
     other = RunIdentity(graph="https://query.wikidata.org/sparql", model="other at http://h/v1")
-    with CheckpointStore(tmp_path / "c.sqlite") as store:
+    with CheckpointStore(target) as store:
         store.start_thread("t1", SETUP, "q")
         with pytest.raises(ResumeMismatch, match="--force") as caught:
             store.check_resume("t1", other)
@@ -59,8 +120,8 @@ def test_resume_with_another_model_or_graph_is_refused_unless_forced(tmp_path: P
         assert store.check_resume("t1", other).identity == other
 
 
-def test_unknown_thread_and_duplicate_thread_are_typed_errors(tmp_path: Path) -> None:
-    with CheckpointStore(tmp_path / "c.sqlite") as store:
+def test_unknown_thread_and_duplicate_thread_are_typed_errors(target: CheckpointTarget) -> None:
+    with CheckpointStore(target) as store:
         with pytest.raises(UnknownThread):
             store.check_resume("nope", SETUP)
         store.start_thread("t1", SETUP, "q")
@@ -108,7 +169,7 @@ def test_concurrent_writers_share_one_database_without_lock_errors(tmp_path: Pat
     assert state.values["seen"] == ["w3", "w3"]
 
 
-def test_failed_run_resumes_from_a_new_connection_without_repeating_completed_nodes(tmp_path: Path) -> None:
+def test_failed_run_resumes_from_a_new_connection_without_repeating_completed_nodes(target: CheckpointTarget) -> None:
     calls: list[str] = []
     fail = {"b": True}
 
@@ -129,10 +190,10 @@ def test_failed_run_resumes_from_a_new_connection_without_repeating_completed_no
     builder.add_edge("a", "b")
     builder.add_edge("b", END)
     config = {"configurable": {"thread_id": "t"}}
-    with CheckpointStore(tmp_path / "c.sqlite") as store, pytest.raises(ConnectionError):
+    with CheckpointStore(target) as store, pytest.raises(ConnectionError):
         builder.compile(checkpointer=store.saver).invoke({"seen": []}, config, durability="sync")
     fail["b"] = False
-    with CheckpointStore(tmp_path / "c.sqlite") as store:
+    with CheckpointStore(target) as store:
         graph = builder.compile(checkpointer=store.saver)
         assert graph.get_state(config).next == ("b",)
         out = graph.invoke(None, config, durability="sync")

@@ -16,10 +16,13 @@ from saga_kgqa.errors import (
     BadResponse,
     CacheCorrupted,
     CacheMiss,
+    ConfigurationError,
     EndpointThrottled,
     EndpointUnavailable,
+    QueryEvaluationError,
     QuerySyntaxError,
     QueryTimeout,
+    QueryTooHeavy,
 )
 from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
 from saga_kgqa.kg.embedded import EmbeddedStore
@@ -135,8 +138,10 @@ def test_replay_reproduces_a_recorded_run_without_any_live_call(store: EmbeddedS
     [
         QuerySyntaxError("the store rejected the query: error at 1:9", server_text="error at 1:9: expected"),
         QueryTimeout("the query ran past its 2 s deadline and was stopped"),
+        QueryEvaluationError("the endpoint failed evaluating the query", server_text="Virtuoso 22012 Error SR084"),
+        QueryTooHeavy("the endpoint refused the query as too heavy before running it"),
     ],
-    ids=["syntax", "timeout"],
+    ids=["syntax", "timeout", "evaluation", "too-heavy"],
 )
 def test_errors_caused_by_the_query_are_recorded_and_replayed(tmp_path: Path, error: BackendError) -> None:
     live = CountingBackend(failing_with(error))
@@ -148,6 +153,7 @@ def test_errors_caused_by_the_query_are_recorded_and_replayed(tmp_path: Path, er
     with pytest.raises(type(error)) as replayed:
         RecordReplayBackend(offline, cache_dir=tmp_path, mode=CacheMode.REPLAY).execute(query, limits)
     assert offline.calls == 0
+    assert type(replayed.value) is type(error)
     assert replayed.value.message == error.message
     if isinstance(error, QuerySyntaxError):
         assert isinstance(replayed.value, QuerySyntaxError)
@@ -313,7 +319,7 @@ def test_failed_write_leaves_neither_a_recording_nor_a_temp_file(
 
     monkeypatch.setattr(os, "replace", refuse)
     backend = RecordReplayBackend(CountingBackend(answer_with_row("v")), cache_dir=tmp_path, mode=CacheMode.RECORD)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(ConfigurationError, match="disk full"):  # typed, not a raw OSError (issue 10, hole 9)
         backend.execute(guard_query("SELECT ?x WHERE { ?x ?p ?o }"))
     assert [p for p in tmp_path.rglob("*") if p.is_file()] == []
 

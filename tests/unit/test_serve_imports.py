@@ -9,10 +9,7 @@ HEAVY = ("mcp", "starlette", "uvicorn", "langchain_mcp_adapters", "selenium")
 
 
 def test_importing_the_cli_loads_no_serving_stack() -> None:
-    code = (
-        "import sys, saga_kgqa.cli\n"
-        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))"
-    )
+    code = f"import sys, saga_kgqa.cli\nprint(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})))"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert run.stdout.strip() == "[]"
 

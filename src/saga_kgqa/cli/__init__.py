@@ -31,7 +31,10 @@ _SERVE = "saga_kgqa.cli.serve_commands"
 
 #: Every top-level ``saga`` command, in the order ``saga --help`` lists them.
 COMMANDS: dict[str, LazyCommand] = {
-    "load": LazyCommand(_STORE, "Load RDF files into a persisted store directory for later runs."),
+    "load": LazyCommand(
+        _STORE,
+        "Load RDF files into a persisted store directory for later runs: all of them, or the store stays as it was.",
+    ),
     "sparql": LazyCommand(
         _STORE, "Run one read-only SPARQL query; a rejected query exits with status 2 and a one-line reason."
     ),
@@ -53,6 +56,10 @@ COMMANDS: dict[str, LazyCommand] = {
     "eval": LazyCommand("saga_kgqa.cli.eval_commands", "Score, run and ablate benchmarks."),
     "wikidata": LazyCommand(
         "saga_kgqa.cli.wikidata_commands", "The offline Wikidata store (CoDEx and recorded Wikidata responses)."
+    ),
+    "source": LazyCommand(
+        "saga_kgqa.cli.source_commands",
+        "Named sources: catalog, live survey, summary, entity resolution, expansion, bridging.",
     ),
     "mcp": LazyCommand(
         _SERVE, "Serve the SAGA tools (search, lookup, examples, execute; ask with a model) as an MCP server."

@@ -133,7 +133,11 @@ def ask(
         bool, typer.Option("--force", help="Resume even against another graph or model.", rich_help_panel=_RUN)
     ] = False,
     checkpoint_db: Annotated[
-        Path | None, typer.Option(help="Checkpoint database [SAGA_CHECKPOINT_DB].", rich_help_panel=_RUN)
+        str | None,
+        typer.Option(
+            help="Checkpoint database: a SQLite file or a postgresql:// URL [SAGA_CHECKPOINT_DB].",
+            rich_help_panel=_RUN,
+        ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live view of the steps.")] = False,
 ) -> None:
@@ -146,6 +150,7 @@ def ask(
     # Imported here so that the other commands do not load LangGraph and the OpenAI client.
     from saga_kgqa.cli.ask_run import AskRequest, run_ask
     from saga_kgqa.cli.ask_view import print_outcome
+    from saga_kgqa.graph.persistence import checkpoint_target
     from saga_kgqa.graph.trajectory import jsonable
     from saga_kgqa.kg.wikidata_search import WIKIDATA_API
     from saga_kgqa.models import ModelSettings
@@ -187,7 +192,7 @@ def ask(
             ),
         },
         method=method,
-        checkpoint_db=checkpoint_db,
+        checkpoint_db=checkpoint_target(checkpoint_db) if checkpoint_db else None,
         trace=trace,
         live=not quiet,
     )

@@ -26,7 +26,7 @@ from saga_kgqa.context import Method, SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.graph.builder import SagaGraph, build_graph, recursion_limit
 from saga_kgqa.graph.dialect_tools import open_entity_search, saved_or_dialect_schema, schema_vocabulary, tool_dialect
-from saga_kgqa.graph.persistence import CheckpointStore, RunIdentity, default_checkpoint_path
+from saga_kgqa.graph.persistence import CheckpointStore, CheckpointTarget, RunIdentity, default_checkpoint_path
 from saga_kgqa.graph.toolbox import SagaToolbox
 from saga_kgqa.graph.tracing import question_run_config
 from saga_kgqa.graph.trajectory import TrajectoryWriter
@@ -35,7 +35,7 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.wikidata_search import WIKIDATA_API
 from saga_kgqa.models import ConfiguredModelFactory, ModelSettings
 from saga_kgqa.state.checkpointing import checkpoint_serde
-from saga_kgqa.state.schema import InputState
+from saga_kgqa.state.schema import InputState, require_question
 
 #: Exit status after Ctrl-C (the run is saved).
 EXIT_INTERRUPTED = 130
@@ -58,7 +58,7 @@ class AskRequest:
         entity_search_url: The MediaWiki API that ``entity_search=wikidata-api`` asks.
         model: Explicit model settings (``None`` fields fall back to the environment).
         switches: Context switches given on the command line (``None`` values fall back to the environment).
-        checkpoint_db: Checkpoint database (the default path when ``None``).
+        checkpoint_db: Checkpoint database, a SQLite path or a ``postgresql://`` URL (the default when ``None``).
         trace: JSONL file the trajectory is appended to.
         live: Show the live view of the steps.
         method: ``saga`` (the controller) or ``mars`` (the pattern pipeline, :mod:`saga_kgqa.mars`).
@@ -76,7 +76,7 @@ class AskRequest:
     entity_search_url: str = WIKIDATA_API
     model: ModelSettings = field(default_factory=ModelSettings)
     switches: dict[str, Any] = field(default_factory=dict)
-    checkpoint_db: Path | None = None
+    checkpoint_db: CheckpointTarget | None = None
     trace: Path | None = None
     live: bool = True
     method: Method = "saga"
@@ -123,6 +123,8 @@ def run_ask(request: AskRequest) -> AskResult:
     """
     if (request.question is None) == (request.resume is None):
         raise ConfigurationError("give a question, or --resume THREAD (not both)")
+    if request.question is not None:
+        require_question(request.question)
     explicit = {k: v for k, v in request.switches.items() if v is not None}
     if request.profile is not None:
         explicit["profile"] = request.profile  # a Wikidata profile implies the wikidata dialect

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
+from saga_kgqa.cli.eval_merge_command import merge_command
 from saga_kgqa.cli.eval_options import (
     BenchmarkArgument,
     DataDirOption,
@@ -284,14 +285,21 @@ def run_command(
     mars_augmented_question: MarsAugmentedQuestionOption = None,
     pattern_ranking: PatternRankingOption = None,
     embedding_runtime: EmbeddingRuntimeOption = None,
+    shard: Annotated[
+        str | None,
+        typer.Option(help="Answer only shard I of N (I/N, by question id); merge with `saga eval merge`."),
+    ] = None,
 ) -> None:
     """Answer every question of a benchmark, one JSON line per question; rerun to resume."""
     from saga_kgqa.eval.ablation import run_summary, score_run
     from saga_kgqa.eval.gold import GoldStore
     from saga_kgqa.eval.runner import GoldReplayAnswerer, run_benchmark
+    from saga_kgqa.eval.shards import SHARD_KEY, parse_shard, shard_questions
 
     try:
+        chosen_shard = parse_shard(shard) if shard is not None else None
         questions = benchmark_questions(benchmark, data_dir, language, graph_name)[:limit]
+        questions = shard_questions(questions, chosen_shard)
         tools = tool_settings(benchmark, profile, dialect, schema_file, data_dir, entity_search)
         switches = mars_switches(
             mars_top_n,
@@ -312,6 +320,8 @@ def run_command(
             "answerer": answerer.value,
             "limit": limit,
         }
+        if chosen_shard is not None:
+            config[SHARD_KEY] = str(chosen_shard)
         if answerer is AnswererKind.GOLD_REPLAY:
             if not data and not endpoint:
                 raise ConfigurationError("gold-replay needs --data or --endpoint")
@@ -344,8 +354,9 @@ def run_command(
 
 
 def add_run_commands(eval_app: typer.Typer) -> None:
-    """Add ``run`` and ``ablate`` to the ``saga eval`` group."""
+    """Add ``run``, ``ablate`` and ``merge`` to the ``saga eval`` group."""
     from saga_kgqa.cli.eval_ablate_command import ablate_command
 
     eval_app.command("run")(run_command)
     eval_app.command("ablate")(ablate_command)
+    eval_app.command("merge")(merge_command)

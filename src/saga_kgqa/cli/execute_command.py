@@ -8,18 +8,20 @@ types of returned entities are reported.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from saga_kgqa.cli.index_commands import load_or_build_schema
 from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption, SchemaOption
-from saga_kgqa.cli.output import EXIT_BACKEND, EXIT_REJECTED, fail, print_json
+from saga_kgqa.cli.output import EXIT_BACKEND, EXIT_REJECTED, fail, print_json, read_query
 from saga_kgqa.cli.store_commands import open_graph
-from saga_kgqa.errors import SagaError
+from saga_kgqa.errors import ConfigurationError, SagaError
+from saga_kgqa.kg.backend import MAX_DEADLINE_S
 
 if TYPE_CHECKING:
-    from saga_kgqa.tools.execute import ExecuteOutcome
+    from saga_kgqa.tools.execute import ExecuteOutcome, ExecuteSettings
 
 #: Exit status of a query the type check blocked (it was not run).
 EXIT_BLOCKED = 3
@@ -39,7 +41,15 @@ def execute_command(
     ] = False,
     verify: Annotated[bool, typer.Option(help="Confirm a schema conflict against the graph before blocking.")] = True,
     max_rows: Annotated[int, typer.Option(min=1, help="Rows shown in the table.")] = 20,
-    timeout: Annotated[float, typer.Option(min=0.1, help="Deadline of the query, in seconds.")] = 30.0,
+    timeout: Annotated[
+        float, typer.Option(min=0.1, max=MAX_DEADLINE_S, help="Deadline of the query, in seconds.")
+    ] = 30.0,
+    source: Annotated[
+        str | None, typer.Option("--source", help="A source name from the catalog (instead of --data/--endpoint).")
+    ] = None,
+    catalog: Annotated[
+        Path | None, typer.Option("--catalog", help="The catalog file of --source (default: $SAGA_CATALOG).")
+    ] = None,
 ) -> None:
     """Type-check and run one SPARQL query as the agent's execute tool does.
 
@@ -47,18 +57,36 @@ def execute_command(
     """
     from saga_kgqa.tools.execute import ExecuteSettings, execute
 
-    text = sys.stdin.read() if query == "-" else query
+    text = read_query(query)
     settings = ExecuteSettings(verify_blocks=verify, max_rows_shown=max_rows, deadline_s=timeout)
     try:
-        with open_graph(data, endpoint, profile) as graph:
-            index = load_or_build_schema(graph, schema)
-            outcome = execute(text, graph=graph, schema=index, mode="exact" if exact else "subclass", settings=settings)
+        if source is not None:
+            outcome = _on_source(source, catalog, text, settings, bool(data or endpoint or schema))
+        else:
+            with open_graph(data, endpoint, profile) as graph:
+                index = load_or_build_schema(graph, schema)
+                outcome = execute(
+                    text, graph=graph, schema=index, mode="exact" if exact else "subclass", settings=settings
+                )
     except SagaError as exc:
         fail(exc)
     _print(outcome, as_json)
     code = _EXIT_CODES[outcome.status]
     if code:
         raise typer.Exit(code)
+
+
+def _on_source(
+    source: str, catalog: Path | None, text: str, settings: ExecuteSettings, other_graph: bool
+) -> ExecuteOutcome:
+    """Execute on a named source, type-checked with its declared or surveyed schema."""
+    if other_graph:
+        raise ConfigurationError("--source names the graph and its schema; give no --data, --endpoint or --schema")
+    from saga_kgqa.cli.source_commands import opened_sources
+    from saga_kgqa.sources.grounding import execute_on_source
+
+    with opened_sources(catalog) as sources:
+        return execute_on_source(sources, source, text, settings=settings)
 
 
 def _print(outcome: ExecuteOutcome, as_json: bool) -> None:

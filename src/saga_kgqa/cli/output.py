@@ -43,6 +43,7 @@ def real_console(console: Console) -> Console:
     """The rich console behind :data:`stdout` or :data:`stderr`, for APIs that need a real one (progress bars)."""
     return console.real() if isinstance(console, _LazyConsole) else console
 
+
 #: Exit status for a query the guard rejected and for unusable configuration.
 EXIT_REJECTED = 2
 #: Exit status for a store or endpoint failure.
@@ -55,6 +56,26 @@ def fail(error: SagaError) -> NoReturn:
     stderr.print(f"error: {kind}: {error.message}", markup=False, highlight=False)
     code = EXIT_REJECTED if isinstance(error, QueryRejected | ConfigurationError) else EXIT_BACKEND
     raise typer.Exit(code)
+
+
+def read_query(query: str) -> str:
+    """The query argument, or standard input for ``-``; input that is not UTF-8 is a rejected query.
+
+    Exits with status 2 and a one-line reason (never a ``UnicodeDecodeError`` traceback).
+    """
+    if query != "-":
+        return query
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        fail(
+            QueryRejected(
+                f"standard input is not valid UTF-8 (bad byte 0x{data[exc.start]:02x} at offset {exc.start}): "
+                "send the query as UTF-8 text",
+                reason="encoding",
+            )
+        )
 
 
 def print_json(data: Any) -> None:

@@ -7,7 +7,6 @@ stays as cheap as typer (see :mod:`saga_kgqa.cli`).
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -16,8 +15,9 @@ import typer
 
 from saga_kgqa import settings
 from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption
-from saga_kgqa.cli.output import fail, print_json, print_result, stderr, stdout
+from saga_kgqa.cli.output import fail, print_json, print_result, read_query, stderr, stdout
 from saga_kgqa.errors import ConfigurationError, SagaError
+from saga_kgqa.kg.backend import MAX_DEADLINE_S
 from saga_kgqa.kg.replay_cache import CacheMode
 
 if TYPE_CHECKING:
@@ -69,15 +69,19 @@ def open_graph(
 def load(
     files: Annotated[list[Path], typer.Argument(help="RDF files: Turtle, N-Triples, N-Quads, TriG, RDF/XML, OWL.")],
     store: Annotated[Path, typer.Option("--store", "-s", help="Store directory to create or extend.")],
+    name_index: Annotated[
+        bool,
+        typer.Option(help="Also build the store's full-text name index (search and entity resolution use it)."),
+    ] = True,
 ) -> None:
-    """Load RDF files into a persisted store directory for later runs."""
+    """Load RDF files into a persisted store directory for later runs: all of them, or the store stays as it was."""
     from saga_kgqa.kg.declared_prefixes import read_declared_prefixes, save_store_prefixes
-    from saga_kgqa.kg.embedded import load_files
+    from saga_kgqa.kg.embedded_loading import build_store
 
     started = time.perf_counter()
     try:
-        count = load_files(store, files)
-        save_store_prefixes(store, read_declared_prefixes(files))
+        declared = read_declared_prefixes(files)
+        count = build_store(store, files, finish=lambda built: save_store_prefixes(built, declared))
     except SagaError as exc:
         fail(exc)
     stdout.print(
@@ -85,6 +89,24 @@ def load(
         markup=False,
         highlight=False,
     )
+    if name_index:
+        _build_name_index(store)
+
+
+def _build_name_index(store: Path) -> None:
+    """Build the full-text name index inside the store (after a survey, for its identifier literals)."""
+    from saga_kgqa.sources.catalog import Catalog, SourceRecord
+    from saga_kgqa.sources.resolution import name_index
+    from saga_kgqa.sources.session import SourceSet
+
+    started = time.perf_counter()
+    record = SourceRecord(name="store", store=store)
+    try:
+        with SourceSet(Catalog(sources={"store": record}, default_source="store")) as sources:
+            names = len(name_index(sources.get("store"), rebuild=True))
+    except SagaError as exc:
+        fail(exc)
+    stdout.print(f"{names} names indexed for search in {time.perf_counter() - started:.1f} s", markup=False)
 
 
 def sparql(
@@ -94,14 +116,16 @@ def sparql(
     profile: ProfileOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     max_rows: Annotated[int, typer.Option(min=1, help="Rows kept before the result is truncated.")] = 1000,
-    timeout: Annotated[float, typer.Option(min=0.1, help="Total deadline of the query, in seconds.")] = 30.0,
+    timeout: Annotated[
+        float, typer.Option(min=0.1, max=MAX_DEADLINE_S, help="Total deadline of the query, in seconds.")
+    ] = 30.0,
     cache_dir: CacheDirOption = None,
     cache_mode: CacheModeOption = CacheMode.OFF,
 ) -> None:
     """Run one read-only SPARQL query; a rejected query exits with status 2 and a one-line reason."""
     from saga_kgqa.kg.backend import ExecutionLimits
 
-    text = sys.stdin.read() if query == "-" else query
+    text = read_query(query)
     limits = ExecutionLimits(deadline_s=timeout, max_rows=max_rows)
     try:
         with open_graph(data, endpoint, profile, cache_dir, cache_mode) as graph:

@@ -25,13 +25,21 @@ from saga_kgqa.cli.options import (
 )
 from saga_kgqa.cli.output import EXIT_REJECTED, fail, print_json, stderr
 from saga_kgqa.cli.store_commands import open_graph
-from saga_kgqa.errors import SagaError, ToolInputError
+from saga_kgqa.errors import ConfigurationError, SagaError, ToolInputError
 
 if TYPE_CHECKING:
     from saga_kgqa.tools.context import ToolCaps
     from saga_kgqa.tools.results import ToolResult
     from saga_kgqa.tools.toolkit import GroundingToolkit
 
+SourceOption = Annotated[
+    str | None,
+    typer.Option("--source", help="A source name from the catalog (instead of --data/--endpoint)."),
+]
+CatalogOption = Annotated[
+    Path | None,
+    typer.Option("--catalog", help="The catalog file of --source (default: $SAGA_CATALOG, else the environment)."),
+]
 DialectOption = Annotated[
     str,
     dialect_option(
@@ -53,6 +61,8 @@ def _run(
     dialect: str = "generic",
     data_dir: Path | None = None,
     caps: ToolCaps | None = None,
+    source: str | None = None,
+    catalog: Path | None = None,
 ) -> None:
     """Open the graph, make the toolkit, run one tool and print its result."""
     from saga_kgqa import settings
@@ -65,6 +75,9 @@ def _run(
     # The data files' own prefixes make ids readable (pv:memberOf); a human reads this output.
     prefixes = read_declared_prefixes(data or [])
     try:
+        if source is not None:
+            _print(_on_source(source, catalog, data, endpoint, schema_file, call), as_json)
+            return
         chosen = get_dialect(dialect_name(dialect) or "generic")
         if profile is None and chosen.name == "wikidata":
             profile = "wikidata"  # WDQS prefixes, so the ids shown parse in queries
@@ -82,10 +95,32 @@ def _run(
         raise typer.Exit(EXIT_REJECTED) from None
     except SagaError as exc:
         fail(exc)
+    _print(result, as_json)
+
+
+def _print(result: ToolResult, as_json: bool) -> None:
     if as_json:
         print_json(result.model_dump(mode="json"))
     else:
         sys.stdout.write(result.text + "\n")
+
+
+def _on_source(
+    source: str,
+    catalog: Path | None,
+    data: list[Path] | None,
+    endpoint: str | None,
+    schema_file: Path | None,
+    call: Callable[[GroundingToolkit], ToolResult],
+) -> ToolResult:
+    """Run a tool on a named source: its declared or surveyed schema and its full-text name index."""
+    if data or endpoint or schema_file is not None:
+        raise ConfigurationError("--source names the graph and its schema; give no --data, --endpoint or --schema")
+    from saga_kgqa.cli.source_commands import opened_sources
+    from saga_kgqa.sources.grounding import source_toolkit
+
+    with opened_sources(catalog) as sources:
+        return call(source_toolkit(sources, source))
 
 
 def search(
@@ -97,10 +132,21 @@ def search(
     as_json: JsonOption = False,
     dialect: DialectOption = "generic",
     data_dir: DataDirOption = None,
+    source: SourceOption = None,
+    catalog: CatalogOption = None,
 ) -> None:
     """Find entities, classes and properties by label, alias or name (exact, prefix, fuzzy)."""
     _run(
-        data, endpoint, profile, schema, as_json, lambda kit: kit.search(text), dialect=dialect, data_dir=data_dir
+        data,
+        endpoint,
+        profile,
+        schema,
+        as_json,
+        lambda kit: kit.search(text),
+        dialect=dialect,
+        data_dir=data_dir,
+        source=source,
+        catalog=catalog,
     )
 
 
@@ -125,6 +171,8 @@ def lookup(
             show_default=False,
         ),
     ] = None,
+    source: SourceOption = None,
+    catalog: CatalogOption = None,
 ) -> None:
     """Show an entity's types and its properties that fit them, with domains, ranges and hidden ones."""
     _run(
@@ -138,6 +186,8 @@ def lookup(
         dialect=dialect,
         data_dir=data_dir,
         caps=_caps(values),
+        source=source,
+        catalog=catalog,
     )
 
 

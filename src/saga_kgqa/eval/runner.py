@@ -16,6 +16,7 @@ baseline that must score EM 1 on every question with usable gold.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import time
@@ -77,13 +78,18 @@ def read_run(predictions: Path) -> dict[str, PredictionRecord]:
     if not predictions.exists():
         return {}
     try:
-        text = predictions.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        data = predictions.read_bytes()
+    except OSError as exc:
         raise ConfigurationError(f"cannot read {predictions}: {exc}") from exc
-    lines = text.split("\n")
+    # Split bytes, not text: a torn write can end inside a UTF-8 character, and the part
+    # after the last newline (empty, or that torn write) is never decoded.
+    lines = data.split(b"\n")
     records: dict[str, PredictionRecord] = {}
-    # The element after the last newline is either empty or a torn write.
-    for number, line in enumerate(lines[:-1], start=1):
+    for number, raw in enumerate(lines[:-1], start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ConfigurationError(f"{predictions}:{number}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
         if line.strip():
             try:
                 record = PredictionRecord.model_validate_json(line)
@@ -134,6 +140,45 @@ def _drop_torn_tail(predictions: Path) -> None:
         stream.truncate(0)
 
 
+def lock_path(predictions: Path) -> Path:
+    """The lock file of a predictions file: held by the one run writing it."""
+    return predictions.with_name(predictions.name + ".lock")
+
+
+class _RunLock:
+    """An exclusive ``flock`` on the predictions' lock file; the kernel drops it when the process dies.
+
+    Two runs appending to one file would both answer every question (each reads the file
+    before the other writes), so the second run is refused instead.
+    """
+
+    def __init__(self, predictions: Path) -> None:
+        self._predictions = predictions
+        self._path = lock_path(predictions)
+        self._fd: int | None = None
+
+    def __enter__(self) -> _RunLock:
+        fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode("ascii", errors="replace").strip() or "unknown"
+            os.close(fd)
+            raise ConfigurationError(
+                f"another run is writing {self._predictions} (process {holder} holds {self._path}); "
+                "wait for it to finish or use another predictions file"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing releases the lock
+            self._fd = None
+
+
 class _AppendLog:
     """One atomic line per record: a single ``os.write`` on an ``O_APPEND`` descriptor, then fsync."""
 
@@ -178,6 +223,20 @@ def run_benchmark(
     """
     if concurrency < 1:
         raise ConfigurationError("concurrency must be at least 1")
+    predictions.parent.mkdir(parents=True, exist_ok=True)
+    with _RunLock(predictions):
+        return _run_locked(questions, answerer, predictions, config, retry_failed, concurrency, progress)
+
+
+def _run_locked(
+    questions: Sequence[BenchmarkQuestion],
+    answerer: Answerer,
+    predictions: Path,
+    config: dict[str, Any],
+    retry_failed: bool,
+    concurrency: int,
+    progress: Callable[[PredictionRecord], None] | None,
+) -> RunSummary:
     _check_config(predictions, config)
     done = read_run(predictions)
     _drop_torn_tail(predictions)

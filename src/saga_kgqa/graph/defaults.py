@@ -75,9 +75,6 @@ def toolbox_for_source(source: SourceRecord) -> SagaToolbox:
     with _LOCK:
         found = _SOURCE_CACHE.get(source)
         if found is None:
-            if source.default_graphs or source.named_graphs:
-                # Graph scoping needs backend support (protocol parameters, dataset clauses); refuse, never ignore.
-                raise ConfigurationError(f"source {source.name!r}: default/named graphs are not supported here yet")
             found = open_toolbox(
                 [source.store] if source.store is not None else list(source.data),
                 source.endpoint,
@@ -85,6 +82,8 @@ def toolbox_for_source(source: SourceRecord) -> SagaToolbox:
                 dialect=source.dialect,
                 schema_file=source.schema_index,
                 entity_search=source.entity_search,
+                default_graphs=source.default_graphs,
+                named_graphs=source.named_graphs,
             )
             _SOURCE_CACHE[source] = found
         return found
@@ -113,13 +112,16 @@ def open_toolbox(
     entity_search: str = "off",
     cache_dir: Path | None = None,
     cache_mode: CacheMode = CacheMode.OFF,
+    default_graphs: tuple[str, ...] = (),
+    named_graphs: tuple[str, ...] = (),
 ) -> SagaToolbox:
     """Open a toolbox over RDF files, a store directory or an endpoint (the example graph when none is given).
 
     The tools speak ``dialect`` over ``schema_file``, else the dialect's index from
     ``data_dir``'s offline sources, else an index built from the graph with induction under
     the dialect's vocabulary. The graph sits behind the record/replay cache when
-    ``cache_mode`` is on.
+    ``cache_mode`` is on. ``default_graphs`` and ``named_graphs`` (an endpoint's, from the
+    operator's catalog) are sent with every query as protocol parameters.
 
     Raises:
         ConfigurationError: The graph, schema or search settings are unusable.
@@ -130,7 +132,13 @@ def open_toolbox(
     schema = saved_or_dialect_schema(tool_dialect_data, schema_file=schema_file, data_dir=data_dir)
     paths = [] if endpoint else list(data or []) or [example_graph_path()]
     backend = open_backend(
-        data=paths or None, endpoint=endpoint, profile=profile, cache_dir=cache_dir, cache_mode=cache_mode
+        data=paths or None,
+        endpoint=endpoint,
+        profile=profile,
+        cache_dir=cache_dir,
+        cache_mode=cache_mode,
+        default_graphs=default_graphs,
+        named_graphs=named_graphs,
     )
     if schema is None:
         schema = build_schema_index(backend, induce=True, vocabulary=schema_vocabulary(tool_dialect_data))

@@ -36,7 +36,7 @@ from saga_kgqa.graph.prompting import (
 from saga_kgqa.graph.records import knowledge, step_record
 from saga_kgqa.state import Action, AnswerType, add_token_usage, answer_type_prior
 from saga_kgqa.state.records import AnswerKind
-from saga_kgqa.state.schema import SagaState
+from saga_kgqa.state.schema import SagaState, require_question
 from saga_kgqa.tools.text_safety import graph_text
 
 _SCALAR_KINDS: dict[str, AnswerKind] = {
@@ -62,8 +62,13 @@ class ModelNodes:
     def predict_answer_type(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
         """Predict the expected answer type (Appendix F.1) and seed Θ's answer prior with it.
 
-        With ``answer_type_prior`` off this node does nothing (no model call).
+        With ``answer_type_prior`` off this node does nothing (no model call). It is the
+        graph's first node, so it also refuses an empty question before any model call.
+
+        Raises:
+            ConfigurationError: The question is missing, empty or only whitespace.
         """
+        require_question(state.get("question"))
         context = resolve_context(runtime.context)
         if not context.answer_type_prior:
             return {}

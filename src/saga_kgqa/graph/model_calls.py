@@ -27,6 +27,7 @@ ModelRole = Literal["answer_type", "controller", "prune", "parse", "mars_link", 
 ModelFactory = Callable[[SagaContext, ModelRole], BaseChatModel]
 
 _JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def no_model_configured(context: SagaContext, role: ModelRole) -> BaseChatModel:
@@ -50,7 +51,41 @@ def invoke_model(model: Any, messages: Sequence[BaseMessage]) -> tuple[AIMessage
     reply = model.invoke(list(messages))
     if not isinstance(reply, AIMessage):
         raise TypeError(f"the chat model returned {type(reply).__name__}, not an AIMessage")
-    return reply, usage_of(reply)
+    return _without_surrogates(reply), usage_of(reply)
+
+
+def _without_surrogates(reply: AIMessage) -> AIMessage:
+    """Replace lone surrogates (U+D800 to U+DFFF, from a broken JSON escape) in a reply with U+FFFD.
+
+    Such a string cannot be encoded as UTF-8: kept in the conversation, it would make every
+    later request to the provider fail, and a resumed run would fail the same way forever.
+    Replaced, the text still shows the model what it wrote, and the guard refuses the query
+    with a message instead.
+    """
+    fields = ("content", "tool_calls", "invalid_tool_calls", "additional_kwargs")
+    if not any(_has_surrogate(getattr(reply, name)) for name in fields):
+        return reply
+    return reply.model_copy(update={name: _scrub(getattr(reply, name)) for name in fields})
+
+
+def _has_surrogate(value: Any) -> bool:
+    if isinstance(value, str):
+        return _SURROGATE.search(value) is not None
+    if isinstance(value, dict):
+        return any(_has_surrogate(key) or _has_surrogate(item) for key, item in value.items())
+    if isinstance(value, list | tuple):
+        return any(_has_surrogate(item) for item in value)
+    return False
+
+
+def _scrub(value: Any) -> Any:
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_scrub(key): _scrub(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_scrub(item) for item in value)
+    return value
 
 
 def usage_of(message: AIMessage) -> TokenUsage:

@@ -1,4 +1,4 @@
-"""Durable runs: a SQLite checkpointer and the identity of each thread.
+"""Durable runs: a SQLite (or PostgreSQL) checkpointer and the identity of each thread.
 
 ``saga ask`` checkpoints every step (``durability="sync"``) so an interrupted or failed run
 resumes with ``saga ask --resume THREAD`` without repeating completed model calls. The
@@ -7,6 +7,9 @@ without "database is locked" (faults.md E7). Each thread records which graph and
 model it ran against; resuming with another one is refused unless forced (faults.md E6),
 because a half-built query grounded in one graph means nothing in another. The same model
 served from another host or port is the same model: that resume only warns.
+
+A ``postgresql://`` URL instead of a path puts checkpoints and the thread registry in
+PostgreSQL (:mod:`saga_kgqa.graph.postgres_checkpoints`), shared across machines.
 """
 
 from __future__ import annotations
@@ -18,12 +21,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 from urllib.parse import urlsplit
 
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.graph.postgres_checkpoints import PostgresCheckpoints, is_postgres_url, redacted
 
 CHECKPOINT_DB_ENV = "SAGA_CHECKPOINT_DB"
 #: Seconds a writer waits for another writer's lock before SQLite gives up.
@@ -35,9 +41,12 @@ CREATE TABLE IF NOT EXISTS saga_threads (
     graph TEXT NOT NULL,
     model TEXT NOT NULL,
     question TEXT NOT NULL,
-    created REAL NOT NULL
+    created {time_type} NOT NULL
 )
 """
+
+#: Where checkpoints live: a SQLite file, or a ``postgresql://`` URL.
+CheckpointTarget = Path | str
 
 
 class UnknownThread(ConfigurationError):
@@ -91,13 +100,21 @@ class ThreadRecord:
     created: float
 
 
-def default_checkpoint_path() -> Path:
-    """``$SAGA_CHECKPOINT_DB``, else ``checkpoints.sqlite`` under ``$XDG_STATE_HOME/saga-kgqa``."""
+def default_checkpoint_path() -> CheckpointTarget:
+    """``$SAGA_CHECKPOINT_DB`` (a path or a ``postgresql://`` URL), else the default SQLite file.
+
+    The default is ``checkpoints.sqlite`` under ``$XDG_STATE_HOME/saga-kgqa``.
+    """
     explicit = os.environ.get(CHECKPOINT_DB_ENV, "").strip()
     if explicit:
-        return Path(explicit)
+        return checkpoint_target(explicit)
     state_home = os.environ.get("XDG_STATE_HOME", "").strip() or str(Path.home() / ".local" / "state")
     return Path(state_home) / "saga-kgqa" / "checkpoints.sqlite"
+
+
+def checkpoint_target(value: str) -> CheckpointTarget:
+    """Read a ``--checkpoint-db`` value: a ``postgresql://`` URL stays a string, anything else is a path."""
+    return value if is_postgres_url(value) else Path(value)
 
 
 def connect(path: Path, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -> sqlite3.Connection:
@@ -106,19 +123,26 @@ def connect(path: Path, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -> sqlit
     conn = sqlite3.connect(path, check_same_thread=False, timeout=busy_timeout_s, isolation_level=None)
     conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
     conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute(_THREADS_TABLE)
+    conn.execute(_THREADS_TABLE.format(time_type="REAL"))
     return conn
 
 
+def _unusable(path: Path, exc: Exception) -> ConfigurationError:
+    return ConfigurationError(
+        f"cannot use the checkpoint database {path} ({exc}): move it aside, or set SAGA_CHECKPOINT_DB "
+        "or --checkpoint-db to another file"
+    )
+
+
 class CheckpointStore:
-    """A SQLite checkpointer plus the thread registry, in one database file.
+    """A checkpointer plus the thread registry, in one database (a SQLite file or PostgreSQL).
 
     Use as a context manager; :attr:`saver` goes to ``builder.compile(checkpointer=...)``.
     """
 
     def __init__(
         self,
-        path: Path,
+        path: CheckpointTarget,
         *,
         serde: SerializerProtocol | None = None,
         busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
@@ -126,14 +150,40 @@ class CheckpointStore:
         """Open (or create) the database at ``path``.
 
         Args:
-            path: The database file; its directory is created.
+            path: The database file (its directory is created), or a ``postgresql://`` URL.
             serde: Checkpoint serializer (LangGraph's default when ``None``).
-            busy_timeout_s: How long a write waits for another writer.
+            busy_timeout_s: How long a write waits for another writer (SQLite).
+
+        Raises:
+            ConfigurationError: The SQLite file is not a database (corrupt) or cannot be opened, or a
+                PostgreSQL database cannot be opened (or the extra is missing).
         """
-        self.path = path
-        self._conn = connect(path, busy_timeout_s)
-        self.saver = SqliteSaver(self._conn, serde=serde)
-        self.saver.setup()
+        self._postgres: PostgresCheckpoints | None = None
+        self.saver: BaseCheckpointSaver[Any]
+        if is_postgres_url(path):
+            self.path = redacted(str(path))
+            self._postgres = PostgresCheckpoints(str(path), serde=serde)
+            self._conn: Any = self._postgres.conn
+            self._conn.execute(_THREADS_TABLE.format(time_type="DOUBLE PRECISION"))
+            self._duplicate: tuple[type[Exception], ...] = (self._postgres.unique_violation,)
+            self.saver = self._postgres.saver
+            return
+        self.path = str(path)
+        try:
+            self._conn = connect(Path(path), busy_timeout_s)
+        except (sqlite3.Error, OSError) as exc:
+            raise _unusable(Path(path), exc) from None
+        self._duplicate = (sqlite3.IntegrityError,)
+        try:
+            self.saver = SqliteSaver(self._conn, serde=serde)
+            self.saver.setup()
+        except sqlite3.Error as exc:
+            self._conn.close()
+            raise _unusable(Path(path), exc) from None
+
+    def _execute(self, sql: str, params: tuple[object, ...]) -> Any:
+        # sqlite3 takes ``?`` placeholders, psycopg ``%s``.
+        return self._conn.execute(sql.replace("?", "%s") if self._postgres else sql, params)
 
     def __enter__(self) -> CheckpointStore:
         return self
@@ -144,12 +194,15 @@ class CheckpointStore:
         self.close()
 
     def close(self) -> None:
-        """Close the database connection."""
-        self._conn.close()
+        """Close the database connection (the pool too, on PostgreSQL)."""
+        if self._postgres is not None:
+            self._postgres.close()
+        else:
+            self._conn.close()
 
     def thread(self, thread_id: str) -> ThreadRecord | None:
         """Return the recorded thread, or ``None`` when unknown."""
-        row = self._conn.execute(
+        row = self._execute(
             "SELECT thread_id, graph, model, question, created FROM saga_threads WHERE thread_id = ?", (thread_id,)
         ).fetchone()
         if row is None:
@@ -158,7 +211,7 @@ class CheckpointStore:
 
     def threads(self, limit: int = 50) -> list[ThreadRecord]:
         """The most recently started threads, newest first."""
-        rows = self._conn.execute(
+        rows = self._execute(
             "SELECT thread_id, graph, model, question, created FROM saga_threads ORDER BY created DESC LIMIT ?",
             (limit,),
         ).fetchall()
@@ -171,11 +224,11 @@ class CheckpointStore:
             ConfigurationError: The thread id is already taken.
         """
         try:
-            self._conn.execute(
+            self._execute(
                 "INSERT INTO saga_threads (thread_id, graph, model, question, created) VALUES (?, ?, ?, ?, ?)",
                 (thread_id, identity.graph, identity.model, question, time.time()),
             )
-        except sqlite3.IntegrityError:
+        except self._duplicate:
             raise ConfigurationError(
                 f"thread {thread_id!r} already exists in {self.path}; resume it with --resume {thread_id}"
             ) from None
@@ -228,7 +281,7 @@ class CheckpointStore:
                 f"thread {thread_id!r} started against another setup ({'; '.join(changes)}); "
                 "resume with the same --data/--endpoint and model, or pass --force"
             )
-        self._conn.execute(
+        self._execute(
             "UPDATE saga_threads SET graph = ?, model = ? WHERE thread_id = ?",
             (identity.graph, identity.model, thread_id),
         )

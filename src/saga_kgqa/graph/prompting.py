@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from saga_kgqa.context import SagaContext
+from saga_kgqa.kg.profiles import PROFILES
 from saga_kgqa.prompts import dialect_wording, load_prompt, render_prompt
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.state import AnswerType, KnowledgeEntry, PriorTurn, PruneRequest, Step, TypeState
@@ -115,7 +116,7 @@ def controller_messages(state: SagaState, context: SagaContext, prefixes: Mappin
     system = render_prompt(
         "controller",
         kg_name=wording["kg_name"],
-        id_conventions=wording["id_conventions"],
+        id_conventions=_with_engine_notes(wording["id_conventions"], context.profile),
         type_context=type_context(state, context, prefixes),
         knowledge_log=knowledge_log_text(state.get("knowledge_log", []), context.knowledge_log_entries),
         action_instructions=render_prompt(
@@ -131,6 +132,13 @@ def controller_messages(state: SagaState, context: SagaContext, prefixes: Mappin
         closing=closing,
     )
     return [SystemMessage(system), HumanMessage(user)]
+
+
+def _with_engine_notes(text: str, profile: str | None) -> str:
+    """Append the endpoint profile's dialect notes (Virtuoso's integer division, ...) when it has any."""
+    chosen = PROFILES.get(profile) if profile is not None else None
+    notes = chosen.prompt_notes if chosen is not None else ""
+    return f"{text} {notes}" if notes else text
 
 
 def parse_messages(controller_output: str) -> list[BaseMessage]:

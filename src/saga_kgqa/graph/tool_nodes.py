@@ -24,6 +24,10 @@ from saga_kgqa.state import ANSWER_KEY, Action, KnowledgeEntry, Outcome, PruneRe
 from saga_kgqa.state.schema import SagaState
 from saga_kgqa.tools import LookupResult
 from saga_kgqa.tools.execute import ExecuteOutcome, ExecuteSettings
+from saga_kgqa.tools.text_safety import graph_text
+
+#: Characters of an error message shown to the model (the execute tool shows as many).
+ERROR_TEXT_CAP = 1500
 
 _PROPERTIES_HEADER = "Properties ("
 
@@ -145,7 +149,7 @@ def execute_summary(result: ExecuteOutcome) -> str:
         constraint = "domain" if first.side == "subject" else "range"
         return f"execute: `{first.pattern}` conflicts with the {constraint} of its property"
     message = result.error.message if result.error is not None else result.status
-    return f"execute: {message}"
+    return f"execute: {graph_text(message, ERROR_TEXT_CAP)}"
 
 
 def prune_request(result: LookupResult, action: Action, step: int) -> PruneRequest | None:
@@ -191,12 +195,15 @@ def _theta_for_tools(state: SagaState, context: SagaContext) -> TypeState | None
 
 
 def _failed(action: Action, step: int, exc: ToolInputError | BackendError) -> dict[str, Any]:
+    # Error messages carry outside text (a server's error body, the model's own argument):
+    # they pass the same sanitiser as every other piece of graph text.
+    message = graph_text(exc.message, ERROR_TEXT_CAP)
     if isinstance(exc, ToolInputError):
-        text = f"Invalid argument for {action.tool}: {exc.message}"
+        text = f"Invalid argument for {action.tool}: {message}"
     else:
         fault = "the query must change" if exc.query_at_fault else "not a problem with your request"
         retry = "retrying later may help" if exc.retryable else "retrying the same call will not help"
-        text = f"The graph failed ({type(exc).__name__}: {exc.message}); {fault}; {retry}."
+        text = f"The graph failed ({type(exc).__name__}: {message}); {fault}; {retry}."
     return _finish(action, step, text, "error", [knowledge(step, "error", text)])
 
 

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.profiles import EndpointProfile
 from saga_kgqa.kg.query import CheckedQuery
 from saga_kgqa.kg.result import QueryResult
+
+#: The longest query deadline accepted: a week (longer ones overflow the platform's timers).
+MAX_DEADLINE_S = 7 * 24 * 3600.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +28,17 @@ class ExecutionLimits:
     deadline_s: float = 30.0
     max_rows: int = 10_000
     max_bytes: int = 16 * 1024 * 1024
+
+    def __post_init__(self) -> None:
+        # inf, nan or 1e300 seconds would reach threading.Timer and time_t as an OverflowError.
+        # Zero or less is allowed: an exhausted budget, which backends refuse at once.
+        if not (math.isfinite(self.deadline_s) and self.deadline_s <= MAX_DEADLINE_S):
+            raise ConfigurationError(
+                f"a query deadline must be a finite number of seconds, at most {MAX_DEADLINE_S:g}, "
+                f"got {self.deadline_s!r}"
+            )
+        if self.max_rows < 0 or self.max_bytes < 0:
+            raise ConfigurationError(f"row and byte caps must not be negative, got {self.max_rows}, {self.max_bytes}")
 
 
 @runtime_checkable

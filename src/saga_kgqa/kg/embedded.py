@@ -1,19 +1,24 @@
 """The embedded graph store on pyoxigraph.
 
-Files (Turtle, N-Triples, RDF/XML, OWL, ...) are bulk-loaded into a store directory,
-which is then opened read-only as a second line of defence behind the guard
+Files (Turtle, N-Triples, RDF/XML, OWL, ...) are bulk-loaded into a store directory
+(:mod:`saga_kgqa.kg.embedded_loading`), which is then opened read-only as a second line of defence behind the guard
 (docs/faults.md C3). Queries are routed by origin:
 
 * ``template`` queries, built by saga-kgqa from escaped terms, anchored and LIMITed, run
   in-process with lazy iteration: this is the lookup tools' fast path, with no IPC cost.
 * ``guard`` queries, written by a model or a user, run in a killable worker process
   (:mod:`saga_kgqa.kg.embedded_worker`), because pyoxigraph cannot cancel a query and
-  only ending the process bounds its wall time (docs/faults.md C2).
+  only ending the process bounds its wall time (docs/faults.md C2), and it is capped
+  in memory, result bytes and cell size (docs/faults.md H6-H8).
+
+No query with a SERVICE clause reaches pyoxigraph, whatever its origin or the profile:
+pyoxigraph would call the service over the network itself (docs/faults.md H4).
 """
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
+import os
 import re
 import shutil
 import tempfile
@@ -24,80 +29,84 @@ from types import TracebackType
 
 import pyoxigraph as ox
 
-from saga_kgqa.errors import ConfigurationError, EndpointUnavailable, QuerySyntaxError
+from saga_kgqa.errors import ConfigurationError, EndpointUnavailable, QueryRejected, QuerySyntaxError
 from saga_kgqa.kg.backend import ExecutionLimits
-from saga_kgqa.kg.embedded_worker import QueryWorker
-from saga_kgqa.kg.oxigraph_terms import collect_result, has_named_graphs, rdf_format_for
+from saga_kgqa.kg.embedded_loading import content_digest, load_files, sniff_rdf_format
+from saga_kgqa.kg.embedded_worker import DEFAULT_MAX_CELL_CHARS, QueryWorker
+from saga_kgqa.kg.oxigraph_terms import collect_result, has_named_graphs
 from saga_kgqa.kg.profiles import EndpointProfile, get_profile
 from saga_kgqa.kg.query import CheckedQuery
 from saga_kgqa.kg.result import QueryResult
+from saga_kgqa.kg.sparql_lexer import tokenize
 
-# An RDF/XML document starts with a declaration, a comment/doctype, or a root element
-# whose name is followed by whitespace (it must declare its namespaces), such as
-# ``<rdf:RDF xmlns...``. A Turtle file may also start with ``<``, but with an IRI
-# (``<http://...>``, ``<urn:x>``) that never contains whitespace.
-_XML_START = re.compile(rb"<(\?xml|!|[A-Za-z_][\w.-]*(:[A-Za-z_][\w.-]*)?\s)")
-_HASH_CHUNK_BYTES = 1 << 20
+__all__ = ["EMBEDDED_PROFILES", "EmbeddedStore", "content_digest", "load_files", "sniff_rdf_format"]
+
+#: Profiles that make sense on an embedded store: its own, and Wikidata's (a local Wikidata
+#: extract keeps WDQS's prefixes). The others describe a remote server's behaviour.
+EMBEDDED_PROFILES = frozenset({"embedded", "wikidata"})
+_STORE_PREFIX = "saga-store-"
+_STALE_STORE = re.compile(rf"{_STORE_PREFIX}(\d+)-")
+_NO_SERVICE = (
+    "the embedded store runs no SERVICE clause, whatever the profile allows (pyoxigraph would call the "
+    "service over the network): remove it; for labels, match rdfs:label directly, e.g. "
+    '?item rdfs:label ?itemLabel FILTER(LANG(?itemLabel) = "en")'
+)
 
 
-def sniff_rdf_format(path: Path) -> ox.RdfFormat:
-    """Return the serialisation of an RDF file, looking inside ``.owl`` files (RDF/XML or Turtle).
+def check_embedded_profile(profile: EndpointProfile) -> None:
+    """Refuse a profile that describes a remote server for an embedded store.
 
     Raises:
-        ValueError: The suffix is not a known RDF serialisation.
+        ConfigurationError: The profile is not one of :data:`EMBEDDED_PROFILES`.
     """
-    if path.suffix.lower() == ".owl":
-        with path.open("rb") as handle:
-            head = handle.read(512).removeprefix(b"\xef\xbb\xbf").lstrip()
-        return ox.RdfFormat.RDF_XML if _XML_START.match(head) else ox.RdfFormat.TURTLE
-    return rdf_format_for(path.suffix)
+    if profile.name not in EMBEDDED_PROFILES:
+        known = ", ".join(sorted(EMBEDDED_PROFILES))
+        raise ConfigurationError(
+            f"profile {profile.name!r} describes a remote server; an embedded store takes the profile {known}"
+        )
 
 
-def content_digest(paths: Iterable[Path]) -> str:
-    """Return a digest of the files' bytes, independent of their order and names.
-
-    A store built from files in a fresh temporary directory needs an identity that is
-    the same on every run, or recorded queries (record/replay cache) would never match.
-    """
-    digests = []
-    for path in paths:
-        file_hash = hashlib.sha256()
-        with path.open("rb") as handle:
-            while chunk := handle.read(_HASH_CHUNK_BYTES):
-                file_hash.update(chunk)
-        digests.append(file_hash.hexdigest())
-    return hashlib.sha256("\n".join(sorted(digests)).encode()).hexdigest()
+_SERVICE_WORD = re.compile("service", re.IGNORECASE)
 
 
-def load_files(store_dir: Path, paths: Iterable[Path]) -> int:
-    """Bulk-load RDF files into a (new or existing) store directory.
+def _uses_service(text: str) -> bool:
+    # The substring test keeps the template fast path cheap (a few µs instead of ~140 µs of
+    # tokenizing); only texts that contain the word at all are tokenized, so a SERVICE in a
+    # string or comment is not mistaken for a clause. pyoxigraph reads no \u escapes in keywords.
+    return _SERVICE_WORD.search(text) is not None and any(token.is_word("SERVICE") for token in tokenize(text))
 
-    Args:
-        store_dir: Directory of the on-disk store; created when missing.
-        paths: RDF files to load.
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    return True
+
+
+def sweep_stale_stores(root: Path | None = None) -> list[Path]:
+    """Delete temporary stores left by hosts that died before their query worker could clean up.
+
+    A temporary store is named ``saga-store-<host pid>-…``; it is stale when it is ours and
+    that process is gone. (A host killed while its worker runs has the worker delete it.)
 
     Returns:
-        The number of triples in the store afterwards.
-
-    Raises:
-        ConfigurationError: A file is missing, of an unknown type or not valid RDF.
+        The directories deleted.
     """
-    store_dir.mkdir(parents=True, exist_ok=True)
-    store = ox.Store(str(store_dir))
-    try:
-        for path in paths:
-            if not path.is_file():
-                raise ConfigurationError(f"RDF file not found: {path}")
-            try:
-                fmt = sniff_rdf_format(path)
-                store.bulk_load(path=str(path), format=fmt)
-            except (ValueError, SyntaxError) as exc:
-                raise ConfigurationError(f"cannot load {path}: {exc}") from exc
-        store.flush()
-        store.optimize()
-        return len(store)
-    finally:
-        del store
+    folder = root or Path(tempfile.gettempdir())
+    swept = []
+    with contextlib.suppress(OSError):
+        for entry in folder.iterdir():
+            match = _STALE_STORE.match(entry.name)
+            if match is None or int(match.group(1)) == os.getpid() or _process_alive(int(match.group(1))):
+                continue
+            with contextlib.suppress(OSError):
+                if entry.is_dir() and entry.stat().st_uid == os.getuid():
+                    shutil.rmtree(entry)
+                    swept.append(entry)
+    return swept
 
 
 class EmbeddedStore:
@@ -116,6 +125,8 @@ class EmbeddedStore:
         owns_dir: bool = False,
         endpoint_id: str | None = None,
         worker_startup_timeout_s: float = 30.0,
+        worker_memory_mb: int | None = None,
+        max_cell_chars: int = DEFAULT_MAX_CELL_CHARS,
     ) -> None:
         """Open an on-disk store read-only.
 
@@ -125,10 +136,14 @@ class EmbeddedStore:
             owns_dir: Delete the directory on :meth:`close` (temporary stores).
             endpoint_id: Stable identity of the store's content; defaults to its path.
             worker_startup_timeout_s: How long the query worker may take to start.
+            worker_memory_mb: Address-space cap of the query worker in MiB; by default
+                ``$SAGA_WORKER_MEMORY_MB`` or 2048; ``0`` for none.
+            max_cell_chars: Characters kept of one value a guard query returns.
 
         Raises:
-            ConfigurationError: The directory is not a store.
+            ConfigurationError: The directory is not a store, or the profile describes a remote server.
         """
+        check_embedded_profile(profile or get_profile("embedded"))
         if not store_dir.is_dir():
             raise ConfigurationError(f"store directory not found: {store_dir}")
         try:
@@ -141,20 +156,30 @@ class EmbeddedStore:
         self._profile = profile or get_profile("embedded")
         self._prefixes = dict(self._profile.prefixes)
         self._endpoint_id = endpoint_id or f"embedded:{store_dir.resolve()}"
-        self._worker = QueryWorker(store_dir, self._prefixes, startup_timeout_s=worker_startup_timeout_s)
+        self._worker = QueryWorker(
+            store_dir,
+            self._prefixes,
+            startup_timeout_s=worker_startup_timeout_s,
+            memory_mb=worker_memory_mb,
+            max_cell_chars=max_cell_chars,
+            cleanup_dir=store_dir if owns_dir else None,
+        )
 
     @classmethod
     def from_files(cls, paths: Iterable[Path], *, profile: EndpointProfile | None = None) -> EmbeddedStore:
         """Load RDF files into a temporary store directory and open it read-only.
 
         The store's ``endpoint_id`` is derived from the files' content, so it is the same
-        on every run over the same data.
+        on every run over the same data. Stale temporary stores of dead hosts are swept first.
 
         Raises:
-            ConfigurationError: A file is missing, of an unknown type or not valid RDF.
+            ConfigurationError: A file is missing, of an unknown type or not valid RDF, or
+                the profile describes a remote server.
         """
         files = list(paths)
-        tmp = Path(tempfile.mkdtemp(prefix="saga-store-"))
+        check_embedded_profile(profile or get_profile("embedded"))
+        sweep_stale_stores()
+        tmp = Path(tempfile.mkdtemp(prefix=f"{_STORE_PREFIX}{os.getpid()}-"))
         try:
             load_files(tmp, files)
             endpoint_id = f"embedded:files:{content_digest(files)[:32]}"
@@ -177,6 +202,11 @@ class EmbeddedStore:
     def store_dir(self) -> Path:
         """The on-disk store directory."""
         return self._dir
+
+    @property
+    def worker_starts(self) -> int:
+        """How many query worker processes were started so far."""
+        return self._worker.starts
 
     @property
     def worker_pid(self) -> int | None:
@@ -204,9 +234,14 @@ class EmbeddedStore:
         Raises:
             QuerySyntaxError: pyoxigraph rejected the query (every update form lands here).
             QueryTimeout: A guard query ran past ``limits.deadline_s``.
+            QueryRejected: The query has a SERVICE clause (never run here, whatever the profile).
+            QueryMemoryExhausted: A guard query used up the worker's memory cap.
+            QueryCrashedEngine: A guard query crashed the worker.
             EndpointUnavailable: The store is closed, failed, or its worker could not run.
             BackendError: The store could not evaluate the query for another reason.
         """
+        if _uses_service(query.text):
+            raise QueryRejected(_NO_SERVICE, reason="service")
         limits = limits or ExecutionLimits()
         if query.origin == "template":
             return self._execute_in_process(query, limits)

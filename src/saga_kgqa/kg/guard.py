@@ -9,6 +9,8 @@ Pipeline (docs/faults.md sections 3 and 8A):
    top-level ``;``, query forms the policy forbids, and ``SERVICE`` clauses with a
    variable or a non-allowlisted IRI are rejected before parsing, with a precise message.
    Blazegraph named subqueries are inlined (:mod:`saga_kgqa.kg.named_subqueries`).
+   Virtuoso ``DEFINE`` pragmas and ``bif:`` / ``sql:`` IRIs are rejected here too
+   (:mod:`saga_kgqa.kg.guard_extensions`).
 4. Blank comments and plan the top-level LIMIT (:mod:`saga_kgqa.kg.limit_rewrite`).
 5. Parse the rewritten text once with rdflib (:mod:`saga_kgqa.kg.sparql_grammar`);
    ``ParseException`` becomes a syntax error with line and column, ``RecursionError``
@@ -16,7 +18,8 @@ Pipeline (docs/faults.md sections 3 and 8A):
 6. Translate to rdflib's algebra with the profile's prefixes and walk it for every
    ``ServiceGraphPattern`` (inside OPTIONAL, UNION, MINUS, subqueries and
    ``FILTER (NOT) EXISTS``): each must name an allowlisted IRI after BASE and prefix
-   resolution.
+   resolution. Function calls must be SPARQL 1.1 built-ins, XSD casts or the profile's
+   ``allowed_functions``; FROM / FROM NAMED must name an allowed graph.
 
 Only then is a :class:`~saga_kgqa.kg.query.CheckedQuery` returned; backends accept
 nothing else. Every rejection is a :class:`~saga_kgqa.errors.QueryRejected` whose message
@@ -25,19 +28,31 @@ is short and says what to change, because it goes back to the model.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin
 
 from pyparsing import ParseBaseException
-from rdflib.plugins.sparql.parser import expandUnicodeEscapes, expandUnicodeEscapes_re
 from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import Variable
 
 from saga_kgqa.errors import QueryRejected
 from saga_kgqa.kg import sparql_grammar
+from saga_kgqa.kg.guard_extensions import (
+    AllowedGraphs,
+    check_datasets,
+    check_functions,
+    reject_engine_iris,
+    reject_pragmas,
+)
+from saga_kgqa.kg.guard_limits import (
+    expand_escapes,
+    reject_control_chars,
+    reject_costly,
+    reject_surrogates,
+    reject_updates,
+)
 from saga_kgqa.kg.guard_messages import (
     form_not_allowed,
     service_not_allowed,
@@ -52,11 +67,6 @@ from saga_kgqa.kg.query import CheckedQuery
 from saga_kgqa.kg.result import QueryForm
 from saga_kgqa.kg.sparql_lexer import Token, blank_comments, line_and_column, tokenize
 
-# Update verbs. None of them is a keyword or function name of the query language, so a
-# bare word among them can never belong to a valid query.
-UPDATE_KEYWORDS = frozenset({"INSERT", "DELETE", "LOAD", "CLEAR", "DROP", "CREATE", "ADD", "MOVE", "COPY"})
-# C0 controls other than tab, LF and CR; DEL; C1 controls.
-_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _FORM_KEYWORDS: dict[str, QueryForm] = {
     "SELECT": "SELECT",
     "CONSTRUCT": "CONSTRUCT",
@@ -77,6 +87,10 @@ class GuardPolicy:
 
     Attributes:
         max_chars: Longest query accepted, in characters.
+        max_tokens: Most tokens accepted; checked before parsing, which costs about a
+            millisecond per expression term (benchmark queries have under 200 tokens).
+        max_expression_tokens: Most tokens inside parentheses (function arguments,
+            FILTER and BIND expressions), the costliest part to parse.
         allowed_forms: Query forms accepted. DESCRIBE is off by default because its
             output size is up to the store.
         default_limit: LIMIT injected when a query has none (``None``: the profile's).
@@ -87,13 +101,22 @@ class GuardPolicy:
     """
 
     max_chars: int = 20_000
+    max_tokens: int = 5_000
+    max_expression_tokens: int = 500
     allowed_forms: frozenset[QueryForm] = field(default_factory=lambda: frozenset({"SELECT", "ASK", "CONSTRUCT"}))
     default_limit: int | None = None
     max_limit: int | None = None
     max_construct_triples: int | None = None
 
     def __post_init__(self) -> None:
-        for name in ("max_chars", "default_limit", "max_limit", "max_construct_triples"):
+        for name in (
+            "max_chars",
+            "max_tokens",
+            "max_expression_tokens",
+            "default_limit",
+            "max_limit",
+            "max_construct_triples",
+        ):
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise ValueError(f"GuardPolicy.{name} must be at least 1, got {value}")
@@ -108,19 +131,34 @@ class QueryGuard:
     Instances hold no mutable state and may be shared between threads.
     """
 
-    def __init__(self, profile: EndpointProfile, policy: GuardPolicy | None = None) -> None:
+    def __init__(
+        self,
+        profile: EndpointProfile,
+        policy: GuardPolicy | None = None,
+        *,
+        allowed_graphs: Collection[str] | Callable[[], Collection[str]] = frozenset(),
+    ) -> None:
         """Create a guard.
 
         Args:
-            profile: The endpoint profile: predeclared prefixes, SERVICE allowlist and
-                default / maximum LIMIT.
+            profile: The endpoint profile: predeclared prefixes, SERVICE allowlist,
+                allowed functions and graphs, default / maximum LIMIT.
             policy: Overrides; :class:`GuardPolicy` defaults when omitted.
+            allowed_graphs: Graphs FROM / FROM NAMED may name besides the profile's
+                ``allowed_graphs`` (an embedded store's own named graphs); a callable is
+                asked only when a query has a FROM clause.
         """
         self.profile = profile
+        self._allowed_graphs = allowed_graphs
         self.policy = policy or GuardPolicy()
         self.max_limit = self.policy.max_limit or profile.max_limit
         self.default_limit = min(self.policy.default_limit or profile.default_limit, self.max_limit)
         self.max_construct_triples = self.policy.max_construct_triples or self.max_limit
+
+    @property
+    def allowed_graphs_source(self) -> Collection[str] | Callable[[], Collection[str]]:
+        """The extra FROM / FROM NAMED graphs this guard was built with, for guards derived from it."""
+        return self._allowed_graphs
 
     def check(self, text: str | bytes, *, default_limit: int | None = None) -> CheckedQuery:
         r"""Check a query and return the text that may be sent.
@@ -138,8 +176,8 @@ class QueryGuard:
             QueryRejected: The query is not a single, read-only, allowed query. Its
                 ``reason`` is one of ``empty``, ``encoding``, ``too_large``,
                 ``control_char``, ``escape``, ``update``, ``multiple_operations``,
-                ``unsupported``, ``form``, ``service``, ``syntax``, ``unknown_prefix``,
-                ``too_complex`` or ``rewrite``.
+                ``unsupported``, ``form``, ``service``, ``pragma``, ``function``,
+                ``graph``, ``syntax``, ``unknown_prefix``, ``too_complex`` or ``rewrite``.
         """
         source = self._decode(text)
         if not source.strip():
@@ -149,10 +187,16 @@ class QueryGuard:
                 f"query too long ({len(source)} characters; the limit is {self.policy.max_chars}): shorten it",
                 reason="too_large",
             )
-        expanded = _expand_escapes(source)
-        _reject_control_chars(expanded)
+        expanded = expand_escapes(source)
+        reject_control_chars(expanded)
+        reject_surrogates(expanded)  # a \\uD800 escape expands to one
         tokens = tokenize(expanded)
-        _reject_updates(tokens, expanded)
+        reject_costly(
+            tokens, max_tokens=self.policy.max_tokens, max_expression_tokens=self.policy.max_expression_tokens
+        )
+        reject_pragmas(tokens, expanded)
+        reject_updates(tokens, expanded)
+        reject_engine_iris(tokens, expanded)
         if has_named_subqueries(tokens):
             expanded = inline_named_subqueries(expanded, tokens, max_chars=self.policy.max_chars)
             tokens = tokenize(expanded)
@@ -172,6 +216,8 @@ class QueryGuard:
             except Exception as exc:  # rdflib raises bare Exception for semantic errors
                 raise unknown_prefix_or_invalid(exc) from None
             self._check_services(prepared.algebra, tokens)
+            check_functions(prepared.algebra, self.profile)
+            check_datasets(prepared.algebra, AllowedGraphs(self.profile.allowed_graphs, self._allowed_graphs))
             if form == "CONSTRUCT":
                 sent, limit = self._cap_construct(sent, prepared.algebra, limit)
         except RecursionError:
@@ -183,6 +229,7 @@ class QueryGuard:
 
     def _decode(self, text: str | bytes) -> str:
         if isinstance(text, str):
+            reject_surrogates(text)
             return text
         # UTF-8 needs at most 4 bytes a character: anything longer is over the limit.
         if len(text) > 4 * self.policy.max_chars:
@@ -300,56 +347,6 @@ def _rewrite_failed() -> QueryRejected:
         "could not apply the LIMIT to this query: add 'LIMIT n' after the WHERE block and resend",
         reason="rewrite",
     )
-
-
-def _expand_escapes(text: str) -> str:
-    try:
-        expanded = expandUnicodeEscapes(text)
-    except ValueError:
-        raise QueryRejected(
-            "invalid \\u escape (not a Unicode code point): write the character directly", reason="syntax"
-        ) from None
-    if expanded != text and expandUnicodeEscapes_re.search(expanded):
-        # A second expansion (by a store) would change the text after it was checked.
-        raise QueryRejected(
-            "\\u escapes that produce another \\u escape are not allowed: write the characters directly",
-            reason="escape",
-        )
-    return expanded
-
-
-def _reject_control_chars(text: str) -> None:
-    match = _CONTROL_CHARS.search(text)
-    if match is not None:
-        line, column = line_and_column(text, match.start())
-        raise QueryRejected(
-            f"control character U+{ord(match.group()):04X} at line {line}, column {column}: remove it",
-            reason="control_char",
-            line=line,
-            column=column,
-        )
-
-
-def _reject_updates(tokens: list[Token], text: str) -> None:
-    for token in tokens:
-        if token.kind == "word" and token.text.upper() in UPDATE_KEYWORDS:
-            line, column = line_and_column(text, token.start)
-            raise QueryRejected(
-                f"read-only: updates are not allowed ({token.text.upper()} at line {line}, column {column}); "
-                "send a SELECT or ASK query",
-                reason="update",
-                line=line,
-                column=column,
-            )
-    for token in tokens:
-        if token.text == ";" and token.kind == "punct" and token.brace_depth == 0 and token.paren_depth == 0:
-            line, column = line_and_column(text, token.start)
-            raise QueryRejected(
-                f"one query at a time: remove the ';' at line {line}, column {column} and everything after it",
-                reason="multiple_operations",
-                line=line,
-                column=column,
-            )
 
 
 def _declared_prefixes(tokens: list[Token]) -> set[str]:

@@ -22,20 +22,38 @@ from saga_kgqa.errors import (
     BackendError,
     BadResponse,
     EndpointBanned,
+    EndpointRefused,
     EndpointThrottled,
     EndpointUnavailable,
+    QueryEvaluationError,
     QuerySyntaxError,
     QueryTimeout,
+    QueryTooHeavy,
 )
 from saga_kgqa.kg.profiles import EndpointProfile
+from saga_kgqa.kg.sqlstate import parse_sql_error, without_query_echo
 
 #: Server text shown to the model is cut to this many characters (TogoMCP shows 1500).
 SERVER_TEXT_LIMIT = 1500
 #: A ban whose end cannot be read from the body lasts this long (WDQS bans for 24 h).
 DEFAULT_BAN_S = 24 * 3600.0
 
+#: Largest wait :func:`parse_retry_after` returns (about 31,700 years): finite, whatever the header says.
+RETRY_AFTER_CEILING_S = 1e12
+
 BodyEnding = Literal["eof", "cap", "cut"]
-FaultKind = Literal["syntax", "server_timeout", "throttled", "banned", "gateway", "unavailable", "bad_response"]
+FaultKind = Literal[
+    "syntax",
+    "query_error",
+    "too_heavy",
+    "server_timeout",
+    "throttled",
+    "banned",
+    "refused",
+    "gateway",
+    "unavailable",
+    "bad_response",
+]
 
 _TIMEOUT_MARKERS = (
     "java.util.concurrent.timeoutexception",  # WDQS / Blazegraph, HTTP 500
@@ -60,6 +78,7 @@ _BAN_UNTIL_HTTP_DATE = re.compile(
     r"banned\s+until\s+((?:[A-Z][a-z]{2},\s+)?\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4}\s+\d{2}:\d{2}:\d{2}\s+(?:GMT|UTC|[+-]\d{4}))",
     re.IGNORECASE,
 )
+_DELTA_SECONDS = re.compile(r"[0-9]+")
 _TAG = re.compile(r"<[^>]*>")
 _SCRIPT_OR_STYLE = re.compile(r"<(script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 _SPACES = re.compile(r"[ \t\r\f\v]+")
@@ -138,6 +157,10 @@ def classify(reply: HttpReply, profile: EndpointProfile, *, wall_now: float) -> 
     if 200 <= status < 300:
         return _classify_success(reply)
     text = server_text(reply.body, reply.content_type)
+    if profile.sqlstate_errors:
+        fault = _sqlstate_fault(status, text)
+        if fault is not None:
+            return fault
     lowered = reply.body[:65536].decode("utf-8", errors="replace").lower()
     if status == 400:
         if not _has(lowered, _SYNTAX_MARKERS) and _has(lowered, _TIMEOUT_MARKERS):
@@ -172,6 +195,27 @@ def classify(reply: HttpReply, profile: EndpointProfile, *, wall_now: float) -> 
     if 300 <= status < 400:
         return Fault("bad_response", f"the endpoint answered with an unfollowed redirect (HTTP {status})", text)
     return Fault("unavailable", f"the endpoint answered HTTP {status}", text)
+
+
+def _sqlstate_fault(status: int, text: str) -> Fault | None:
+    """Classify by the SQLSTATE of the error line (Virtuoso), before the status rules."""
+    error = parse_sql_error(text)
+    if error is None:
+        return None
+    said = cut(without_query_echo(text), SERVER_TEXT_LIMIT)
+    where = f"HTTP {status}, SQLSTATE {error.state}" + (f" {error.code}" if error.code else "")
+    if error.kind == "syntax":
+        return Fault("syntax", f"the endpoint says the query is malformed ({where})", said)
+    if error.kind == "query_error":
+        return Fault("query_error", f"the endpoint failed evaluating the query ({where})", said)
+    if error.kind == "too_heavy":
+        return Fault("too_heavy", f"the endpoint refused the query as too heavy before running it ({where})", said)
+    if error.kind == "server_timeout":
+        # A resend runs into the same server limit: never retried unchanged.
+        return Fault("server_timeout", f"the endpoint timed out the query ({where})", said)
+    if error.kind == "refused":
+        return Fault("refused", f"the endpoint's security settings refuse this request ({where})", said)
+    return Fault("unavailable", f"the endpoint failed ({where})", said)
 
 
 def _classify_success(reply: HttpReply) -> Fault | None:
@@ -213,18 +257,23 @@ def parse_retry_after(value: str | None, *, wall_now: float) -> float | None:
         wall_now: The current wall-clock time, for the HTTP-date form.
 
     Returns:
-        Seconds to wait (never negative), or ``None`` when absent or unreadable.
+        Seconds to wait (never negative, never infinite: at most
+        :data:`RETRY_AFTER_CEILING_S`; callers cap it further), or ``None`` when absent
+        or unreadable.
     """
     if value is None:
         return None
     value = value.strip()
-    if value.isdigit():
-        return float(value)
+    # ASCII digits only: str.isdigit() also accepts "²" and "٣", which float() refuses.
+    if _DELTA_SECONDS.fullmatch(value):
+        # A 300-digit number would become inf as a float (and int() refuses 4,300 digits).
+        return RETRY_AFTER_CEILING_S if len(value) > 12 else min(float(int(value)), RETRY_AFTER_CEILING_S)
     try:
         when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+        seconds = when.timestamp() - wall_now
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
-    return max(0.0, when.timestamp() - wall_now)
+    return min(max(0.0, seconds), RETRY_AFTER_CEILING_S)
 
 
 def _ban_seconds(reply: HttpReply, wall_now: float) -> float:
@@ -320,6 +369,14 @@ def partial_result_note(reply: HttpReply, profile: EndpointProfile) -> str | Non
     return None
 
 
+def server_row_cap(reply: HttpReply, profile: EndpointProfile) -> int | None:
+    """The server's own row cap when its header says it cut the answer (Virtuoso ``X-SPARQL-MaxRows``)."""
+    if profile.row_cap_header is None:
+        return None
+    value = (reply.header(profile.row_cap_header) or "").strip()
+    return int(value) if value.isdigit() else None
+
+
 def fault_error(fault: Fault, *, endpoint: str) -> BackendError:
     """Turn a fault into the typed error raised to callers.
 
@@ -334,6 +391,23 @@ def fault_error(fault: Fault, *, endpoint: str) -> BackendError:
     if fault.kind == "syntax":
         return QuerySyntaxError(
             f"{fault.message}. Fix the query; do not resend the same text.{said}", server_text=fault.server_text
+        )
+    if fault.kind == "query_error":
+        return QueryEvaluationError(
+            f"{fault.message}. The query is at fault (for example a division by zero, an invalid regular "
+            f"expression, a failed cast or an unknown function): change it; do not resend the same text.{said}",
+            server_text=fault.server_text,
+        )
+    if fault.kind == "too_heavy":
+        return QueryTooHeavy(
+            f"{fault.message}. Its estimated cost exceeds what {endpoint} allows: narrow it (anchor it on a "
+            "known entity, add selective triple patterns, split it into smaller queries, avoid unbound "
+            f"joins); do not resend it unchanged.{said}"
+        )
+    if fault.kind == "refused":
+        return EndpointRefused(
+            f"{fault.message}. This is not the query's fault and retrying will not help: an operator must "
+            f"change the endpoint's permissions.{said}"
         )
     if fault.kind == "server_timeout":
         return QueryTimeout(

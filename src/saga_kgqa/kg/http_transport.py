@@ -13,11 +13,17 @@ Here the socket timeout is re-armed before every read with the time left, a watc
 shuts the socket down when the deadline passes (this also ends a drip-fed header), and
 bodies are read in small chunks up to a byte cap. HTTP errors come back as replies,
 body read under the same rules, for :mod:`saga_kgqa.kg.http_classify` to judge.
+
+Redirects are never followed (issue 10, hole 2): the opener has no redirect handler and
+no handler for any scheme but http and https, and a 3xx with a ``Location`` raises
+:class:`Redirected`. :func:`get` gives other HTTP clients (MediaWiki entity search) the
+same deadline, byte cap and redirect rule.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import http.client
 import socket
 import ssl
@@ -25,11 +31,13 @@ import threading
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal
 
 from SPARQLWrapper import JSON, POST, TURTLE, SPARQLWrapper
 
 from saga_kgqa.kg.clock import Deadline
+from saga_kgqa.kg.endpoint_url import split_endpoint_url
 from saga_kgqa.kg.http_classify import BodyEnding, HttpReply
 from saga_kgqa.kg.result import QueryForm
 
@@ -62,6 +70,20 @@ class TransportFailure(Exception):
         super().__init__(reason)
         self.reason = reason
         self.connected = connected
+
+
+class Redirected(Exception):
+    """The server answered with a redirect, which is not followed.
+
+    Attributes:
+        status: The 3xx status.
+        location: The ``Location`` header resolved against the request URL.
+    """
+
+    def __init__(self, status: int, location: str) -> None:
+        super().__init__(f"HTTP {status} to {location}")
+        self.status = status
+        self.location = location
 
 
 class _SocketRecorder:
@@ -122,9 +144,15 @@ class _RecordingHTTPHandler(urllib.request.HTTPHandler):
         return self.do_open(_RecordingHTTPConnection, req, recorder=self._recorder)  # type: ignore[arg-type]
 
 
+@functools.cache
+def _default_ssl_context() -> ssl.SSLContext:
+    """One verifying TLS context per process: building it loads the CA store (about 60 ms), once per request before."""
+    return ssl.create_default_context()
+
+
 class _RecordingHTTPSHandler(urllib.request.HTTPSHandler):
     def __init__(self, recorder: _SocketRecorder) -> None:
-        self._ssl_context = ssl.create_default_context()
+        self._ssl_context = _default_ssl_context()
         super().__init__(context=self._ssl_context)
         self._recorder = recorder
 
@@ -137,12 +165,34 @@ class _RecordingHTTPSHandler(urllib.request.HTTPSHandler):
         )
 
 
+def _opener(recorder: _SocketRecorder) -> urllib.request.OpenerDirector:
+    """An opener for http and https only, that follows no redirect.
+
+    ``build_opener`` would add ``HTTPRedirectHandler`` (any host, any scheme, a POST re-sent
+    as GET) and handlers for ftp, file and data URLs. Here a 3xx falls through to the
+    default error handler and comes back as an ``HTTPError`` reply. Same-origin redirects
+    are not followed either: a SPARQL endpoint that redirects is misconfigured or moved,
+    the replay cache is keyed on the configured URL, and a POST re-sent as GET changes the
+    request; the operator can configure the new URL (the error names it).
+    """
+    opener = urllib.request.OpenerDirector()
+    for handler in (
+        urllib.request.ProxyHandler(),  # the operator's proxy settings, as before
+        _RecordingHTTPHandler(recorder),
+        _RecordingHTTPSHandler(recorder),
+        urllib.request.HTTPDefaultErrorHandler(),
+        urllib.request.HTTPErrorProcessor(),
+    ):
+        opener.add_handler(handler)
+    return opener
+
+
 class _RawResponseWrapper(SPARQLWrapper):
     """SPARQLWrapper whose ``query()`` returns the open response, error statuses included."""
 
     def __init__(self, endpoint: str, *, agent: str, recorder: _SocketRecorder, socket_timeout: float) -> None:
         super().__init__(endpoint, agent=agent)
-        self._opener = urllib.request.build_opener(_RecordingHTTPHandler(recorder), _RecordingHTTPSHandler(recorder))
+        self._opener = _opener(recorder)
         self._socket_timeout = socket_timeout
 
     def _query(self) -> tuple[Any, str]:
@@ -172,6 +222,7 @@ def send(
     method: Literal["GET", "POST"],
     deadline: Deadline,
     max_bytes: int,
+    params: Sequence[tuple[str, str]] = (),
 ) -> HttpReply:
     """Send one SPARQL query and read the answer under the deadline and the byte cap.
 
@@ -183,6 +234,8 @@ def send(
         method: GET or POST (form-encoded).
         deadline: The total deadline, covering connect, wait and transfer.
         max_bytes: Bytes of a 2xx body read before stopping (``ending == "cap"``).
+        params: Protocol parameters sent beside the query (graphs, a server timeout),
+            after those of the URL's own query string.
 
     Returns:
         The reply, whatever its status.
@@ -190,12 +243,16 @@ def send(
     Raises:
         DeadlineExceeded: The deadline passed first.
         TransportFailure: No HTTP answer came back.
+        Redirected: The endpoint answered with a redirect.
     """
     remaining = deadline.remaining()
     if remaining <= 0:
         raise DeadlineExceeded
     recorder = _SocketRecorder()
-    wrapper = _RawResponseWrapper(url, agent=agent, recorder=recorder, socket_timeout=remaining)
+    bare_url, url_params = split_endpoint_url(url)
+    wrapper = _RawResponseWrapper(bare_url, agent=agent, recorder=recorder, socket_timeout=remaining)
+    for name, value in (*url_params, *params):
+        wrapper.addParameter(name, value)
     solutions = form in ("SELECT", "ASK")
     # The return format only keeps SPARQLWrapper from warning; our Accept header replaces its own.
     wrapper.setReturnFormat(JSON if solutions else TURTLE)
@@ -206,18 +263,61 @@ def send(
     # decide that a query is an update and route it to an update endpoint.
     wrapper.queryString = text
     wrapper.queryType = form
-    watchdog = threading.Timer(remaining, recorder.fire)
-    watchdog.daemon = True
-    watchdog.start()
+    with _watchdog(remaining, recorder):
+        return _exchange(lambda: wrapper.query().response, url, recorder, deadline, max_bytes)
+
+
+def get(url: str, *, agent: str, accept: str, deadline: Deadline, max_bytes: int) -> HttpReply:
+    """GET ``url`` under the same total deadline, byte cap and redirect rule as :func:`send`.
+
+    Args:
+        url: An http(s) URL (any other scheme fails: no handler is installed for it).
+        agent: The User-Agent header.
+        accept: The Accept header.
+        deadline: The total deadline, covering connect, wait and transfer.
+        max_bytes: Bytes of a 2xx body read before stopping (``ending == "cap"``).
+
+    Returns:
+        The reply, whatever its status.
+
+    Raises:
+        DeadlineExceeded: The deadline passed first.
+        TransportFailure: No HTTP answer came back.
+        Redirected: The server answered with a redirect.
+    """
+    remaining = deadline.remaining()
+    if remaining <= 0:
+        raise DeadlineExceeded
+    recorder = _SocketRecorder()
+    opener = _opener(recorder)
+    request = urllib.request.Request(url, headers={"User-Agent": agent, "Accept": accept})  # noqa: S310 - http(s) only
+
+    def open_response() -> Any:
+        try:
+            return opener.open(request, timeout=remaining)
+        except urllib.error.HTTPError as error:
+            return error
+
+    with _watchdog(remaining, recorder):
+        return _exchange(open_response, url, recorder, deadline, max_bytes)
+
+
+@contextlib.contextmanager
+def _watchdog(seconds: float, recorder: _SocketRecorder) -> Iterator[None]:
+    timer = threading.Timer(seconds, recorder.fire)
+    timer.daemon = True
+    timer.start()
     try:
-        return _exchange(wrapper, recorder, deadline, max_bytes)
+        yield
     finally:
-        watchdog.cancel()
+        timer.cancel()
 
 
-def _exchange(wrapper: _RawResponseWrapper, recorder: _SocketRecorder, deadline: Deadline, max_bytes: int) -> HttpReply:
+def _exchange(
+    open_response: Callable[[], Any], url: str, recorder: _SocketRecorder, deadline: Deadline, max_bytes: int
+) -> HttpReply:
     try:
-        response = wrapper.query().response
+        response = open_response()
     except urllib.error.URLError as error:
         reason = error.reason
         if recorder.deadline_fired or deadline.expired():
@@ -234,6 +334,10 @@ def _exchange(wrapper: _RawResponseWrapper, recorder: _SocketRecorder, deadline:
         status, headers, stream = response.code, list(response.headers.items()), response.fp
     else:
         status, headers, stream = response.status, response.getheaders(), response
+    location = next((value for name, value in headers if name.lower() == "location"), None)
+    if 300 <= status < 400 and location is not None:
+        response.close()
+        raise Redirected(status, urllib.parse.urljoin(url, location.strip()))
     cap = max_bytes if 200 <= status < 300 else ERROR_BODY_CAP
     try:
         body, ending = _read_body(stream, recorder, deadline, cap, _declared_length(headers))

@@ -9,13 +9,23 @@ follows SERVICE IRIs too). Queries the project builds from escaped templates are
 
 from __future__ import annotations
 
+import time
+from dataclasses import replace
 from types import TracebackType
 
+from saga_kgqa.errors import QueryTimeout
 from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
 from saga_kgqa.kg.guard import QueryGuard
+from saga_kgqa.kg.label_guard import LabelRewritingGuard, runs_label_service
 from saga_kgqa.kg.profiles import EndpointProfile
-from saga_kgqa.kg.query import CheckedQuery
+from saga_kgqa.kg.query import CheckedQuery, from_template
 from saga_kgqa.kg.result import QueryResult
+
+#: Backends whose ``endpoint_id`` starts with this are local stores (the embedded one):
+#: their own named graphs are theirs to query with FROM; a remote endpoint's are not.
+LOCAL_STORE_PREFIX = "embedded:"
+_MAX_NAMED_GRAPHS = 10_000
+_NAMED_GRAPHS = f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ }} }} LIMIT {_MAX_NAMED_GRAPHS}"
 
 
 class KnowledgeGraph:
@@ -36,8 +46,19 @@ class KnowledgeGraph:
             limits: Default execution limits for every query (:class:`ExecutionLimits` defaults if omitted).
         """
         self._backend = backend
-        self._guard = guard or QueryGuard(backend.profile)
+        self._own_graphs: frozenset[str] | None = None
+        own = self._named_graphs if backend.endpoint_id.startswith(LOCAL_STORE_PREFIX) else frozenset[str]()
+        self._guard = guard or QueryGuard(backend.profile, allowed_graphs=own)
+        # Off WDQS, Wikidata's label service is rewritten into plain patterns (and checked again).
+        self._label_guard = None if runs_label_service(backend) else LabelRewritingGuard(self._guard)
         self._limits = limits or ExecutionLimits()
+
+    def _named_graphs(self) -> frozenset[str]:
+        """A local store's own named graphs, which FROM / FROM NAMED may name (read once)."""
+        if self._own_graphs is None:
+            result = self._backend.execute(from_template(_NAMED_GRAPHS, limit=_MAX_NAMED_GRAPHS), self._limits)
+            self._own_graphs = frozenset(row["g"].value for row in result.rows if "g" in row)
+        return self._own_graphs
 
     @property
     def profile(self) -> EndpointProfile:
@@ -54,13 +75,15 @@ class KnowledgeGraph:
         """The backend's stable identifier."""
         return self._backend.endpoint_id
 
-    def check(self, text: str | bytes) -> CheckedQuery:
+    def check(self, text: str | bytes, *, default_limit: int | None = None) -> CheckedQuery:
         """Run the guard alone (no store call), e.g. to validate a query before showing it.
 
         Raises:
             QueryRejected: The guard refused the query.
         """
-        return self._guard.check(text)
+        if self._label_guard is not None:
+            return self._label_guard.check(text, default_limit=default_limit)
+        return self._guard.check(text, default_limit=default_limit)
 
     def query(self, text: str | bytes, limits: ExecutionLimits | None = None) -> QueryResult:
         """Check query text with the guard, then run it.
@@ -74,11 +97,21 @@ class KnowledgeGraph:
 
         Raises:
             QueryRejected: The guard refused the query; nothing was sent.
+            QueryTimeout: The guard's check alone used the whole deadline; nothing was sent.
             BackendError: The backend failed (see :mod:`saga_kgqa.errors`).
         """
         limits = limits or self._limits
+        started = time.monotonic()
         # Inject one row more than the row cap, so a cut answer is reported as truncated.
-        return self.run(self._guard.check(text, default_limit=limits.max_rows + 1), limits)
+        checked = self.check(text, default_limit=limits.max_rows + 1)
+        # The guard's own time is part of the query's deadline: the backend gets what is left.
+        left = limits.deadline_s - (time.monotonic() - started)
+        if left <= 0:
+            raise QueryTimeout(
+                f"the read-only guard used the whole deadline of {limits.deadline_s:g} s checking the query; "
+                "simplify it"
+            )
+        return self.run(checked, replace(limits, deadline_s=left))
 
     def run(self, query: CheckedQuery, limits: ExecutionLimits | None = None) -> QueryResult:
         """Run a query that is already checked (guard output or a project template).

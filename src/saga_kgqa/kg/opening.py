@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from saga_kgqa.errors import ConfigurationError
@@ -12,8 +14,9 @@ from saga_kgqa.kg.declared_prefixes import (
     save_store_prefixes,
     with_prefixes,
 )
-from saga_kgqa.kg.embedded import EmbeddedStore, load_files
-from saga_kgqa.kg.profiles import get_profile
+from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.embedded_loading import build_store
+from saga_kgqa.kg.profiles import EndpointProfile, get_profile
 from saga_kgqa.kg.replay_cache import CacheMode, RecordReplayBackend
 
 
@@ -26,13 +29,16 @@ def open_backend(
     contact: str | None = None,
     cache_dir: Path | None = None,
     cache_mode: CacheMode | str = CacheMode.OFF,
+    default_graphs: Sequence[str] = (),
+    named_graphs: Sequence[str] = (),
 ) -> KGBackend:
     """Open one knowledge-graph backend from operator settings.
 
     Exactly one source must be given:
 
     * ``data`` as RDF files: they are bulk-loaded into a temporary store that is deleted
-      on ``close()`` or, when ``store_dir`` is also given, into that (kept) directory;
+      on ``close()`` or, when ``store_dir`` is also given, into that (kept) directory,
+      atomically (a file that fails to load leaves it as it was);
     * ``data`` as one directory, or ``store_dir`` alone: an existing store, opened read-only;
     * ``endpoint``: a remote SPARQL endpoint URL.
 
@@ -45,18 +51,30 @@ def open_backend(
         contact: Operator contact (URL or e-mail) sent in the remote User-Agent.
         cache_dir: Directory of the record/replay cache; required unless ``cache_mode`` is off.
         cache_mode: How to use the record/replay cache (a :class:`CacheMode` or its value).
+        default_graphs: Graphs whose merge is every query's default graph
+            (``default-graph-uri``), for an endpoint only. Without them, a profile
+            with system graphs (Virtuoso) scopes queries to the store's data graphs.
+        named_graphs: Graphs a query may name with ``GRAPH`` (``named-graph-uri``), for an endpoint only.
 
     Returns:
         The backend, wrapped in a :class:`RecordReplayBackend` when caching is on.
 
     Raises:
         ConfigurationError: The settings are contradictory or incomplete, a file or
-            directory is missing or unreadable, or the profile is unknown.
+            directory is missing or unreadable, or the profile is unknown or does not fit
+            the backend (a remote server's profile on an embedded store, or the reverse).
     """
     mode = _cache_mode(cache_mode)
     if mode is not CacheMode.OFF and cache_dir is None:
         raise ConfigurationError(f"cache mode {mode.value!r} needs a cache directory")
-    backend = _open_uncached(data=data or [], store_dir=store_dir, endpoint=endpoint, profile=profile, contact=contact)
+    if (default_graphs or named_graphs) and endpoint is None:
+        raise ConfigurationError("default and named graphs apply to an endpoint only; local stores have one graph")
+    if endpoint is not None:
+        if data or store_dir is not None:
+            raise ConfigurationError("give either an endpoint URL or local data/a store directory, not both")
+        backend = _open_endpoint(endpoint, profile, contact, tuple(default_graphs), tuple(named_graphs))
+    else:
+        backend = _open_uncached(data=data or [], store_dir=store_dir, profile=profile)
     if mode is CacheMode.OFF or cache_dir is None:
         return backend
     return RecordReplayBackend(backend, cache_dir=cache_dir, mode=mode)
@@ -70,20 +88,34 @@ def _cache_mode(value: CacheMode | str) -> CacheMode:
         raise ConfigurationError(f"unknown cache mode {value!r}; expected one of {known}") from None
 
 
-def _open_uncached(
-    *, data: list[Path], store_dir: Path | None, endpoint: str | None, profile: str | None, contact: str | None
+def _open_endpoint(
+    endpoint: str,
+    profile: str | None,
+    contact: str | None,
+    default_graphs: tuple[str, ...],
+    named_graphs: tuple[str, ...],
 ) -> KGBackend:
-    if endpoint is not None:
-        if data or store_dir is not None:
-            raise ConfigurationError("give either an endpoint URL or local data/a store directory, not both")
-        # Imported here so that embedded-only use never loads the HTTP stack. The ignore
-        # covers branches where kg/remote.py is not merged yet; afterwards it is unused.
-        from saga_kgqa.kg.remote import RemoteEndpoint  # type: ignore[import-not-found,unused-ignore]
+    # Imported here so that embedded-only use never loads the HTTP stack.
+    from saga_kgqa.kg.graph_scope import DataGraphScope
+    from saga_kgqa.kg.remote import RemoteEndpoint
 
+    base = get_profile(profile or "generic")
+    if base.name == "embedded":
+        raise ConfigurationError("profile 'embedded' describes a local store; give an endpoint profile such as generic")
+    if default_graphs or named_graphs:
+        base = replace(base, default_graphs=default_graphs, named_graphs=named_graphs)
+
+    def make(chosen: EndpointProfile) -> KGBackend:
         # The annotation makes mypy check RemoteEndpoint against the KGBackend protocol.
-        remote: KGBackend = RemoteEndpoint(endpoint, profile=get_profile(profile or "generic"), contact=contact)
+        remote: KGBackend = RemoteEndpoint(endpoint, profile=chosen, contact=contact)
         return remote
 
+    if base.system_graph_prefixes and not base.default_graphs:
+        return DataGraphScope(make, base)
+    return make(base)
+
+
+def _open_uncached(*, data: list[Path], store_dir: Path | None, profile: str | None) -> KGBackend:
     # The data's own prefixes (pv:, ex:, ...) join the profile's, so the ids the tools
     # show are the ids the guard accepts in a query.
     base_profile = get_profile(profile or "embedded")
@@ -97,8 +129,8 @@ def _open_uncached(
         return EmbeddedStore(directories[0], profile=with_prefixes(base_profile, stored))
     file_profile = with_prefixes(base_profile, read_declared_prefixes(data))
     if data and store_dir is not None:
-        load_files(store_dir, data)
-        save_store_prefixes(store_dir, read_declared_prefixes(data))
+        declared = read_declared_prefixes(data)
+        build_store(store_dir, data, finish=lambda built: save_store_prefixes(built, declared))
         return EmbeddedStore(store_dir, profile=file_profile)
     if data:
         return EmbeddedStore.from_files(data, profile=file_profile)

@@ -59,6 +59,38 @@ WIKIDATA_PREFIXES: dict[str, str] = {
 
 WIKIBASE_LABEL_SERVICE = "http://wikiba.se/ontology#label"
 
+_GEOF = WIKIDATA_PREFIXES["geof"]
+#: Functions WDQS offers beyond SPARQL 1.1 (SPINACH's gold queries call geof:distance).
+WIKIDATA_FUNCTIONS = frozenset(
+    {
+        f"{_GEOF}distance",
+        f"{_GEOF}globe",
+        f"{_GEOF}latitude",
+        f"{_GEOF}longitude",
+        "http://wikiba.se/ontology#decodeUri",
+    }
+)
+#: QLever on Wikidata computes distances and coordinates the same way.
+QLEVER_FUNCTIONS = frozenset({f"{_GEOF}distance", f"{_GEOF}latitude", f"{_GEOF}longitude"})
+
+#: Graphs Virtuoso keeps for itself (found on a fresh 7.2.5: virtrdf: quad maps, LDP,
+#: the service description, DAV); a default graph that merges them skews every count.
+VIRTUOSO_SYSTEM_GRAPH_PREFIXES: tuple[str, ...] = (
+    "http://www.openlinksw.com/schemas/virtrdf#",
+    "http://www.w3.org/ns/ldp#",
+    "http://www.w3.org/2002/07/owl#",
+    "http://localuriqaserver/",
+    "http://localhost:8890/",
+    "http://www.openlinksw.com/schemas/",
+)
+
+VIRTUOSO_PROMPT_NOTES = (
+    "This endpoint is Virtuoso: dividing two integers gives an integer (1/2 is 0) and dividing "
+    "by an integer 0 is an error, so write xsd:decimal(?a) / ?b for ratios and guard the divisor; "
+    "a result may be cut at the server's row cap or returned partial at its time limit (the "
+    "observation says so); bif: and sql: functions are not allowed."
+)
+
 
 @dataclass(frozen=True)
 class EndpointProfile:
@@ -77,6 +109,24 @@ class EndpointProfile:
         default_retry_after_s: Wait after a 429 without ``Retry-After``.
         max_throttle_retries: Retries after throttling within one call.
         partial_result_headers: Response headers whose presence marks a partial result.
+        allowed_functions: Function IRIs a query may call besides SPARQL 1.1's built-ins
+            and XSD casts (an allow-list: engine extensions such as Virtuoso's
+            ``bif:http_get`` reach outside the store).
+        allowed_graphs: Graph IRIs FROM / FROM NAMED may name (none by default; an
+            embedded store adds its own named graphs).
+        row_cap_header: Response header with which the server says it cut the rows at
+            its own cap (Virtuoso's ``X-SPARQL-MaxRows``); the result is then truncated.
+        timeout_param: Protocol parameter carrying our deadline to the server in
+            milliseconds (Virtuoso's ``timeout``, which turns a timeout into an
+            "anytime" partial answer instead of an error).
+        sqlstate_errors: Error bodies carry SQLSTATE codes (Virtuoso) that say whose
+            fault an error is (:mod:`saga_kgqa.kg.sqlstate`).
+        system_graph_prefixes: Graphs of the server's own bookkeeping (Virtuoso's
+            virtrdf:, LDP, service description); never part of the data a query sees.
+        default_graphs: ``default-graph-uri`` values sent with every query (operator
+            configuration); the query's default graph is their merge.
+        named_graphs: ``named-graph-uri`` values sent with every query.
+        prompt_notes: Dialect differences the model must know, added to its prompt.
     """
 
     name: ProfileName
@@ -90,6 +140,15 @@ class EndpointProfile:
     default_retry_after_s: float = 60.0
     max_throttle_retries: int = 2
     partial_result_headers: tuple[str, ...] = ()
+    allowed_functions: frozenset[str] = frozenset()
+    allowed_graphs: frozenset[str] = frozenset()
+    row_cap_header: str | None = None
+    timeout_param: str | None = None
+    sqlstate_errors: bool = False
+    system_graph_prefixes: tuple[str, ...] = ()
+    default_graphs: tuple[str, ...] = ()
+    named_graphs: tuple[str, ...] = ()
+    prompt_notes: str = ""
 
 
 def _profile(name: ProfileName, prefixes: dict[str, str] | None = None, **kwargs: object) -> EndpointProfile:
@@ -111,19 +170,63 @@ PROFILES: MappingProxyType[str, EndpointProfile] = MappingProxyType(
             "wikidata",
             WIKIDATA_PREFIXES,
             service_allowlist=frozenset({WIKIBASE_LABEL_SERVICE}),
+            allowed_functions=WIKIDATA_FUNCTIONS,
             max_concurrency=1,
             server_timeout_s=60.0,
         ),
         # QLever answers a timed-out query with HTTP 429 and a JSON "exception".
-        "qlever": _profile("qlever", WIKIDATA_PREFIXES, server_timeout_s=30.0, throttle_means_timeout=True),
-        # Virtuoso "anytime" results come back with HTTP 200 and X-SQL-State.
+        "qlever": _profile(
+            "qlever",
+            WIKIDATA_PREFIXES,
+            server_timeout_s=30.0,
+            throttle_means_timeout=True,
+            allowed_functions=QLEVER_FUNCTIONS,
+        ),
+        # Virtuoso "anytime" results come back with HTTP 200 and X-SQL-State; its own
+        # row cap (ResultSetMaxRows) shows only in X-SPARQL-MaxRows; errors carry
+        # SQLSTATEs; with no default graph it answers over every graph, its system
+        # graphs included (checked against Virtuoso 7.2.5, docs/faults.md).
         "virtuoso": _profile(
             "virtuoso",
             server_timeout_s=120.0,
             partial_result_headers=("X-SQL-State",),
+            row_cap_header="X-SPARQL-MaxRows",
+            timeout_param="timeout",
+            sqlstate_errors=True,
+            system_graph_prefixes=VIRTUOSO_SYSTEM_GRAPH_PREFIXES,
+            prompt_notes=VIRTUOSO_PROMPT_NOTES,
         ),
     }
 )
+
+
+def protocol_params(profile: EndpointProfile, *, remaining_s: float) -> list[tuple[str, str]]:
+    """Protocol parameters sent beside the query: graphs, and our deadline where the server takes one.
+
+    The server's timeout is set well below what is left of ours: Virtuoso overshoots it
+    by about a second while it assembles the partial answer, and that answer must still
+    arrive in time to be read.
+
+    Args:
+        profile: The endpoint profile.
+        remaining_s: Seconds left of the caller's deadline.
+
+    Returns:
+        ``(name, value)`` pairs, in order.
+    """
+    params = [("default-graph-uri", graph) for graph in profile.default_graphs]
+    params += [("named-graph-uri", graph) for graph in profile.named_graphs]
+    if profile.timeout_param is not None:
+        budget = remaining_s - max(2.0, remaining_s / 4)
+        if profile.server_timeout_s is not None:
+            budget = min(budget, profile.server_timeout_s)
+        params.append((profile.timeout_param, str(max(500, int(budget * 1000)))))
+    return params
+
+
+def is_system_graph(profile: EndpointProfile, graph: str) -> bool:
+    """Whether ``graph`` is one of the store's own bookkeeping graphs under ``profile``."""
+    return any(graph.startswith(prefix) for prefix in profile.system_graph_prefixes)
 
 
 def get_profile(name: str) -> EndpointProfile:

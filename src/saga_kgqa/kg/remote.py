@@ -28,19 +28,30 @@ from typing import Literal
 import SPARQLWrapper
 
 from saga_kgqa import __version__
-from saga_kgqa.errors import BadResponse, ConfigurationError, EndpointUnavailable, QueryTimeout
+from saga_kgqa.errors import BadResponse, ConfigurationError, EndpointRedirected, EndpointUnavailable, QueryTimeout
 from saga_kgqa.kg.backend import ExecutionLimits
 from saga_kgqa.kg.clock import SYSTEM_CLOCK, Clock, Deadline
 from saga_kgqa.kg.endpoint_gate import DEFAULT_BREAKER_TTL_S, GateSlot, gate_for
-from saga_kgqa.kg.http_classify import Fault, HttpReply, classify, fault_error, looks_like_timeout, partial_result_note
+from saga_kgqa.kg.endpoint_url import split_endpoint_url
+from saga_kgqa.kg.http_classify import (
+    Fault,
+    HttpReply,
+    classify,
+    fault_error,
+    looks_like_timeout,
+    partial_result_note,
+    server_row_cap,
+)
+from saga_kgqa.kg.http_retry import max_retry_after_s, over_cap
 from saga_kgqa.kg.http_transport import (
     DeadlineExceeded,
+    Redirected,
     RequestMethod,
     TransportFailure,
     choose_method,
     send,
 )
-from saga_kgqa.kg.profiles import EndpointProfile
+from saga_kgqa.kg.profiles import EndpointProfile, protocol_params
 from saga_kgqa.kg.query import CheckedQuery
 from saga_kgqa.kg.query_shape import is_anchored
 from saga_kgqa.kg.response_parse import parse_graph, parse_solutions
@@ -82,6 +93,16 @@ def build_user_agent(contact: str | None = None) -> str:
     return f"saga-kgqa/{__version__} ({chosen}) SPARQLWrapper/{SPARQLWrapper.__version__}"
 
 
+def redirected_error(who: str, redirect: Redirected) -> EndpointRedirected:
+    """The error for a redirect that was not followed; it names the target for the operator."""
+    location = redirect.location if len(redirect.location) <= 500 else redirect.location[:499] + "…"
+    return EndpointRedirected(
+        f"{who} redirected to {location} (HTTP {redirect.status}); redirects are never followed: "
+        "configure that URL if you trust it. This is not the query's fault.",
+        location=redirect.location,
+    )
+
+
 class RemoteEndpoint:
     """A SPARQL protocol endpoint implementing :class:`~saga_kgqa.kg.backend.KGBackend`."""
 
@@ -109,11 +130,16 @@ class RemoteEndpoint:
         Raises:
             ConfigurationError: The URL or contact is unusable.
         """
-        parsed = urllib.parse.urlsplit(url)
-        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        try:
+            parsed = urllib.parse.urlsplit(url)
+            usable = parsed.scheme in ("http", "https") and bool(parsed.hostname) and parsed.port != 0
+        except ValueError:  # "http://[::1" (unclosed IPv6 bracket), a port out of range
+            usable = False
+        if not usable:
             raise ConfigurationError(f"endpoint URL must be an http(s) URL with a host, got {url!r}")
         if method not in ("GET", "POST", "auto"):
             raise ConfigurationError(f"request method must be GET, POST or auto, got {method!r}")
+        split_endpoint_url(url)  # refuses a query string that sets the query itself
         self._url = url
         self._profile = profile
         self._clock = clock or SYSTEM_CLOCK
@@ -125,8 +151,9 @@ class RemoteEndpoint:
 
     @property
     def endpoint_id(self) -> str:
-        """Identify the endpoint by its URL."""
-        return f"remote:{self._url}"
+        """Identify the endpoint by its URL, and the graphs it is scoped to when configured."""
+        graphs = [*self._profile.default_graphs, *(f"named:{g}" for g in self._profile.named_graphs)]
+        return f"remote:{self._url}" + (f"#graphs={','.join(graphs)}" if graphs else "")
 
     @property
     def profile(self) -> EndpointProfile:
@@ -191,6 +218,11 @@ class RemoteEndpoint:
                 return result
             if fault.kind == "throttled":
                 wait = fault.retry_after_s if fault.retry_after_s is not None else self._profile.default_retry_after_s
+                cap = max_retry_after_s()
+                if wait > cap:
+                    # Pause the endpoint for the cap only: one reply must not block it for the process.
+                    self._gate.leave_pause(cap)
+                    raise over_cap(f"the endpoint {self._url}", wait, cap, status=reply.status)
                 if throttle_waits >= self._profile.max_throttle_retries or wait > deadline.remaining():
                     self._gate.leave_pause(wait)
                     raise fault_error(replace(fault, retry_after_s=wait), endpoint=self._url)
@@ -245,7 +277,7 @@ class RemoteEndpoint:
                 deadline=Deadline(self._clock, budget),
                 max_bytes=_PROBE_MAX_BYTES,
             )
-        except (DeadlineExceeded, TransportFailure):
+        except (DeadlineExceeded, TransportFailure, Redirected):
             return "dead"
         return "alive" if 200 <= reply.status < 300 else "dead"
 
@@ -263,6 +295,7 @@ class RemoteEndpoint:
                 method=method,
                 deadline=deadline,
                 max_bytes=max_bytes,
+                params=protocol_params(self._profile, remaining_s=deadline.remaining()),
             )
         except DeadlineExceeded:
             _LOG.info("query %s to %s: our deadline of %.1f s passed", digest, self._url, deadline.total_s)
@@ -271,6 +304,9 @@ class RemoteEndpoint:
                 "The query may be too heavy: narrow it (anchor it on a known entity, add a LIMIT, "
                 "drop OPTIONALs or ORDER BY)."
             ) from None
+        except Redirected as redirect:
+            _LOG.info("query %s to %s: redirected to %s", digest, self._url, redirect.location)
+            raise redirected_error(f"the endpoint {self._url}", redirect) from None
         except TransportFailure as failure:
             _LOG.info("query %s to %s: %s", digest, self._url, failure.reason)
             if not failure.connected:
@@ -299,6 +335,12 @@ class RemoteEndpoint:
                 result = parse_graph(
                     reply.body, reply.content_type, query.form, max_rows=limits.max_rows, complete=complete
                 )
+        except RecursionError:
+            # json.loads recurses per nesting level: 200,000 "[" in a 200 answer.
+            raise BadResponse(
+                f"the answer of {self._url} is nested too deeply to be a {query.form} result; "
+                "this is not an empty result."
+            ) from None
         except ValueError as error:
             # Oxigraph and QLever append their timeout message after the partial output.
             tail = reply.body[-2048:].decode("utf-8", errors="replace")
@@ -313,4 +355,11 @@ class RemoteEndpoint:
         if note is not None:
             result.complete = False
             result.notes.append(note)
+        row_cap = server_row_cap(reply, self._profile)
+        if row_cap is not None and not result.truncated:
+            result.truncated = True
+            result.notes.append(
+                f"the endpoint cut the answer at its own limit of {row_cap} rows; more rows may exist "
+                "(narrow the query, or page it with ORDER BY and OFFSET)"
+            )
         return result

@@ -29,7 +29,15 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from saga_kgqa.errors import CacheCorrupted, CacheMiss, QuerySyntaxError, QueryTimeout
+from saga_kgqa.errors import (
+    CacheCorrupted,
+    CacheMiss,
+    ConfigurationError,
+    QueryEvaluationError,
+    QuerySyntaxError,
+    QueryTimeout,
+    QueryTooHeavy,
+)
 from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
 from saga_kgqa.kg.profiles import EndpointProfile
 from saga_kgqa.kg.query import CheckedQuery
@@ -76,12 +84,23 @@ class RecordReplayBackend:
 
         Args:
             inner: The backend that answers live queries.
-            cache_dir: Directory of the recordings; created on first write.
+            cache_dir: Directory of the recordings; created now in a recording mode.
             mode: How to use the recordings.
+
+        Raises:
+            ConfigurationError: A recording mode and the directory cannot be created or written.
         """
         self._inner = inner
         self._cache_dir = cache_dir
         self._mode = CacheMode(mode)
+        if self._mode in (CacheMode.RECORD, CacheMode.REPLAY_OR_RECORD):
+            # Refuse before any live call: an answer that cannot be recorded is a wasted request.
+            try:
+                cache_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise _unwritable(cache_dir, exc) from None
+            if not os.access(cache_dir, os.W_OK | os.X_OK):
+                raise _unwritable(cache_dir, PermissionError("not writable"))
 
     @property
     def endpoint_id(self) -> str:
@@ -158,10 +177,16 @@ class RecordReplayBackend:
             # errors (throttled, unavailable, bad response) fall through unrecorded.
             server_text = exc.server_text if isinstance(exc, QuerySyntaxError) else ""
             error = {"type": type(exc).__name__, "message": exc.message, "server_text": server_text}
-            _write_atomically(path, {**entry, "recorded_at": _now(), "outcome": "error", "error": error})
+            self._write(path, {**entry, "recorded_at": _now(), "outcome": "error", "error": error})
             raise
-        _write_atomically(path, {**entry, "recorded_at": _now(), "outcome": "result", "result": result.to_dict()})
+        self._write(path, {**entry, "recorded_at": _now(), "outcome": "result", "result": result.to_dict()})
         return result
+
+    def _write(self, path: Path, entry: dict[str, Any]) -> None:
+        try:
+            _write_atomically(path, entry)
+        except OSError as exc:  # the directory went away, the disk is full, ...
+            raise _unwritable(self._cache_dir, exc) from None
 
     def _read(self, path: Path) -> dict[str, Any] | None:
         try:
@@ -195,7 +220,7 @@ class RecordReplayBackend:
         return entry
 
 
-_REPLAYED_ERRORS = ("QueryTimeout", "QuerySyntaxError")
+_REPLAYED_ERRORS = ("QueryTimeout", "QueryTooHeavy", "QuerySyntaxError", "QueryEvaluationError")
 
 
 def _stale_reason(entry: dict[str, Any], limits: ExecutionLimits) -> str | None:
@@ -218,6 +243,10 @@ def _replay(entry: dict[str, Any], path: Path) -> QueryResult:
     error = entry["error"]
     if error["type"] == "QueryTimeout":
         raise QueryTimeout(error["message"])
+    if error["type"] == "QueryTooHeavy":
+        raise QueryTooHeavy(error["message"])
+    if error["type"] == "QueryEvaluationError":
+        raise QueryEvaluationError(error["message"], server_text=error.get("server_text", ""))
     raise QuerySyntaxError(error["message"], server_text=error.get("server_text", ""))
 
 
@@ -227,6 +256,12 @@ def _corrupted(path: Path, why: str) -> CacheCorrupted:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _unwritable(cache_dir: Path, exc: OSError) -> ConfigurationError:
+    return ConfigurationError(
+        f"cannot write the record cache {cache_dir} ({exc.strerror or exc}); choose a writable --cache-dir"
+    )
 
 
 def _write_atomically(path: Path, entry: dict[str, Any]) -> None:

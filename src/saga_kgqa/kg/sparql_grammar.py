@@ -146,7 +146,10 @@ def iter_components(root: Any, name: str) -> Iterator[CompValue]:
     """Yield every ``CompValue`` called ``name`` anywhere under ``root``.
 
     The walk is iterative (no recursion limit) and descends into expressions as well,
-    so patterns inside ``FILTER EXISTS`` / ``NOT EXISTS`` are found.
+    so patterns inside ``FILTER EXISTS`` / ``NOT EXISTS`` are found. rdflib stores the
+    translated pattern of an ``EXISTS`` as an instance attribute (``expr.graph = …``),
+    leaving the untranslated one, its FILTERs removed, under the dict key, so instance
+    attributes are walked too.
     """
     seen: set[int] = set()
     stack = [root]
@@ -159,6 +162,7 @@ def iter_components(root: Any, name: str) -> Iterator[CompValue]:
             if node.name == name:
                 yield node
             stack.extend(node.values())
+            stack.extend(value for key, value in vars(node).items() if key != "ctx")
         elif isinstance(node, dict):
             stack.extend(node.values())
         elif isinstance(node, list | tuple | set | frozenset):

@@ -16,6 +16,7 @@ form). Such text will not parse, so the guard rejects it anyway.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -32,6 +33,15 @@ _LOCAL_CHAR = rf"(?:{_NAME_CHAR}|:|{_PERCENT}|{_LOCAL_ESC})"
 _LOCAL = rf"(?:{_LOCAL_CHAR}(?:(?:{_LOCAL_CHAR}|\.)*{_LOCAL_CHAR})?)"
 _PREFIX = rf"(?:[^\W\d_](?:(?:{_NAME_CHAR}|\.)*{_NAME_CHAR})?)"
 
+_RUN_START = r"[^\W\d_]"
+# How the main pattern splits a run (no colon, quote, bracket or space in it): words,
+# numbers and single punctuation characters, in the main pattern's order.
+_RUN_PART_RE = re.compile(
+    r"(?P<number>\d+\.\d*[eE][+-]?\d+|\.\d+(?:[eE][+-]?\d+)?|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)"
+    r"|(?P<word>[^\W\d]\w*)"
+    r"|(?P<punct>[\s\S])"
+)
+
 _TOKEN_RE = re.compile(
     "|".join(
         [
@@ -42,6 +52,10 @@ _TOKEN_RE = re.compile(
             r'|"(?:[^"\\\r\n]|\\.)*(?:"|$)'
             r"|'(?:[^'\\\r\n]|\\.)*(?:'|$))",
             r'(?P<iri><[^<>"{}|^`\\\x00-\x20]*>)',
+            # A run of letters, digits, dots and hyphens with no colon after it (a.a.a…):
+            # taken whole, then split by _split_run. Without this, every position in the run
+            # would rescan it to its end looking for a prefix's colon (quadratic time).
+            rf"(?P<run>(?=[^\W\d_]{_NAME_CHAR}*[.\-\u00B7]){_RUN_START}(?:{_NAME_CHAR}|\.)*+)(?!:)",
             rf"(?P<pname>{_PREFIX}?:{_LOCAL}?)",
             rf"(?P<var>[?$]{_NAME_CHAR}+)",
             rf"(?P<bnode>_:(?:{_NAME_CHAR}(?:(?:{_NAME_CHAR}|\.)*{_NAME_CHAR})?)?)",
@@ -94,7 +108,7 @@ def tokenize(text: str) -> list[Token]:
     tokens: list[Token] = []
     braces = 0
     parens = 0
-    for match in _TOKEN_RE.finditer(text):
+    for match in _matches(text):
         kind = match.lastgroup
         if kind == "ws" or kind is None:
             continue
@@ -111,6 +125,15 @@ def tokenize(text: str) -> list[Token]:
             elif value in ("(", "["):
                 parens += 1
     return tokens
+
+
+def _matches(text: str) -> Iterator[re.Match[str]]:
+    """The main pattern's matches, with each ``run`` replaced by its parts (offsets kept)."""
+    for match in _TOKEN_RE.finditer(text):
+        if match.lastgroup == "run":
+            yield from _RUN_PART_RE.finditer(text, match.start(), match.end())
+        else:
+            yield match
 
 
 def blank_comments(text: str, tokens: list[Token]) -> str:

@@ -4,23 +4,25 @@ SPINACH's ``search_wikidata`` (docs/reference-systems.md section 1.2) calls this
 items and properties. Wikimedia's rules are the same as for WDQS: a User-Agent naming the
 operator (:func:`~saga_kgqa.kg.remote.build_user_agent`), one request at a time per
 host (the process-wide :func:`~saga_kgqa.kg.endpoint_gate.gate_for` gate), and waiting
-out ``Retry-After`` on HTTP 429 or 503 before asking again.
+out ``Retry-After`` on HTTP 429 or 503 before asking again (up to the cap of
+:mod:`saga_kgqa.kg.http_retry`). Requests go through the SPARQL client's transport
+(:func:`saga_kgqa.kg.http_transport.get`): one total deadline, a byte cap, no redirects.
 """
 
 from __future__ import annotations
 
 import json
-import urllib.error
 import urllib.parse
-import urllib.request
 from dataclasses import dataclass
 from typing import Literal
 
 from saga_kgqa.errors import BadResponse, ConfigurationError, EndpointThrottled, EndpointUnavailable, QueryTimeout
+from saga_kgqa.kg import http_transport
 from saga_kgqa.kg.clock import SYSTEM_CLOCK, Clock, Deadline
 from saga_kgqa.kg.endpoint_gate import gate_for
 from saga_kgqa.kg.http_classify import parse_retry_after
-from saga_kgqa.kg.remote import build_user_agent
+from saga_kgqa.kg.http_retry import max_retry_after_s, over_cap
+from saga_kgqa.kg.remote import build_user_agent, redirected_error
 
 WIKIDATA_API = "https://www.wikidata.org/w/api.php"
 EntityKind = Literal["item", "property"]
@@ -62,8 +64,13 @@ class WikidataEntitySearch:
         Raises:
             ConfigurationError: The URL is not http(s) or the contact is unusable.
         """
-        if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
-            raise ConfigurationError(f"not an http(s) API URL: {url!r}")
+        try:
+            parsed = urllib.parse.urlsplit(url)
+            usable = parsed.scheme in ("http", "https") and bool(parsed.hostname)
+        except ValueError:  # "http://[::1": an unclosed IPv6 bracket
+            usable = False
+        if not usable:
+            raise ConfigurationError(f"not an http(s) API URL with a host: {url!r}")
         self.url = url
         self.user_agent = build_user_agent(contact)
         self._clock = clock
@@ -99,6 +106,10 @@ class WikidataEntitySearch:
                 if status in (429, 503):
                     wait = parse_retry_after(headers.get("retry-after"), wall_now=self._clock.time())
                     wait = DEFAULT_RETRY_AFTER_S if wait is None else wait
+                    cap = max_retry_after_s()
+                    if wait > cap:
+                        self._gate.leave_pause(cap)
+                        raise over_cap("the Wikidata search API", wait, cap, status=status)
                     if attempt == self._retries or wait > deadline.remaining():
                         self._gate.leave_pause(wait)
                         raise EndpointThrottled(
@@ -113,23 +124,23 @@ class WikidataEntitySearch:
         raise EndpointThrottled("the Wikidata search API kept throttling this client")
 
     def _get(self, url: str, deadline: Deadline) -> tuple[int, dict[str, str], bytes]:
-        left = deadline.remaining()
-        if left <= 0:
-            raise QueryTimeout("the Wikidata search API did not answer within the deadline")
-        request = urllib.request.Request(url, headers={"User-Agent": self.user_agent, "Accept": "application/json"})  # noqa: S310 - http(s) checked in __init__
+        # The SPARQL client's transport: one total deadline (a watchdog, re-armed reads),
+        # a byte cap, and no redirect followed.
         try:
-            with urllib.request.urlopen(request, timeout=left) as response:  # noqa: S310 - http(s) checked in __init__
-                return response.status, _lower(response.headers.items()), response.read(MAX_RESPONSE_BYTES)
-        except urllib.error.HTTPError as exc:
-            return exc.code, _lower(exc.headers.items()), b""
-        except TimeoutError as exc:
-            raise QueryTimeout("the Wikidata search API did not answer within the deadline") from exc
-        except urllib.error.URLError as exc:
-            if isinstance(exc.reason, TimeoutError):
-                raise QueryTimeout("the Wikidata search API did not answer within the deadline") from exc
-            raise EndpointUnavailable(f"cannot reach the Wikidata search API: {exc.reason}") from exc
-        except OSError as exc:
-            raise EndpointUnavailable(f"cannot reach the Wikidata search API: {exc}") from exc
+            reply = http_transport.get(
+                url, agent=self.user_agent, accept="application/json", deadline=deadline, max_bytes=MAX_RESPONSE_BYTES
+            )
+        except http_transport.DeadlineExceeded:
+            raise QueryTimeout(
+                f"the Wikidata search API did not answer within the deadline of {deadline.total_s:g} s"
+            ) from None
+        except http_transport.Redirected as redirect:
+            raise redirected_error("the Wikidata search API", redirect) from None
+        except http_transport.TransportFailure as failure:
+            raise EndpointUnavailable(f"cannot reach the Wikidata search API: {failure.reason}") from None
+        if reply.ending != "eof" and 200 <= reply.status < 300:
+            raise BadResponse(f"the Wikidata search API's answer was cut off ({reply.ending})")
+        return reply.status, _lower(list(reply.headers)), reply.body
 
 
 def _lower(items: list[tuple[str, str]]) -> dict[str, str]:
@@ -149,5 +160,7 @@ def _hits(body: bytes) -> list[EntitySearchHit]:
             )
             for hit in found
         ]
+    except RecursionError:
+        raise BadResponse("the Wikidata search API sent JSON nested too deeply to read") from None
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise BadResponse(f"the Wikidata search API sent something that is not its JSON: {exc}") from exc

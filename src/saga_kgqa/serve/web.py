@@ -49,12 +49,8 @@ def build_app(runs: WebRuns, *, allowed_hosts: list[str] | None = None) -> Starl
 
     async def sources(_request: Request) -> Response:
         catalog = runs.catalog
-        listed = [
-            {"name": name, "title": record.title or name} for name, record in sorted(catalog.sources.items())
-        ]
-        return JSONResponse(
-            {"sources": listed, "default": catalog.default_source, "models": sorted(catalog.models)}
-        )
+        listed = [{"name": name, "title": record.title or name} for name, record in sorted(catalog.sources.items())]
+        return JSONResponse({"sources": listed, "default": catalog.default_source, "models": sorted(catalog.models)})
 
     async def start(request: Request) -> Response:
         # A JSON content type makes a cross-site page's request need a CORS preflight, which is never granted:
@@ -115,5 +111,5 @@ def build_app(runs: WebRuns, *, allowed_hosts: list[str] | None = None) -> Starl
             Route("/api/runs", start, methods=["POST"]),
             Route("/api/runs", history, methods=["GET"]),
             Route("/api/runs/{thread_id:str}/events", events),
-        ]
+        ],
     )

@@ -23,7 +23,7 @@ def compact(iri: str, prefixes: Mapping[str, str]) -> str:
     """``prefix:local`` for an IRI under a known namespace, else the IRI."""
     for prefix, namespace in prefixes.items():
         if namespace and iri.startswith(namespace) and len(iri) > len(namespace):
-            return f"{prefix}:{iri[len(namespace):]}"
+            return f"{prefix}:{iri[len(namespace) :]}"
     return iri
 
 

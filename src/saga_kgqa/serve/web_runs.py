@@ -9,7 +9,6 @@ from __future__ import annotations
 import threading
 import uuid
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from saga_kgqa.context import SagaContext
@@ -17,7 +16,7 @@ from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.graph.builder import SagaGraph, build_graph, recursion_limit
 from saga_kgqa.graph.caller import CallerModelFactory, CallerToolboxFactory
 from saga_kgqa.graph.defaults import toolbox_for_source
-from saga_kgqa.graph.persistence import CheckpointStore, RunIdentity, ThreadRecord
+from saga_kgqa.graph.persistence import CheckpointStore, CheckpointTarget, RunIdentity, ThreadRecord
 from saga_kgqa.graph.tracing import question_run_config
 from saga_kgqa.serve.web_events import Event, EventMaker, events_from_state
 from saga_kgqa.sources.catalog import Catalog, UnknownName
@@ -59,7 +58,7 @@ class RunLog:
 class WebRuns:
     """Starts, follows and reopens runs against the catalog's sources."""
 
-    def __init__(self, catalog: Catalog, checkpoints: Path) -> None:
+    def __init__(self, catalog: Catalog, checkpoints: CheckpointTarget) -> None:
         """Serve the catalog's sources and models; checkpoint every run in ``checkpoints``."""
         self.catalog = catalog
         self.store = CheckpointStore(checkpoints, serde=checkpoint_serde())

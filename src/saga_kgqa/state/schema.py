@@ -17,6 +17,7 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
+from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.state.records import (
     Action,
     Answer,
@@ -32,6 +33,17 @@ from saga_kgqa.state.records import (
     add_token_usage,
 )
 from saga_kgqa.state.type_state import TypeState, merge_type_state
+
+
+def require_question(question: object) -> str:
+    """Return the caller's question, refusing one that is missing, not text, empty or only whitespace.
+
+    Raises:
+        ConfigurationError: There is no question to answer.
+    """
+    if not isinstance(question, str) or not question.strip():
+        raise ConfigurationError(f"the question is empty ({question!r}): ask a question in words")
+    return question
 
 
 class InputState(TypedDict):

@@ -15,7 +15,7 @@ from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
 from saga_kgqa.schema.model import SideEvidence
 from saga_kgqa.tools.graph_reads import Reads, Texts
 from saga_kgqa.tools.identifiers import resolve_iri
-from saga_kgqa.tools.label_index import LabelIndex, name_predicates
+from saga_kgqa.tools.label_index import LabelIndex, NameIndex, name_predicates
 from saga_kgqa.tools.render import compact_iri
 from saga_kgqa.tools.render_observations import TextCaps
 from saga_kgqa.tools.results import PropertyInfo, Ref, Value
@@ -113,15 +113,15 @@ class ToolContext:
         if not _LANGUAGE_TAG.fullmatch(language):
             raise ConfigurationError(f"not a language tag: {language[:40]!r}")
         self.language = language
-        self._label_index: LabelIndex | None = None
+        self._label_index: NameIndex | None = None
 
     def reads(self) -> Reads:
         """A fresh query helper whose notes belong to one tool call."""
         return Reads(self.graph, deadline_s=self.caps.deadline_s, language=self.language)
 
     @property
-    def label_index(self) -> LabelIndex:
-        """The name index, built from the graph on first use."""
+    def label_index(self) -> NameIndex:
+        """The name index: the one given to :meth:`use_name_index`, else built from the graph on first use."""
         if self._label_index is None:
             self._label_index = LabelIndex.build(
                 self.reads(),
@@ -131,6 +131,10 @@ class ToolContext:
                 max_names_per_predicate=self.caps.names_per_predicate,
             )
         return self._label_index
+
+    def use_name_index(self, index: NameIndex) -> None:
+        """Search this index instead of building the in-memory one (a source's persistent full-text index)."""
+        self._label_index = index
 
     def resolve(self, argument: str, *, role: str) -> str:
         """Turn a tool argument into an IRI (see :func:`~saga_kgqa.tools.identifiers.resolve_iri`)."""

@@ -14,7 +14,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
 from saga_kgqa.errors import QueryTimeout
 from saga_kgqa.kg.sparql_terms import iri
@@ -96,6 +96,22 @@ class NameMatch:
     score: float
 
 
+class NameIndex(Protocol):
+    """What the search tool needs from a name index (this in-memory one, or the full-text one)."""
+
+    notes: tuple[str, ...]
+
+    def __len__(self) -> int:
+        """Names indexed."""
+        ...
+
+    def search(
+        self, text: str, *, limit: int, accept: frozenset[str] | None = None, reject: frozenset[str] = frozenset()
+    ) -> list[NameMatch]:
+        """The best-matching resources, best first, one match per resource."""
+        ...
+
+
 class LabelIndex:
     """Names of resources, searchable by exact, prefix, word, substring and fuzzy match."""
 
@@ -143,21 +159,8 @@ class LabelIndex:
             max_names_per_predicate: LIMIT of each query; reaching it adds a note.
         """
         start = len(reads.notes)
-        entries: list[NameEntry] = []
-        for predicate in predicates:
-            try:
-                condition = f"isIRI(?s) && {reads.text_filter('name')}"
-                rows = reads.select(
-                    f"SELECT ?s ?name WHERE {{ ?s {iri(predicate)} ?name FILTER({condition}) }}",
-                    limit=max_names_per_predicate,
-                    what=f"names via {predicate}",
-                ).rows
-            except QueryTimeout:
-                # One slow predicate must not cost the others: search then misses its names, and says so.
-                reads.notes.append(f"names via {predicate}: timed out; search does not cover them")
-                continue
-            entries.extend(NameEntry(row["s"].value, row["name"].value, predicate) for row in rows)
-        for resource, info_label in _schema_names(schema):
+        entries = read_names(reads, predicates, max_names_per_predicate=max_names_per_predicate)
+        for resource, info_label in schema_names(schema):
             entries.append(NameEntry(resource, info_label, SCHEMA_SOURCE))
         return cls(entries, primary=primary, notes=reads.notes[start:])
 
@@ -218,7 +221,29 @@ class LabelIndex:
         return (-match.score, match.source not in self._primary, len(match.text), match.resource)
 
 
-def _schema_names(schema: SchemaIndex) -> Iterable[tuple[str, str]]:
+def read_names(reads: Reads, predicates: Sequence[str], *, max_names_per_predicate: int) -> list[NameEntry]:
+    """Read the literal names of IRI subjects (never blank nodes), one bounded query per predicate.
+
+    A predicate whose query times out is skipped with a note in ``reads.notes``.
+    """
+    entries: list[NameEntry] = []
+    for predicate in predicates:
+        try:
+            condition = f"isIRI(?s) && {reads.text_filter('name')}"
+            rows = reads.select(
+                f"SELECT ?s ?name WHERE {{ ?s {iri(predicate)} ?name FILTER({condition}) }}",
+                limit=max_names_per_predicate,
+                what=f"names via {predicate}",
+            ).rows
+        except QueryTimeout:
+            # One slow predicate must not cost the others: search then misses its names, and says so.
+            reads.notes.append(f"names via {predicate}: timed out; search does not cover them")
+            continue
+        entries.extend(NameEntry(row["s"].value, row["name"].value, predicate) for row in rows)
+    return entries
+
+
+def schema_names(schema: SchemaIndex) -> Iterable[tuple[str, str]]:
     """Labels and local names of indexed properties and classes (camelCase also split into words)."""
     infos: list[tuple[str, str | None]] = [(p, e.label) for p, e in schema.properties.items()]
     infos.extend((c, e.label) for c, e in schema.classes.items())

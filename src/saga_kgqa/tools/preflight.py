@@ -78,7 +78,7 @@ def preflight(
     settings = settings or ExecuteSettings()
     try:
         # One row more than the row cap, so the knowledge graph can tell a cut result from a full one.
-        checked = graph.guard.check(sparql, default_limit=settings.max_result_rows + 1)
+        checked = graph.check(sparql, default_limit=settings.max_result_rows + 1)
     except QueryRejected as exc:
         return Preflight(checked=None, stop=failure_outcome("rejected", exc, query="", max_bytes=settings.max_bytes))
     prefixes = dict(graph.profile.prefixes)

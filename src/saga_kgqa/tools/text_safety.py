@@ -3,9 +3,9 @@
 Every piece of graph text (labels, descriptions, literal values, IRIs, server messages)
 that reaches a model passes through :func:`graph_text` first (docs/faults.md §5, rows
 D1-D2). It removes characters that hide or reorder text (zero-width, bidi overrides,
-controls), neutralises anything shaped like a role or tool tag (its brackets become
-single guillemets), collapses whitespace so a value cannot fake new lines of the
-observation, and cuts to a character cap.
+controls), neutralises anything shaped like a role or tool tag, written with ASCII or
+look-alike angle brackets (its brackets become single guillemets), collapses whitespace
+so a value cannot fake new lines of the observation, and cuts to a character cap.
 """
 
 from __future__ import annotations
@@ -19,8 +19,28 @@ ELLIPSIS = "…"
 
 # Bidi embeddings/overrides/isolates, zero-width and other invisible format characters.
 _INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]")
-# Anything that looks like a markup tag: <system>, </tool>, <|im_start|>, [INST] and friends.
-_TAG_LIKE = re.compile(r"<\s*/?\s*\|?\s*[A-Za-z_][\w:.|-]*\s*\|?[^<>]{0,40}>|\[/?\s*(?:INST|SYS|SYSTEM)\s*\]", re.I)
+# Anything that looks like a markup tag: <system>, </tool>, <|im_start|>, <<SYS>>, [INST] and friends.
+# Attributes may be long (<system a="…">); the bound keeps the scan linear in practice
+# (the text is cut to a few thousand characters before this runs).
+_TAG_LIKE = re.compile(r"<+\s*/?\s*\|?\s*[A-Za-z_][\w:.|-]*\s*\|?[^<>]{0,1000}>+|\[/?\s*(?:INST|SYS|SYSTEM)\s*\]", re.I)
+# Characters drawn like angle brackets: full-width, small, CJK and mathematical ones. They
+# are read as brackets before tag detection, so a full-width (U+FF1C) system tag is caught like <system>.
+_BRACKET_LOOKALIKES = str.maketrans(
+    {
+        "\uff1c": "<",
+        "\uff1e": ">",
+        "\ufe64": "<",
+        "\ufe65": ">",
+        "\u3008": "<",
+        "\u3009": ">",
+        "\u2329": "<",
+        "\u232a": ">",
+        "\u27e8": "<",
+        "\u27e9": ">",
+        "\u276e": "<",
+        "\u276f": ">",
+    }
+)
 _WHITESPACE = re.compile(r"\s+")
 
 
@@ -51,7 +71,7 @@ def graph_text(text: str, cap: int = DEFAULT_TEXT_CAP) -> str:
     text = text[: cap * 4 + 64]
     text = unicodedata.normalize("NFC", text)
     text = _WHITESPACE.sub(" ", text)
-    text = _strip_invisible(text)
+    text = _strip_invisible(text).translate(_BRACKET_LOOKALIKES)
     text = _TAG_LIKE.sub(_defang_tag, text).strip()
     if len(text) > cap:
         text = text[: max(cap - 1, 0)].rstrip() + ELLIPSIS

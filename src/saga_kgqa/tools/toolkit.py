@@ -17,7 +17,7 @@ from saga_kgqa.kg.wikidata_search import WikidataEntitySearch
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools.context import ToolCaps, ToolContext
-from saga_kgqa.tools.label_index import LabelIndex
+from saga_kgqa.tools.label_index import NameIndex
 from saga_kgqa.tools.lookup import lookup_entity
 from saga_kgqa.tools.results import LookupResult, PropertyExamplesResult, SearchResult
 from saga_kgqa.tools.search import property_examples, search_names
@@ -80,7 +80,7 @@ class GroundingToolkit:
         return dict(self.context.prefixes)
 
     @property
-    def label_index(self) -> LabelIndex:
+    def label_index(self) -> NameIndex:
         """The name index behind :meth:`search`, built from the graph on first use."""
         return self.context.label_index
 

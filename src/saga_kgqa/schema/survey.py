@@ -1,0 +1,419 @@
+"""The bounded live survey: a schema-index builder (source ``surveyed``) for graphs with no curated schema.
+
+AutoSchema's live index (appendix A.1), sent through the project's own path to a graph:
+every probe is a template query (:func:`~saga_kgqa.kg.query.from_template`, escaped IRIs,
+a LIMIT) run by :class:`~saga_kgqa.kg.knowledge_graph.KnowledgeGraph`, so a remote
+endpoint's politeness limits (its profile's concurrency, throttling, circuit breaker)
+apply to each one; the example queries shown to a model pass the read-only guard. At
+most :meth:`SurveyLimits.max_requests` queries are sent, ``max_concurrency`` at once. A
+probe that fails is skipped and recorded; the survey goes on.
+
+Per source: the named graphs, the number of classes and the most instantiated ones.
+Per class: its most used outgoing properties over a sample of its instances, the kinds
+and types of their objects, a few example values, the named graphs holding its type
+triples, and an example query checked to run.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from threading import Lock
+
+from saga_kgqa.errors import SagaError
+from saga_kgqa.kg.backend import ExecutionLimits
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.kg.query import from_template
+from saga_kgqa.kg.result import Row
+from saga_kgqa.kg.sparql_terms import iri, string_literal
+from saga_kgqa.schema.induction import InductionSettings, most_common_datatype, supported_types
+from saga_kgqa.schema.model import (
+    BuildSettings,
+    ClassInfo,
+    ClassUsage,
+    PropertySchema,
+    SchemaIndex,
+    SideEvidence,
+    TypeCount,
+)
+from saga_kgqa.schema.queries import path_alternative, values_clause
+from saga_kgqa.schema.survey_model import (
+    ExampleQuery,
+    KindCount,
+    ProbeFailure,
+    SourceSurvey,
+    SurveyedClass,
+    SurveyedProperty,
+    SurveyLimits,
+)
+from saga_kgqa.schema.vocab import META_NAMESPACES, RDFS_SUBCLASS_OF, SchemaVocabulary, is_datatype
+
+_KIND = 'BIND(IF(isIRI(?o), "iri", IF(isBlank(?o), "bnode", IF(lang(?o) != "", "lang", "literal"))) AS ?k)'
+_NAMED_GRAPHS_SHOWN = 50
+_GRAPHS_PER_CLASS = 10
+_TYPES_PER_PROPERTY = 20
+_EXAMPLE_CHARS = 200
+# A range is declared only where most sampled objects are typed: a property whose objects
+# are mostly untyped IRIs (external links) gets no range from a few typed ones.
+_TYPED_SHARE_FOR_RANGE = 0.5
+
+
+@dataclass(slots=True)
+class _Prober:
+    """Sends bounded template probes, counts them against the budget and records failures."""
+
+    graph: KnowledgeGraph
+    limits: SurveyLimits
+    scope: Sequence[str]
+    requests: int = 0
+    failures: list[ProbeFailure] = field(default_factory=list)
+    _lock: Lock = field(default_factory=Lock)
+
+    def _take(self, what: str) -> bool:
+        with self._lock:
+            if self.requests >= self.limits.max_requests():
+                self.failures.append(ProbeFailure(what=what, error="request budget spent"))
+                return False
+            self.requests += 1
+            return True
+
+    def fail(self, what: str, error: str) -> None:
+        with self._lock:
+            self.failures.append(ProbeFailure(what=what, error=error[:200]))
+
+    def select(self, head: str, where: str, *, tail: str = "", limit: int, what: str) -> list[Row] | None:
+        """Run ``head FROM… WHERE { where } tail LIMIT limit``; ``None`` when it failed or was not sent."""
+        if not self._take(what):
+            return None
+        if self.scope:
+            # GRAPH rather than FROM: the embedded store's union default graph ignores FROM.
+            where = f"GRAPH ?scope {{ {where} }} {values_clause('scope', self.scope)}"
+        text = f"{head}\nWHERE {{ {where} }}\n{tail}\nLIMIT {limit}"
+        try:
+            result = self.graph.run(
+                from_template(text, "SELECT", limit=limit),
+                ExecutionLimits(deadline_s=self.limits.deadline_s, max_rows=limit),
+            )
+        except SagaError as exc:
+            self.fail(what, f"{type(exc).__name__}: {exc}")
+            return None
+        return result.rows
+
+    def check_example(self, sparql: str) -> ExampleQuery:
+        """Run an example query through the read-only guard, as a model's query would be."""
+        if not self._take("example query"):
+            return ExampleQuery(sparql=sparql, ran=False, error="request budget spent")
+        try:
+            result = self.graph.query(sparql, ExecutionLimits(deadline_s=self.limits.deadline_s, max_rows=10))
+        except SagaError as exc:
+            return ExampleQuery(sparql=sparql, ran=False, error=f"{type(exc).__name__}: {exc}"[:200])
+        return ExampleQuery(sparql=sparql, ran=True, rows=len(result.rows))
+
+
+def survey_source(
+    graph: KnowledgeGraph,
+    *,
+    source: str,
+    graphs: Sequence[str] = (),
+    limits: SurveyLimits | None = None,
+    vocabulary: SchemaVocabulary | None = None,
+) -> SourceSurvey:
+    """Survey one source within ``limits`` and build its schema index.
+
+    Args:
+        graph: The source behind its guard.
+        source: The source's catalog name (kept in the survey and its cache key).
+        graphs: Named graphs to scope every probe to (each probe's patterns match within
+            one of them); empty: the default dataset.
+        limits: The survey's bounds (the paper's 25 classes, 40 properties, 300 instances).
+        vocabulary: The type and subclass predicates (RDFS by default).
+
+    Returns:
+        The survey; its ``failures`` list the probes skipped, and ``coverage()`` says what
+        was not covered.
+    """
+    limits = limits or SurveyLimits()
+    vocabulary = vocabulary or SchemaVocabulary()
+    started = time.perf_counter()
+    prober = _Prober(graph, limits, tuple(graphs))
+    type_path = path_alternative(vocabulary.type_predicates)
+    named = () if graphs else _named_graphs(prober)
+    ranked, class_count = _ranked_classes(prober, type_path, limits)
+    workers = max(1, min(limits.max_concurrency, graph.profile.max_concurrency))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="saga-survey") as pool:
+        classes = list(
+            pool.map(
+                lambda item: _survey_class(prober, item[0], item[1], type_path, vocabulary, bool(named)),
+                ranked,
+            )
+        )
+    # The guard's parser (pyparsing) is not thread-safe: example queries are checked one by one.
+    classes = [
+        c.model_copy(
+            update={"example_query": prober.check_example(_example_query(c, vocabulary.type_predicates[0], graphs))}
+        )
+        for c in classes
+    ]
+    parents = _parents(prober, [c.iri for c in classes])
+    index = _index(graph.endpoint_id, classes, parents, vocabulary, limits)
+    survey = SourceSurvey(
+        source=source,
+        endpoint_id=graph.endpoint_id,
+        graphs=tuple(graphs),
+        built_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        limits=limits,
+        named_graphs=named,
+        class_count=class_count,
+        classes=tuple(classes),
+        failures=tuple(prober.failures),
+        requests=prober.requests,
+        seconds=round(time.perf_counter() - started, 3),
+        index=index,
+    )
+    return survey.model_copy(update={"index": index.model_copy(update={"notes": survey.coverage()})})
+
+
+def _named_graphs(prober: _Prober) -> tuple[str, ...]:
+    rows = prober.select("SELECT DISTINCT ?g", "GRAPH ?g { }", limit=_NAMED_GRAPHS_SHOWN, what="named graphs")
+    return tuple(sorted(row["g"].value for row in rows or () if "g" in row))
+
+
+def _ranked_classes(prober: _Prober, type_path: str, limits: SurveyLimits) -> tuple[list[tuple[str, int]], int | None]:
+    """The most instantiated classes (schema vocabulary left out), and how many classes there are."""
+    # Classes of the modelling vocabularies (owl:Class, rdf:Property) describe the schema, not the data.
+    data_class = " && ".join(["isIRI(?c)", *(f"!STRSTARTS(STR(?c), {string_literal(ns)})" for ns in META_NAMESPACES)])
+    members = f"?s {type_path} ?c FILTER({data_class})"
+    counted = prober.select("SELECT (COUNT(DISTINCT ?c) AS ?n)", members, limit=1, what="class count")
+    class_count = int(counted[0]["n"].value) if counted and "n" in counted[0] else None
+    wanted = limits.max_classes
+    rows = prober.select(
+        "SELECT ?c (COUNT(?s) AS ?n)",
+        members,
+        tail="GROUP BY ?c ORDER BY DESC(?n) ?c",
+        limit=wanted,
+        what="classes by instance count",
+    )
+    if rows is None:  # counting every instance timed out: take classes unranked
+        rows = prober.select("SELECT DISTINCT ?c", members, limit=wanted, what="classes (unranked)")
+    ranked = [(row["c"].value, int(row["n"].value) if "n" in row else 0) for row in rows or () if "c" in row]
+    return ranked[: limits.max_classes], class_count
+
+
+def _survey_class(
+    prober: _Prober, cls: str, instances: int, type_path: str, vocabulary: SchemaVocabulary, probe_graphs: bool
+) -> SurveyedClass:
+    limits = prober.limits
+    members = f"?s {type_path} {iri(cls)} FILTER(!isBlank(?s))"
+    sample = f"{{ SELECT DISTINCT ?s WHERE {{ {members} }} LIMIT {limits.max_instances} }}"
+    skip_types = ", ".join(iri(p) for p in vocabulary.type_predicates)
+    used = prober.select(
+        "SELECT ?p (COUNT(DISTINCT ?s) AS ?n)",
+        f"{sample} ?s ?p ?o FILTER(?p NOT IN ({skip_types}))",
+        tail="GROUP BY ?p ORDER BY DESC(?n) ?p",
+        limit=limits.max_properties,
+        what=f"properties of {cls}",
+    )
+    usage = {row["p"].value: int(row["n"].value) for row in used or () if "p" in row and "n" in row}
+    sampled = min(instances, limits.max_instances) if instances else max(usage.values(), default=0)
+    objects = _object_profile(prober, cls, sample, type_path, list(usage)) if usage else {}
+    examples, instances_seen = _examples(prober, cls, type_path, list(usage))
+    graphs: tuple[str, ...] = ()
+    if probe_graphs:
+        rows = prober.select(
+            "SELECT DISTINCT ?g",
+            f"GRAPH ?g {{ ?s {type_path} {iri(cls)} }}",
+            limit=_GRAPHS_PER_CLASS,
+            what=f"named graphs of {cls}",
+        )
+        graphs = tuple(sorted(row["g"].value for row in rows or () if "g" in row))
+    properties = tuple(
+        SurveyedProperty(
+            iri=prop,
+            instances_using=count,
+            object_kinds=tuple(
+                KindCount(kind=k, count=n)  # type: ignore[arg-type]  # keys are ObjectKind values
+                for k, n in sorted(objects.get(prop, _Objects()).kinds.items())
+            ),
+            object_types=tuple(
+                TypeCount(type_iri=t, count=n)
+                for t, n in objects.get(prop, _Objects()).types.most_common(_TYPES_PER_PROPERTY)
+            ),
+            untyped_objects=objects.get(prop, _Objects()).untyped,
+            examples=tuple(examples.get(prop, ())),
+        )
+        for prop, count in usage.items()
+    )
+    return SurveyedClass(
+        iri=cls,
+        instances=instances,
+        sampled=sampled,
+        properties=properties,
+        example_instances=tuple(instances_seen),
+        graphs=graphs,
+    )
+
+
+@dataclass(slots=True)
+class _Objects:
+    """Sampled objects of one property: distinct counts by kind and by type, and untyped resources."""
+
+    kinds: Counter[str] = field(default_factory=Counter)
+    types: Counter[str] = field(default_factory=Counter)
+    untyped: int = 0
+
+
+def _object_profile(prober: _Prober, cls: str, sample: str, type_path: str, props: list[str]) -> dict[str, _Objects]:
+    """Per property: distinct sampled objects by kind, and by class (IRIs) or datatype (literals)."""
+    rows = prober.select(
+        "SELECT ?p ?k ?t (COUNT(DISTINCT ?o) AS ?n)",
+        f"{sample} {values_clause('p', props)} ?s ?p ?o "
+        f"OPTIONAL {{ ?o {type_path} ?ot FILTER(isIRI(?ot)) }} {_KIND} BIND(COALESCE(?ot, datatype(?o)) AS ?t)",
+        tail="GROUP BY ?p ?k ?t ORDER BY ?p DESC(?n)",
+        limit=len(props) * _TYPES_PER_PROPERTY,
+        what=f"object kinds and types of {cls}'s properties",
+    )
+    found: dict[str, _Objects] = {}
+    typed_most: dict[tuple[str, str], int] = {}
+    for row in rows or ():
+        prop, kind, count = row["p"].value, row["k"].value, int(row["n"].value)
+        entry = found.setdefault(prop, _Objects())
+        if "t" in row:
+            entry.types[row["t"].value] += count
+        if kind in ("literal", "lang"):
+            entry.kinds[kind] += count
+        elif "t" not in row:
+            entry.kinds[kind] += count
+            entry.untyped += count
+        else:
+            # A resource with two types is counted under each: its kind counts it once (at least).
+            typed_most[(prop, kind)] = max(typed_most.get((prop, kind), 0), count)
+    for (prop, kind), count in typed_most.items():
+        found[prop].kinds[kind] += count
+    return found
+
+
+def _examples(prober: _Prober, cls: str, type_path: str, props: list[str]) -> tuple[dict[str, list[str]], list[str]]:
+    """A few objects per property and a few instance IRIs, from the first instances of the class."""
+    limits = prober.limits
+    members = f"?s {type_path} {iri(cls)} FILTER(isIRI(?s))"
+    few = f"{{ SELECT DISTINCT ?s WHERE {{ {members} }} LIMIT {limits.example_instances} }}"
+    where = f"{few} OPTIONAL {{ {values_clause('p', props)} ?s ?p ?o }}" if props else few
+    rows = prober.select(
+        "SELECT ?s ?p ?o",
+        where,
+        limit=limits.example_instances * max(len(props), 1) * 2,
+        what=f"example values of {cls}",
+    )
+    examples: dict[str, list[str]] = {}
+    instances: list[str] = []
+    for row in rows or ():
+        if row["s"].value not in instances:
+            instances.append(row["s"].value)
+        if "p" in row and "o" in row and row["o"].kind != "bnode":
+            found = examples.setdefault(row["p"].value, [])
+            text = row["o"].n3()[:_EXAMPLE_CHARS]
+            if len(found) < limits.examples_per_property and text not in found:
+                found.append(text)
+    return examples, instances
+
+
+def _example_query(cls: SurveyedClass, type_predicate: str, scope: Sequence[str]) -> str:
+    """Instances of the class with the value of its most used property, in the survey's graphs."""
+    if cls.properties:
+        head, pattern = "?s ?value", f"?s {iri(type_predicate)} {iri(cls.iri)} ; {iri(cls.properties[0].iri)} ?value"
+    else:
+        head, pattern = "?s", f"?s {iri(type_predicate)} {iri(cls.iri)}"
+    if scope:
+        pattern = f"GRAPH ?g {{ {pattern} }} {values_clause('g', scope)}"
+    return f"SELECT {head} WHERE {{ {pattern} }} LIMIT 5"
+
+
+def _parents(prober: _Prober, classes: list[str]) -> dict[str, set[str]]:
+    """Subclass links between the graph's classes, where the data states them."""
+    if not classes:
+        return {}
+    rows = prober.select(
+        "SELECT ?c ?parent",
+        f"{values_clause('c', classes)} ?c {iri(RDFS_SUBCLASS_OF)} ?parent FILTER(isIRI(?parent))",
+        limit=len(classes) * 20,
+        what="superclasses of the surveyed classes",
+    )
+    parents: dict[str, set[str]] = {}
+    for row in rows or ():
+        if row["parent"].value != row["c"].value:
+            parents.setdefault(row["c"].value, set()).add(row["parent"].value)
+    return parents
+
+
+def _index(
+    endpoint_id: str,
+    classes: list[SurveyedClass],
+    parents: dict[str, set[str]],
+    vocabulary: SchemaVocabulary,
+    limits: SurveyLimits,
+) -> SchemaIndex:
+    """Turn the per-class evidence into per-property domains and ranges (source ``surveyed``)."""
+    usage: dict[str, list[ClassUsage]] = {}
+    objects: dict[str, Counter[str]] = {}
+    kinds: dict[str, Counter[str]] = {}
+    untyped: Counter[str] = Counter()
+    for cls in classes:
+        for prop in cls.properties:
+            usage.setdefault(prop.iri, []).append(
+                ClassUsage(type_iri=cls.iri, instances_sampled=cls.sampled, instances_using=prop.instances_using)
+            )
+            objects.setdefault(prop.iri, Counter()).update({t.type_iri: t.count for t in prop.object_types})
+            kinds.setdefault(prop.iri, Counter()).update({k.kind: k.count for k in prop.object_kinds})
+            untyped[prop.iri] += prop.untyped_objects
+    settings = InductionSettings(sample_size=limits.max_instances, support=limits.support, min_sample=1)
+    entries: dict[str, PropertySchema] = {}
+    for prop_iri, used_by in sorted(usage.items()):
+        domain_evidence = SideEvidence(sampled=sum(u.instances_using for u in used_by), class_usage=tuple(used_by))
+        range_evidence = _range_evidence(objects[prop_iri], kinds[prop_iri], untyped[prop_iri])
+        domain = supported_types(domain_evidence, settings)
+        typed = range_evidence.sampled - range_evidence.untyped
+        range_ = (
+            supported_types(range_evidence, settings)
+            if typed >= _TYPED_SHARE_FOR_RANGE * range_evidence.sampled
+            else frozenset()
+        )
+        entries[prop_iri] = PropertySchema(
+            iri=prop_iri,
+            datatype=most_common_datatype(range_evidence),
+            domain=domain,
+            range=range_,
+            domain_source="surveyed" if domain else "none",
+            range_source="surveyed" if range_ else "none",
+            domain_evidence=domain_evidence,
+            range_evidence=range_evidence,
+        )
+    names = {c.iri for c in classes} | set(parents) | {p for found in parents.values() for p in found}
+    names |= {c for entry in entries.values() for c in entry.range if not is_datatype(c)}
+    table = {name: ClassInfo(iri=name, parents=frozenset(parents.get(name, ()))) for name in sorted(names)}
+    return SchemaIndex(
+        endpoint_id=endpoint_id,
+        type_predicates=vocabulary.type_predicates,
+        subclass_predicates=vocabulary.subclass_predicates,
+        properties=entries,
+        classes=table,
+        settings=BuildSettings(
+            induce=True, stratify=True, sample_size=limits.max_instances, support=limits.support, min_sample=1
+        ),
+    )
+
+
+def _range_evidence(types: Counter[str], kinds: Counter[str], untyped: int) -> SideEvidence:
+    """Object-side evidence: typed values per class or datatype, untyped IRIs and blank nodes."""
+    literals = kinds.get("literal", 0) + kinds.get("lang", 0)
+    resources = kinds.get("iri", 0) + kinds.get("bnode", 0)
+    ranked = sorted(types.items(), key=lambda item: (-item[1], item[0]))[:_TYPES_PER_PROPERTY]
+    return SideEvidence(
+        sampled=literals + resources,
+        untyped=untyped,
+        literals=literals,
+        counts=tuple(TypeCount(type_iri=t, count=n) for t, n in ranked),
+    )

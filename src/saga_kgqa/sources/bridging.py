@@ -1,0 +1,277 @@
+"""Bridging: candidate joins between two sources, with evidence counts and a two-step plan.
+
+Three kinds, strongest first: the *same IRIs* used in both sources, *shared identifier
+values* (an id literal of one source found as a value in the other) and *shared property
+IRIs* (the weakest: the same predicate may mean different things). Evidence is sampled
+and bounded: a few keys per surveyed class or property of the left source are looked up
+in the right one, one batched query per kind. A candidate is a hypothesis: the agent runs
+the plan's two queries and inspects the rows before it trusts the join (SERVICE stays
+forbidden, so the join happens in the agent).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from saga_kgqa.kg.result import Term
+from saga_kgqa.kg.sparql_terms import iri, string_literal
+from saga_kgqa.schema.queries import batched, path_alternative
+from saga_kgqa.sources.resolution import identifier_predicates
+from saga_kgqa.sources.session import OpenSource, SourceSet
+from saga_kgqa.sources.summary import RESULT_CHARS
+from saga_kgqa.tools.render import compact_iri
+from saga_kgqa.tools.text_safety import cap_block, graph_text
+
+BridgeKind = Literal["same_iri", "shared_value", "shared_property"]
+_STRENGTH: dict[BridgeKind, int] = {"same_iri": 3, "shared_value": 2, "shared_property": 1}
+_KEYS_PER_GROUP = 50
+_BATCH = 400
+_ROWS_PER_BATCH = 5000
+_CANDIDATES = 8
+
+
+class PlanStep(BaseModel):
+    """One query of a bridge plan, run on one source."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: str
+    sparql: str
+    note: str
+
+
+class BridgeCandidate(BaseModel):
+    """A possible join between the left and the right source.
+
+    Attributes:
+        kind: ``same_iri``, ``shared_value`` or ``shared_property``.
+        left_class: The left class whose instances (or their values) are the key.
+        left_property: The left property holding the key (``None``: the instances themselves).
+        right_class: The right class of the matching resources, when typed.
+        right_property: The right property holding the key (``None``: the key is a right subject).
+        evidence: Sampled left keys found in the right source.
+        sampled: Left keys sampled.
+        examples: A few shared keys.
+        plan: Step 1 on the left source, step 2 on the right one.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: BridgeKind
+    left_class: str | None = None
+    left_property: str | None = None
+    right_class: str | None = None
+    right_property: str | None = None
+    evidence: int
+    sampled: int
+    examples: tuple[str, ...] = ()
+    plan: tuple[PlanStep, ...] = ()
+
+
+class BridgeResult(BaseModel):
+    """Join candidates between two sources, best first."""
+
+    model_config = ConfigDict(frozen=True)
+
+    left: str
+    right: str
+    candidates: tuple[BridgeCandidate, ...] = ()
+    notes: tuple[str, ...] = ()
+    text: str = ""
+
+
+_Group = tuple[str, str | None]  # (left class, left property or None for the instances)
+
+
+def bridge_sources(sources: SourceSet, left: str, right: str) -> BridgeResult:
+    """Find candidate joins from ``left`` to ``right``, with evidence counts and two-step plans.
+
+    Args:
+        sources: The operator's sources.
+        left: The source the question starts from.
+        right: The source holding the rest of the answer.
+
+    Raises:
+        UnknownName: A source name is not configured.
+        BackendError: A source failed (a failed sampling query is noted, not raised).
+    """
+    a, b = sources.get(left), sources.get(right)
+    notes: list[str] = []
+    iri_keys, value_keys = _left_keys(a, notes)
+    candidates = [
+        *_matches(a, b, iri_keys, "same_iri", notes),
+        *_matches(a, b, value_keys, "shared_value", notes),
+        *_shared_properties(a, b),
+    ]
+    candidates.sort(key=lambda c: (-_STRENGTH[c.kind], -c.evidence, c.left_class or "", c.right_property or ""))
+    result = BridgeResult(left=a.name, right=b.name, candidates=tuple(candidates[:_CANDIDATES]), notes=tuple(notes))
+    return result.model_copy(update={"text": render_bridge(result, a.toolkit().prefixes)})
+
+
+def _left_keys(a: OpenSource, notes: list[str]) -> tuple[dict[_Group, list[Term]], dict[_Group, list[Term]]]:
+    """Sample keys of the left source: instances and IRI values per class, identifier literals."""
+    survey = a.survey()
+    reads = a.toolkit().context.reads()
+    type_path = path_alternative(a.schema().type_predicates)
+    idents = set(identifier_predicates(survey))
+    iri_keys: dict[_Group, list[Term]] = {}
+    value_keys: dict[_Group, list[Term]] = {}
+    for cls in survey.classes:
+        members = f"?s {type_path} {iri(cls.iri)} FILTER(isIRI(?s))"
+        rows = reads.select(f"SELECT DISTINCT ?s WHERE {{ {members} }}", limit=_KEYS_PER_GROUP).rows
+        iri_keys[(cls.iri, None)] = [row["s"] for row in rows]
+        for prop in cls.properties:
+            iri_valued = any(k.kind == "iri" for k in prop.object_kinds)
+            if not iri_valued and prop.iri not in idents:
+                continue
+            kind_filter = "isIRI(?v)" if iri_valued else "isLiteral(?v)"
+            rows = reads.select(
+                f"SELECT DISTINCT ?v WHERE {{ {members} ?s {iri(prop.iri)} ?v FILTER({kind_filter}) }}",
+                limit=_KEYS_PER_GROUP,
+            ).rows
+            (iri_keys if iri_valued else value_keys)[(cls.iri, prop.iri)] = [row["v"] for row in rows]
+    notes.extend(reads.notes)
+    return iri_keys, value_keys
+
+
+def _matches(
+    a: OpenSource, b: OpenSource, keys: Mapping[_Group, list[Term]], kind: BridgeKind, notes: list[str]
+) -> list[BridgeCandidate]:
+    """Look the sampled keys up in the right source; one candidate per (left group, right use)."""
+    owners: dict[str, set[_Group]] = {}
+    terms: dict[str, Term] = {}
+    for group, found in keys.items():
+        for term in found:
+            if term.kind in ("uri", "literal"):
+                owners.setdefault(_sparql(term), set()).add(group)
+                terms[_sparql(term)] = term
+    if not terms:
+        return []
+    reads = b.toolkit().context.reads()
+    type_path = path_alternative(b.schema().type_predicates)
+    hits: dict[tuple[_Group, str | None, str | None], set[str]] = {}
+    for batch in batched(sorted(terms), _BATCH):
+        values = "VALUES ?k { " + " ".join(batch) + " }"
+        # Where the key occurs on the right: as a typed subject, or as some property's value.
+        body = (
+            f"SELECT ?k ?q ?c WHERE {{ {values} "
+            + (f"{{ ?k {type_path} ?c }} UNION " if kind == "same_iri" else "")
+            + f"{{ ?y ?q ?k OPTIONAL {{ ?y {type_path} ?c }} }} }}"
+        )
+        rows = reads.select(body, limit=_ROWS_PER_BATCH, what=f"{kind} keys in {b.name}").rows
+        for row in rows:
+            key = _sparql(row["k"])
+            right_property = row["q"].value if "q" in row else None
+            right_class = row["c"].value if "c" in row else None
+            for group in owners.get(key, ()):
+                hits.setdefault((group, right_class, right_property), set()).add(key)
+    notes.extend(reads.notes)
+    candidates = []
+    for (group, right_class, right_property), shared in hits.items():
+        left_class, left_property = group
+        if right_property in b.schema().type_predicates:
+            continue
+        candidate = BridgeCandidate(
+            kind=kind,
+            left_class=left_class,
+            left_property=left_property,
+            right_class=right_class,
+            right_property=right_property,
+            evidence=len(shared),
+            sampled=len(keys[group]),
+            examples=tuple(sorted(shared)[:3]),
+        )
+        candidates.append(candidate.model_copy(update={"plan": _plan(a, b, candidate)}))
+    return candidates
+
+
+def _sparql(term: Term) -> str:
+    """A key as a SPARQL term, escaped by the project's own term writers (graph text is data)."""
+    if term.kind == "uri":
+        return iri(term.value)
+    if term.datatype and not term.lang:
+        return f"{string_literal(term.value)}^^{iri(term.datatype)}"
+    return string_literal(term.value, term.lang)
+
+
+def _shared_properties(a: OpenSource, b: OpenSource) -> list[BridgeCandidate]:
+    """Predicates both surveys saw; the evidence is the smaller of their sampled uses."""
+
+    def uses(source: OpenSource) -> dict[str, tuple[str, int]]:
+        found: dict[str, tuple[str, int]] = {}
+        for cls in source.survey().classes:
+            for prop in cls.properties:
+                if prop.iri not in found or found[prop.iri][1] < prop.instances_using:
+                    found[prop.iri] = (cls.iri, prop.instances_using)
+        return found
+
+    left, right = uses(a), uses(b)
+    candidates = []
+    for prop in sorted(set(left) & set(right)):
+        candidate = BridgeCandidate(
+            kind="shared_property",
+            left_class=left[prop][0],
+            left_property=prop,
+            right_class=right[prop][0],
+            right_property=prop,
+            evidence=min(left[prop][1], right[prop][1]),
+            sampled=max(left[prop][1], right[prop][1]),
+        )
+        candidates.append(candidate.model_copy(update={"plan": _plan(a, b, candidate)}))
+    return candidates
+
+
+def _plan(a: OpenSource, b: OpenSource, c: BridgeCandidate) -> tuple[PlanStep, PlanStep]:
+    """Step 1 reads the keys on the left; step 2 looks them up on the right (VALUES from step 1)."""
+    type_a = iri(a.schema().type_predicates[0])
+    type_b = iri(b.schema().type_predicates[0])
+    subject = f"?x {type_a} {iri(c.left_class)}" if c.left_class else "?x ?anyProperty ?anyValue"
+    if c.left_property is None:
+        first = f"SELECT DISTINCT ?x ?key WHERE {{ {subject} BIND(?x AS ?key) }} LIMIT 100"
+    else:
+        first = f"SELECT DISTINCT ?x ?key WHERE {{ {subject} ; {iri(c.left_property)} ?key }} LIMIT 100"
+    typed = f" ?y {type_b} {iri(c.right_class)} ." if c.right_class else ""
+    if c.right_property is None:
+        second = f"SELECT ?key WHERE {{ VALUES ?key {{ … }} ?key {type_b} {iri(c.right_class or '')} }}"
+    else:
+        second = f"SELECT ?y ?key WHERE {{ VALUES ?key {{ … }}{typed} ?y {iri(c.right_property)} ?key }}"
+    fill = "replace … with the ?key values of step 1 (IRIs in <>, literals as written), then join on ?key"
+    return (
+        PlanStep(source=a.name, sparql=first, note="the keys on the left"),
+        PlanStep(source=b.name, sparql=second, note=fill),
+    )
+
+
+def render_bridge(result: BridgeResult, prefixes: Mapping[str, str], max_chars: int = RESULT_CHARS) -> str:
+    """The model's view: candidates best first with their evidence and plan."""
+    lines = [f"join candidates from {result.left} to {result.right} (run and inspect before use):"]
+    if not result.candidates:
+        lines.append("  none found in the sampled keys; the sources may still be joinable by values not sampled")
+    for n, c in enumerate(result.candidates, 1):
+        left = _ids([c.left_class, c.left_property], prefixes)
+        right = _ids([c.right_class, c.right_property], prefixes)
+        lines.append(
+            f"{n}. {c.kind}: {result.left} {left} = {result.right} {right} ({c.evidence}/{c.sampled} sampled keys)"
+        )
+        if c.examples:
+            lines.append(f"   shared keys e.g. {graph_text('; '.join(c.examples), 200)}")
+        for step, plan in enumerate(c.plan, 1):
+            lines.append(f"   step {step} on {plan.source}: {plan.sparql}")
+    lines.extend(f"note: {graph_text(note)}" for note in result.notes[:3])
+    return cap_block("\n".join(lines), max_chars)
+
+
+def _ids(iris: Iterable[str | None], prefixes: Mapping[str, str]) -> str:
+    return " ".join(compact_iri(value, prefixes) for value in iris if value) or "(any)"
+
+
+def evidence_by_kind(result: BridgeResult) -> Counter[str]:
+    """Total evidence per kind (for reports)."""
+    counts: Counter[str] = Counter()
+    for candidate in result.candidates:
+        counts[candidate.kind] += candidate.evidence
+    return counts

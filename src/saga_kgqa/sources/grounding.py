@@ -1,0 +1,78 @@
+"""The grounding functions over named sources, in one place for the CLI, the agent and the MCP server.
+
+Each takes a :class:`~saga_kgqa.sources.session.SourceSet` and a source *name* and returns
+a pydantic result whose ``text`` is the capped observation for a model. Where a function
+overlaps an existing tool it *is* that tool on the named source: search, lookup and
+execute are :class:`~saga_kgqa.tools.toolkit.GroundingToolkit` and
+:func:`~saga_kgqa.tools.execute.execute` with the source's schema index (declared, else
+surveyed) and its persistent name index; there is no second copy of them.
+"""
+
+from __future__ import annotations
+
+from saga_kgqa.sources.bridging import BridgeResult, bridge_sources
+from saga_kgqa.sources.expansion import Expansion, expand_entity
+from saga_kgqa.sources.resolution import EntityResolution, name_index, resolve_entity
+from saga_kgqa.sources.session import SourceSet
+from saga_kgqa.sources.summary import SourceSummary, source_summary
+from saga_kgqa.state import TypeState
+from saga_kgqa.tools.execute import execute
+from saga_kgqa.tools.execute_models import ExecuteOutcome, ExecuteSettings
+from saga_kgqa.tools.results import LookupResult, SearchResult
+from saga_kgqa.tools.toolkit import GroundingToolkit
+
+__all__ = [
+    "BridgeResult",
+    "EntityResolution",
+    "Expansion",
+    "SourceSummary",
+    "bridge_sources",
+    "execute_on_source",
+    "expand_entity",
+    "lookup_on_source",
+    "resolve_entity",
+    "search_source",
+    "source_summary",
+    "source_toolkit",
+]
+
+
+def source_toolkit(sources: SourceSet, source: str) -> GroundingToolkit:
+    """The source's toolkit, searching its persistent full-text name index.
+
+    Raises:
+        UnknownName: No source has that name.
+    """
+    opened = sources.get(source)
+    kit = opened.toolkit()
+    kit.context.use_name_index(name_index(opened))
+    return kit
+
+
+def search_source(sources: SourceSet, source: str, text: str) -> SearchResult:
+    """The search tool on a named source (entities, classes and properties by name)."""
+    return source_toolkit(sources, source).search(text)
+
+
+def lookup_on_source(
+    sources: SourceSet, source: str, entity: str, *, type_state: TypeState | None = None
+) -> LookupResult:
+    """The lookup tool on a named source (the type filter uses its declared or surveyed schema)."""
+    return source_toolkit(sources, source).lookup(entity, type_state=type_state)
+
+
+def execute_on_source(
+    sources: SourceSet,
+    source: str,
+    sparql: str,
+    *,
+    theta: TypeState | None = None,
+    settings: ExecuteSettings | None = None,
+) -> ExecuteOutcome:
+    """The execute tool on a named source: guard, pre-execution type check with its schema, then run.
+
+    Raises:
+        UnknownName: No source has that name (a bad query is an outcome, never raised).
+    """
+    opened = sources.get(source)
+    return execute(sparql, graph=opened.graph, schema=opened.schema(), theta=theta, settings=settings)

@@ -1,0 +1,171 @@
+"""Entity resolution (AutoSchema's ``search_rdf_entity``): names and identifiers to stable IRIs.
+
+Matched through labels, alternative labels, name-like literals and the identifier
+literals the survey found (accession forms normalised), over the source's persistent
+full-text index (:class:`~saga_kgqa.tools.fulltext.FullTextIndex`), built with the store
+on first use and reused after. Hits are IRIs, never blank nodes, each with its classes
+and label. The search tool of a source uses the same index, so there is one search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pydantic import BaseModel, ConfigDict
+
+from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.schema.survey_model import SourceSurvey
+from saga_kgqa.sources.session import OpenSource, SourceSet
+from saga_kgqa.tools.fulltext import IDENTIFIER_SOURCE, FullTextIndex
+from saga_kgqa.tools.identifier_forms import is_identifier_property, looks_like_identifier
+from saga_kgqa.tools.label_index import NameEntry, name_predicates, read_names, schema_names
+from saga_kgqa.tools.render import compact_iri
+from saga_kgqa.tools.text_safety import graph_text, quoted
+
+_LABEL_CHARS = 200
+
+
+class EntityCandidate(BaseModel):
+    """One IRI a name may refer to.
+
+    Attributes:
+        iri: The IRI (never a blank node).
+        id: Its compact form (prefixes the guard knows).
+        label: Its name as matched (graph text, sanitised and capped).
+        matched_by: How it matched: ``exact``, ``prefix``, ``words``, ``substring`` or ``fuzzy``.
+        via: The predicate whose literal matched, ``identifier`` or ``iri`` (its local name).
+        classes: Its classes in the graph.
+        score: Higher is better.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    iri: str
+    id: str
+    label: str
+    matched_by: str
+    via: str
+    classes: tuple[str, ...] = ()
+    score: float
+
+
+class EntityResolution(BaseModel):
+    """The candidates for one name in one source."""
+
+    model_config = ConfigDict(frozen=True)
+
+    source: str
+    query: str
+    candidates: tuple[EntityCandidate, ...] = ()
+    index_size: int = 0
+    notes: tuple[str, ...] = ()
+
+
+def identifier_predicates(survey: SourceSurvey) -> tuple[str, ...]:
+    """Literal-valued properties the survey saw holding identifiers (by name or by value shape)."""
+    found: dict[str, None] = {}
+    for cls in survey.classes:
+        for prop in cls.properties:
+            literal = any(k.kind == "literal" for k in prop.object_kinds)
+            values = [e.split('"')[1] for e in prop.examples if e.startswith('"') and e.count('"') >= 2]
+            shaped = bool(values) and all(looks_like_identifier(v) for v in values)
+            if literal and (is_identifier_property(prop.iri) or shaped):
+                found[prop.iri] = None
+    return tuple(found)
+
+
+def name_index(source: OpenSource, *, rebuild: bool = False) -> FullTextIndex:
+    """Open the source's name index, building it first when it is missing, stale or ``rebuild`` is set."""
+    if source.names is not None and not rebuild:
+        return source.names
+    path = source.fulltext_path()
+    if not rebuild:
+        try:
+            index = FullTextIndex.open(path, primary=source.vocabulary().label_predicates)
+            if index.meta.get("endpoint_id") == source.graph.endpoint_id:
+                source.set_names(index)
+                return index
+        except ConfigurationError:
+            pass
+    index = build_name_index(source)
+    source.set_names(index)
+    return index
+
+
+def build_name_index(source: OpenSource) -> FullTextIndex:
+    """Read every name and identifier literal of the source and write its full-text index."""
+    schema, vocabulary = source.schema(), source.vocabulary()
+    idents = identifier_predicates(source.survey())
+    predicates = tuple(dict.fromkeys([*name_predicates(schema, vocabulary), *idents]))
+    reads = source.toolkit().context.reads()
+    entries = read_names(reads, predicates, max_names_per_predicate=source.caps.names_per_predicate)
+    entries.extend(NameEntry(resource, text, "schema") for resource, text in schema_names(schema))
+    return FullTextIndex.build(
+        source.fulltext_path(),
+        entries,
+        identifier_sources=idents,
+        endpoint_id=source.graph.endpoint_id,
+        primary=vocabulary.label_predicates,
+        notes=reads.notes,
+    )
+
+
+def resolve_entity(sources: SourceSet, source: str, text: str, *, limit: int = 8) -> EntityResolution:
+    """Find the IRIs a name or identifier may refer to in one source.
+
+    Args:
+        sources: The operator's sources.
+        source: The source's name.
+        text: A name, part of one, or an identifier (``P12345``, ``GO:0008150``).
+        limit: Most candidates.
+
+    Returns:
+        Candidates best first; properties and classes of the schema are left out.
+
+    Raises:
+        UnknownName: No source has that name.
+        BackendError: The source failed while the index was built or types were read.
+    """
+    opened = sources.get(source)
+    index = name_index(opened)
+    schema = opened.schema()
+    matches = index.search(text, limit=limit, reject=frozenset(schema.properties) | frozenset(schema.classes))
+    reads = opened.toolkit().context.reads()
+    iris = [m.resource for m in matches]
+    types = reads.types_of_many(iris, schema.type_predicates, per_entity=4) if iris else {}
+    prefixes = opened.toolkit().prefixes
+    candidates = tuple(
+        EntityCandidate(
+            iri=m.resource,
+            id=compact_iri(m.resource, prefixes),
+            label=_clean(m.text),
+            matched_by=m.match,
+            via=IDENTIFIER_SOURCE if m.source == IDENTIFIER_SOURCE else compact_iri(m.source, prefixes),
+            classes=tuple(compact_iri(t, prefixes) for t in types.get(m.resource, ())),
+            score=m.score,
+        )
+        for m in matches
+    )
+    return EntityResolution(
+        source=opened.name, query=text, candidates=candidates, index_size=len(index), notes=(*index.notes, *reads.notes)
+    )
+
+
+def _clean(text: str) -> str:
+    return graph_text(text, _LABEL_CHARS)
+
+
+def render_resolution(result: EntityResolution) -> str:
+    """The model's view: one candidate per line."""
+    lines = [f"entities in {result.source} for {result.query!r} ({result.index_size} names indexed):"]
+    if not result.candidates:
+        lines.append("  no match; try another spelling, a shorter name or an identifier")
+    for c in result.candidates:
+        classes = ", ".join(c.classes) or "no class"
+        lines.append(f"  {c.id}  {quoted(c.label)}  [{classes}]  ({c.matched_by} via {c.via})")
+    lines.extend(f"  note: {graph_text(note)}" for note in _first(result.notes, 3))
+    return "\n".join(lines)
+
+
+def _first(items: Iterable[str], n: int) -> list[str]:
+    return list(items)[:n]

@@ -1,0 +1,194 @@
+"""The operator's sources, opened on first use: graph, survey, schema index, toolkit and name index.
+
+The grounding functions (:mod:`~saga_kgqa.sources.summary`, ``resolution``, ``expansion``,
+``bridging``, ``catalog_search``) take a :class:`SourceSet` and a source *name*: a caller
+never passes a URL or a path, only a name from the operator's catalog. A source with a
+declared schema index (``schema_index`` in its record) uses it for the type filter; one
+without gets the surveyed index (:mod:`~saga_kgqa.schema.survey`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from threading import Lock
+from types import TracebackType
+
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.kg.opening import open_backend
+from saga_kgqa.schema import SchemaIndex, SchemaVocabulary
+from saga_kgqa.schema.survey_cache import cached_survey, default_survey_dir
+from saga_kgqa.schema.survey_model import SourceSurvey, SurveyLimits
+from saga_kgqa.sources.catalog import Catalog, SourceRecord
+from saga_kgqa.tools.context import ToolCaps
+from saga_kgqa.tools.fulltext import FullTextIndex
+from saga_kgqa.tools.toolkit import GroundingToolkit
+
+#: Directory inside a store (``saga load``) that holds its full-text name index.
+STORE_FULLTEXT_DIR = "saga-fulltext"
+
+
+@dataclass
+class OpenSource:
+    """One opened source and what was derived from it (each part built on first use).
+
+    Attributes:
+        record: The operator's record.
+        graph: The source behind its guard.
+        survey_dir: Where surveys and name indexes of files are cached.
+        limits: The survey's bounds.
+        caps: The tools' caps.
+    """
+
+    record: SourceRecord
+    graph: KnowledgeGraph
+    survey_dir: Path
+    limits: SurveyLimits
+    caps: ToolCaps
+    _survey: SourceSurvey | None = None
+    _schema: SchemaIndex | None = None
+    _toolkit: GroundingToolkit | None = None
+    _names: FullTextIndex | None = None
+    _lock: Lock = field(default_factory=Lock)
+
+    @property
+    def name(self) -> str:
+        """The source's catalog name."""
+        return self.record.name
+
+    @property
+    def declared(self) -> bool:
+        """Whether the operator gave a curated schema index for this source."""
+        return self.record.schema_index is not None
+
+    def survey(self, *, refresh: bool = False) -> SourceSurvey:
+        """The bounded survey (cached in memory and on disk; ``refresh`` rebuilds it)."""
+        with self._lock:
+            if self._survey is None or refresh:
+                self._survey = cached_survey(
+                    self.graph,
+                    source=self.name,
+                    graphs=self.record.default_graphs,
+                    limits=self.limits,
+                    cache_dir=self.survey_dir,
+                    refresh=refresh,
+                )
+                if not self.declared:
+                    self._schema, self._toolkit = None, None
+            return self._survey
+
+    def schema(self) -> SchemaIndex:
+        """The declared schema index when the record names one, else the surveyed index."""
+        if self._schema is None:
+            if self.record.schema_index is not None:
+                self._schema = SchemaIndex.load(self.record.schema_index)
+            else:
+                self._schema = self.survey().index
+        return self._schema
+
+    def vocabulary(self) -> SchemaVocabulary:
+        """Type and subclass predicates of the schema index in force."""
+        schema = self.schema()
+        return SchemaVocabulary(type_predicates=schema.type_predicates, subclass_predicates=schema.subclass_predicates)
+
+    def toolkit(self) -> GroundingToolkit:
+        """The existing search/lookup/examples tools over this source (search uses the full-text index)."""
+        if self._toolkit is None:
+            self._toolkit = GroundingToolkit(
+                self.graph, self.schema(), prefixes=dict(self.graph.profile.prefixes), caps=self.caps
+            )
+        return self._toolkit
+
+    def fulltext_path(self) -> Path:
+        """Where the name index lives: inside a ``saga load`` store, else in the cache keyed by content."""
+        if self.record.store is not None:
+            return self.record.store / STORE_FULLTEXT_DIR
+        digest = hashlib.sha256(self.graph.endpoint_id.encode()).hexdigest()[:24]
+        return self.survey_dir / "fulltext" / digest
+
+    def set_names(self, index: FullTextIndex) -> None:
+        """Keep the opened name index (see :func:`saga_kgqa.sources.resolution.name_index`)."""
+        self._names = index
+
+    @property
+    def names(self) -> FullTextIndex | None:
+        """The name index, once opened."""
+        return self._names
+
+
+class SourceSet:
+    """The catalog's sources, each opened on first use and closed with the set."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        *,
+        survey_dir: Path | None = None,
+        limits: SurveyLimits | None = None,
+        caps: ToolCaps | None = None,
+    ) -> None:
+        """Hold the catalog; nothing is opened yet.
+
+        Args:
+            catalog: The operator's catalog.
+            survey_dir: Where surveys and name indexes are cached (``$SAGA_SURVEY_DIR`` by default).
+            limits: The survey's bounds.
+            caps: The tools' caps.
+        """
+        self.catalog = catalog
+        self.survey_dir = survey_dir or default_survey_dir()
+        self.limits = limits or SurveyLimits()
+        self.caps = caps or ToolCaps()
+        self._open: dict[str, OpenSource] = {}
+        self._lock = Lock()
+
+    @property
+    def names(self) -> list[str]:
+        """The configured source names, sorted."""
+        return sorted(self.catalog.sources)
+
+    def get(self, name: str) -> OpenSource:
+        """The source called ``name``, opened now if it is not yet.
+
+        Raises:
+            UnknownName: No source has that name (the message lists the configured ones).
+            ConfigurationError: The record's files, store or endpoint cannot be opened.
+        """
+        record = self.catalog.source(name)
+        with self._lock:
+            found = self._open.get(record.name)
+            if found is None:
+                found = OpenSource(record, open_source_graph(record), self.survey_dir, self.limits, self.caps)
+                self._open[record.name] = found
+            return found
+
+    def close(self) -> None:
+        """Close every opened source."""
+        with self._lock:
+            for source in self._open.values():
+                source.graph.close()
+            self._open.clear()
+
+    def __enter__(self) -> SourceSet:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+def open_source_graph(record: SourceRecord) -> KnowledgeGraph:
+    """Open a catalog record's files, store or endpoint behind the guard.
+
+    Raises:
+        ConfigurationError: The files, store or endpoint cannot be opened.
+    """
+    backend = open_backend(
+        data=list(record.data) or None,
+        store_dir=record.store,
+        endpoint=record.endpoint,
+        profile=record.profile,
+    )
+    return KnowledgeGraph(backend)

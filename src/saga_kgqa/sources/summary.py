@@ -1,0 +1,186 @@
+"""Source summary (AutoSchema's ``get_rdf_schema``): what a model needs to query one source.
+
+Classes with their instance counts, the predicates of each with object kinds and types,
+examples, the named-graph scope, the checked example query, and what the survey did not
+cover. It reads the cached survey (no query when the survey is cached). The text is
+capped at :data:`RESULT_CHARS` (the paper caps tool results at 6,000 characters).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pydantic import BaseModel, ConfigDict
+
+from saga_kgqa.schema.survey_model import SourceSurvey, SurveyedClass
+from saga_kgqa.sources.session import SourceSet
+from saga_kgqa.tools.label_index import local_name as _local
+from saga_kgqa.tools.render import compact_iri
+from saga_kgqa.tools.text_safety import cap_block, graph_text
+
+#: Characters of one grounding tool result shown to a model (AutoSchema, appendix A.3).
+RESULT_CHARS = 6000
+_PROPERTIES_SHOWN = 12
+_TYPES_SHOWN = 3
+
+
+class PropertyLine(BaseModel):
+    """One predicate of a class, as the summary shows it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    property: str
+    used_by: int
+    kinds: dict[str, int]
+    types: tuple[str, ...] = ()
+    examples: tuple[str, ...] = ()
+
+
+class ClassSummary(BaseModel):
+    """One class of a source."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    instances: int
+    graphs: tuple[str, ...] = ()
+    properties: tuple[PropertyLine, ...] = ()
+    example_query: str | None = None
+    example_rows: int = 0
+
+
+class SourceSummary(BaseModel):
+    """The summary of one source.
+
+    Attributes:
+        source: The source's name.
+        title: The catalog's title, else one derived from the survey.
+        description: The catalog's description, else one derived from the survey.
+        declared_schema: Whether the type filter uses a curated schema index (else the survey's).
+        built_at: When the survey was taken.
+        graphs: The named-graph scope of the source's queries (empty: the default graph).
+        named_graphs: The named graphs the source lists.
+        classes: The surveyed classes.
+        coverage: What the survey did not cover.
+        text: The capped observation for a model.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    source: str
+    title: str
+    description: str
+    declared_schema: bool
+    built_at: str
+    graphs: tuple[str, ...] = ()
+    named_graphs: tuple[str, ...] = ()
+    classes: tuple[ClassSummary, ...] = ()
+    coverage: tuple[str, ...] = ()
+    text: str = ""
+
+
+def derived_title(survey: SourceSurvey) -> str:
+    """A title from the most instantiated classes, for a source whose record has none."""
+    names = [_local(c.iri) for c in survey.classes[:3]]
+    return f"graph of {', '.join(names)}" if names else f"graph {survey.source}"
+
+
+def derived_description(survey: SourceSurvey) -> str:
+    """A description from the surveyed classes and their most used properties."""
+    parts = []
+    for cls in survey.classes[:6]:
+        props = ", ".join(_local(p.iri) for p in cls.properties[:4])
+        parts.append(
+            f"{_local(cls.iri)} ({cls.instances}; {props})" if props else f"{_local(cls.iri)} ({cls.instances})"
+        )
+    return "classes: " + "; ".join(parts) if parts else "no classes found by the survey"
+
+
+def source_summary(sources: SourceSet, source: str, *, refresh: bool = False) -> SourceSummary:
+    """Summarise one source from its (cached) survey.
+
+    Args:
+        sources: The operator's sources.
+        source: The source's name.
+        refresh: Rebuild the survey first.
+
+    Raises:
+        UnknownName: No source has that name.
+        BackendError: The survey could not start (a failed probe is recorded, not raised).
+    """
+    opened = sources.get(source)
+    survey = opened.survey(refresh=refresh)
+    prefixes = opened.toolkit().prefixes
+    record = opened.record
+    summary = SourceSummary(
+        source=opened.name,
+        title=record.title or derived_title(survey),
+        description=record.description or derived_description(survey),
+        declared_schema=opened.declared,
+        built_at=survey.built_at,
+        graphs=survey.graphs,
+        named_graphs=survey.named_graphs,
+        classes=tuple(_class(cls, prefixes) for cls in survey.classes),
+        coverage=survey.coverage(),
+    )
+    return summary.model_copy(update={"text": render_summary(summary)})
+
+
+def _class(cls: SurveyedClass, prefixes: Mapping[str, str]) -> ClassSummary:
+    query = cls.example_query
+    return ClassSummary(
+        id=compact_iri(cls.iri, prefixes),
+        instances=cls.instances,
+        graphs=cls.graphs,
+        properties=tuple(
+            PropertyLine(
+                property=compact_iri(p.iri, prefixes),
+                used_by=p.instances_using,
+                kinds={k.kind: k.count for k in p.object_kinds},
+                types=tuple(compact_iri(t.type_iri, prefixes) for t in p.object_types[:_TYPES_SHOWN]),
+                examples=tuple(_example(e, prefixes) for e in p.examples[:2]),
+            )
+            for p in cls.properties
+        ),
+        example_query=query.sparql if query is not None and query.ran else None,
+        example_rows=query.rows if query is not None else 0,
+    )
+
+
+def _example(n3: str, prefixes: Mapping[str, str]) -> str:
+    """An example value for the model: IRIs and datatypes compacted, text made safe."""
+    if n3.startswith("<") and n3.endswith(">"):
+        return compact_iri(n3[1:-1], prefixes)
+    head, marker, datatype = n3.rpartition("^^<")
+    if marker and datatype.endswith(">"):
+        return graph_text(f"{head}^^{compact_iri(datatype[:-1], prefixes)}", 80)
+    return graph_text(n3, 80)
+
+
+def render_summary(summary: SourceSummary, max_chars: int = RESULT_CHARS) -> str:
+    """The model's view of a summary, capped at ``max_chars``."""
+    lines = [
+        f"source {summary.source}: {graph_text(summary.title)}",
+        f"  {graph_text(summary.description, 400)}",
+        f"  schema for type checks: {'declared' if summary.declared_schema else 'surveyed (sampled)'}; "
+        f"surveyed {summary.built_at}",
+    ]
+    if summary.graphs:
+        lines.append(f"  queries must use the named graphs: {', '.join(summary.graphs)}")
+    elif summary.named_graphs:
+        lines.append(f"  named graphs: {', '.join(summary.named_graphs[:10])}")
+    # Coverage first: a cut summary must still say that absence here is not absence in the graph.
+    lines.extend(f"coverage: {graph_text(line, 300)}" for line in summary.coverage)
+    for cls in summary.classes:
+        where = f" in {', '.join(cls.graphs)}" if cls.graphs else ""
+        lines.append(f"class {cls.id} ({cls.instances} instances{where})")
+        for prop in cls.properties[:_PROPERTIES_SHOWN]:
+            kinds = ",".join(f"{k}:{n}" for k, n in prop.kinds.items())
+            types = f" -> {', '.join(prop.types)}" if prop.types else ""
+            shown = f" e.g. {'; '.join(prop.examples)}" if prop.examples else ""
+            lines.append(f"  {prop.property} [{kinds}]{types}{shown}")
+        if len(cls.properties) > _PROPERTIES_SHOWN:
+            lines.append(f"  … {len(cls.properties) - _PROPERTIES_SHOWN} more properties")
+        if cls.example_query:
+            lines.append(f"  example ({cls.example_rows} rows): {cls.example_query}")
+    return cap_block("\n".join(lines), max_chars)
