@@ -42,10 +42,10 @@ from saga_kgqa.eval.datasets import BenchmarkGraph, discover_graphs
 from saga_kgqa.eval.grounding import MeasureSettings, measure_graph
 from saga_kgqa.eval.grounding_probe import ToolkitProbe
 from saga_kgqa.eval.grounding_report import merged
-from saga_kgqa.kg.backend import ExecutionLimits
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.guard.sparql_terms import string_literal
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
-from saga_kgqa.kg.sparql_terms import string_literal
 from saga_kgqa.schema import SchemaIndex, build_schema_index
 from saga_kgqa.schema.survey import survey_source
 from saga_kgqa.sources.bridging import bridge_sources

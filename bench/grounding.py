@@ -37,6 +37,9 @@ from saga_kgqa.eval.grounding_report import (
     summary_row,
     token_table,
 )
+from saga_kgqa.eval.spinach_lookup_cost import SPINACH_PRUNE_PROMPT_TOKENS, full_lookup_samples, recorded_pruned_tokens
+from saga_kgqa.eval.spinach_lookup_cost import TRACE_FILE as SPINACH_TRACE_FILE
+from saga_kgqa.eval.spinach_lookup_cost import ratio as spinach_ratio
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import build_schema_index
@@ -47,6 +50,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-dir", type=Path, default=Path("../shared/data"))
     parser.add_argument("--limit-questions", type=int, default=None, help="first N questions of each graph")
+    parser.add_argument("--graph", action="append", default=None, help="measure only this graph (repeatable)")
     parser.add_argument("--samples", type=int, default=5, help="entities sampled per variable subject")
     parser.add_argument("--seed", type=int, default=0, help="seed of the property swaps")
     parser.add_argument("--induce", action="store_true", help="also induce domains the schema does not declare")
@@ -82,6 +86,8 @@ def main() -> None:
     measurements = []
     started = time.perf_counter()
     for graph in catalog.graphs:
+        if args.graph and graph.name not in args.graph:
+            continue
         measurements.append(_measure(graph, args))
         console.print(f"measured {graph.name} ({time.perf_counter() - started:.0f} s elapsed)")
     overall = merged(measurements)
@@ -93,7 +99,19 @@ def main() -> None:
         f"({catalog.skipped_questions} questions skipped)"
     )
     console.print(AGREEMENT_NOTE, markup=False, highlight=False)
-    print(result_line(overall))
+    full = full_lookup_samples(overall.tokens, recorded_pruned_tokens(args.data_dir / SPINACH_TRACE_FILE))
+    console.print(
+        f"\ntokens of lookup vs SPINACH's whole lookup: raw JSON + pruning prompt ({SPINACH_PRUNE_PROMPT_TOKENS}) "
+        "+ pruned output (the median of SPINACH's recorded QALD-10 pruned outputs, at most the raw JSON):"
+    )
+    console.print(token_table(full, against="SPINACH lookup"), markup=False)
+    lowest = min(
+        (m.modes["subclass"].retention for m in measurements if m.modes["subclass"].retention is not None), default=None
+    )
+    print(
+        f"{result_line(overall)} token_ratio_vs_spinach_lookup={spinach_ratio(full):.4f} "
+        f"retention_min={'nan' if lowest is None else f'{lowest:.4f}'}"
+    )
 
 
 def _measure(graph: BenchmarkGraph, args: argparse.Namespace) -> GraphMeasurement:

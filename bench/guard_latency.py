@@ -21,8 +21,8 @@ from pathlib import Path
 import yaml
 from rdflib.plugins.sparql import prepareQuery
 
-from saga_kgqa.kg.guard import QueryGuard
-from saga_kgqa.kg.profiles import get_profile
+from saga_kgqa.kg.core.profiles import get_profile
+from saga_kgqa.kg.guard.query_guard import QueryGuard
 
 
 def percentiles(samples: list[float]) -> dict[str, float]:

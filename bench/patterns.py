@@ -35,7 +35,7 @@ from saga_kgqa.eval.grounding_probe import ToolkitProbe
 from saga_kgqa.eval.grounding_report import aligned, token_table
 from saga_kgqa.eval.pattern_recall import CUTOFFS, RecallTally, gold_patterns
 from saga_kgqa.eval.tokens import count_tokens
-from saga_kgqa.kg.embedded import EmbeddedStore, load_files
+from saga_kgqa.kg.embedded.store import EmbeddedStore, load_files
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.patterns.embeddings import CachedEmbeddings, EmbeddingRuntime, build_embeddings

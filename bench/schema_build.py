@@ -9,11 +9,11 @@ import argparse
 import time
 from pathlib import Path
 
-from saga_kgqa.kg.backend import ExecutionLimits
-from saga_kgqa.kg.embedded import EmbeddedStore
-from saga_kgqa.kg.profiles import EndpointProfile
-from saga_kgqa.kg.query import CheckedQuery
-from saga_kgqa.kg.result import QueryResult
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.core.profiles import EndpointProfile
+from saga_kgqa.kg.core.query import CheckedQuery
+from saga_kgqa.kg.core.result import QueryResult
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.schema import build_schema_index
 
 

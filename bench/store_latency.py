@@ -24,13 +24,13 @@ from pathlib import Path
 import pyoxigraph as ox
 import yaml
 
-from saga_kgqa.kg.backend import ExecutionLimits
-from saga_kgqa.kg.embedded import EmbeddedStore, load_files
-from saga_kgqa.kg.guard import QueryGuard
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.core.profiles import get_profile
+from saga_kgqa.kg.core.query import from_template
+from saga_kgqa.kg.embedded.store import EmbeddedStore, load_files
+from saga_kgqa.kg.guard.query_guard import QueryGuard
+from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.profiles import get_profile
-from saga_kgqa.kg.query import from_template
-from saga_kgqa.kg.sparql_terms import iri
 
 EX = "http://example.org/kg/"
 RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"

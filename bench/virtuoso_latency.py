@@ -28,10 +28,10 @@ from SPARQLWrapper import JSON, SPARQLWrapper
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.support, when run as a script
 
 from saga_kgqa.errors import SagaError
-from saga_kgqa.kg.backend import ExecutionLimits
-from saga_kgqa.kg.guard import QueryGuard
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.core.profiles import get_profile
+from saga_kgqa.kg.guard.query_guard import QueryGuard
 from saga_kgqa.kg.opening import open_backend
-from saga_kgqa.kg.profiles import get_profile
 from tests.support.virtuoso_server import CK25_GRAPH, ensure_installed, virtuoso_server
 
 

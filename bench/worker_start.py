@@ -29,9 +29,9 @@ import time
 from pathlib import Path
 
 from saga_kgqa.errors import SagaError
-from saga_kgqa.kg.backend import ExecutionLimits
-from saga_kgqa.kg.embedded import EmbeddedStore, load_files
-from saga_kgqa.kg.query import CheckedQuery
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.core.query import CheckedQuery
+from saga_kgqa.kg.embedded.store import EmbeddedStore, load_files
 
 
 def guard_query(text: str, form: str = "SELECT") -> CheckedQuery:

@@ -3,7 +3,7 @@
 Evaluation runs answer several questions at once; a local vLLM or Ollama server slows
 down (or queues past its timeout) when more requests arrive than it has slots for. The
 cap is per model at one server, shared by every chat model object in the process, in
-the same way as the per-endpoint gate of the SPARQL client (``kg/endpoint_gate.py``).
+the same way as the per-endpoint gate of the SPARQL client (``kg/remote/endpoint_gate.py``).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.kg.endpoint_gate import forget_gate
+from saga_kgqa.kg.remote.endpoint_gate import forget_gate
 from tests.support.fake_clock import FakeClock
 from tests.support.fake_endpoint import FakeEndpoint
 from tests.support.oxigraph_server import OxigraphServer, serving_in_test

@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 import yaml
 
-from saga_kgqa.kg.backend import ExecutionLimits
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.core.result import QueryResult
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
-from saga_kgqa.kg.result import QueryResult
 
 pytestmark = pytest.mark.shared_data
 

@@ -25,10 +25,10 @@ import pytest
 import yaml
 
 from saga_kgqa.errors import BackendError, QueryEvaluationError
-from saga_kgqa.kg.backend import ExecutionLimits
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.core.result import QueryResult
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
-from saga_kgqa.kg.result import QueryResult
 from tests.support.virtuoso_server import CK25_GRAPH, VirtuosoServer
 
 pytestmark = pytest.mark.shared_data

@@ -10,7 +10,7 @@ from saga_kgqa.cli.eval_run_commands import ToolSettings, open_toolbox
 from saga_kgqa.context import SagaContext
 from saga_kgqa.dialects import WIKIDATA_DIALECT
 from saga_kgqa.graph.defaults import toolbox_from_context
-from saga_kgqa.kg.replay_cache import CacheMode
+from saga_kgqa.kg.cache.replay_cache import CacheMode
 from saga_kgqa.schema import build_dialect_index
 from tests.support.dialect_data import write_wikidata_sources
 from tests.support.wikidata_shaped import WD, WDT, write_wikidata_shaped

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from saga_kgqa.errors import ConfigurationError, EndpointUnavailable
-from saga_kgqa.kg.embedded import EmbeddedStore, load_files
-from saga_kgqa.kg.query import CheckedQuery, from_template
-from saga_kgqa.kg.result import Term
+from saga_kgqa.kg.core.query import CheckedQuery, from_template
+from saga_kgqa.kg.core.result import Term
+from saga_kgqa.kg.embedded.store import EmbeddedStore, load_files
 
 EX = "http://example.org/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -166,8 +166,8 @@ def test_loads_a_real_owl_ontology(data_dir: Path) -> None:
 def test_queries_read_the_union_of_named_graphs_only_when_there_are_some(tmp_path: Path) -> None:
     import pyoxigraph as ox
 
+    from saga_kgqa.kg.embedded.oxigraph_terms import has_named_graphs
     from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-    from saga_kgqa.kg.oxigraph_terms import has_named_graphs
 
     quads = tmp_path / "graphs.nq"
     quads.write_text(

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 
 SUBJECTS = 700  # 2 100 triples: a three-way cross product keeps the worker busy for minutes
 RUNAWAY = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }"

@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 from saga_kgqa.errors import ConfigurationError, QueryRejected
-from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.core.profiles import EndpointProfile, get_profile
+from saga_kgqa.kg.core.query import from_template
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
-from saga_kgqa.kg.profiles import EndpointProfile, get_profile
-from saga_kgqa.kg.query import from_template
 
 
 class Listener:

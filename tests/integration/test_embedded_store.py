@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from saga_kgqa.errors import EndpointUnavailable, QueryCrashedEngine, QuerySyntaxError, QueryTimeout
-from saga_kgqa.kg.backend import ExecutionLimits
-from saga_kgqa.kg.embedded import EmbeddedStore
-from saga_kgqa.kg.query import CheckedQuery, QueryOrigin, from_template
-from saga_kgqa.kg.result import QueryForm, Term
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.core.query import CheckedQuery, QueryOrigin, from_template
+from saga_kgqa.kg.core.result import QueryForm, Term
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 
 EX = "http://example.org/"
 XSD = "http://www.w3.org/2001/XMLSchema#"

@@ -31,9 +31,9 @@ DRIVER = """
 import json
 from pathlib import Path
 from saga_kgqa.errors import SagaError
-from saga_kgqa.kg.backend import ExecutionLimits
-from saga_kgqa.kg.embedded import EmbeddedStore
-from saga_kgqa.kg.query import CheckedQuery
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.embedded.store import EmbeddedStore
+from saga_kgqa.kg.core.query import CheckedQuery
 
 files = [Path(p) for p in {files!r}]
 text = {text!r}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from saga_kgqa.dialects import FREEBASE_DIALECT
-from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import build_freebase_index
 from saga_kgqa.tools import GroundingToolkit

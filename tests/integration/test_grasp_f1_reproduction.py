@@ -28,10 +28,10 @@ import pytest
 
 from saga_kgqa.eval.loaders import load_benchmark
 from saga_kgqa.eval.metrics import grasp_f1
-from saga_kgqa.kg.backend import ExecutionLimits
-from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.core.result import QueryResult
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.result import QueryResult
 
 pytestmark = pytest.mark.shared_data
 

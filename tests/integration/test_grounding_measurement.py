@@ -10,7 +10,7 @@ from saga_kgqa.eval.datasets import GoldQuestion, load_ck25
 from saga_kgqa.eval.grounding import MeasureSettings, measure_graph
 from saga_kgqa.eval.grounding_probe import ToolkitProbe
 from saga_kgqa.eval.grounding_report import merged, result_line
-from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import build_schema_index
 

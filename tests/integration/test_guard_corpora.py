@@ -21,8 +21,8 @@ import yaml
 from rdflib.plugins.sparql import prepareQuery
 
 from saga_kgqa.errors import QueryRejected
-from saga_kgqa.kg.guard import GuardPolicy, QueryGuard
-from saga_kgqa.kg.profiles import WIKIBASE_LABEL_SERVICE, get_profile
+from saga_kgqa.kg.core.profiles import WIKIBASE_LABEL_SERVICE, get_profile
+from saga_kgqa.kg.guard.query_guard import GuardPolicy, QueryGuard
 
 pytestmark = pytest.mark.shared_data
 

@@ -15,10 +15,10 @@ import pyoxigraph as ox
 import pytest
 
 from saga_kgqa.errors import QueryRejected
-from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.core.profiles import get_profile
+from saga_kgqa.kg.core.query import CheckedQuery
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.profiles import get_profile
-from saga_kgqa.kg.query import CheckedQuery
 from tests.support.connection_counter import ConnectionCounter
 
 PEOPLE = Path(__file__).resolve().parent.parent / "data" / "guard_people.ttl"

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 import pytest
 
 from saga_kgqa.graph.toolbox import SagaToolbox
-from saga_kgqa.kg.declared_prefixes import read_declared_prefixes
-from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import build_schema_index
 from tests.support.agent import run_agent

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from saga_kgqa.errors import QueryRejected
-from saga_kgqa.kg.backend import ExecutionLimits
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.core.profiles import get_profile
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
-from saga_kgqa.kg.profiles import get_profile
-from saga_kgqa.kg.remote import RemoteEndpoint
+from saga_kgqa.kg.remote.endpoint import RemoteEndpoint
 from tests.support.fake_endpoint import FakeEndpoint, select_json, uri_rows
 from tests.support.oxigraph_server import OxigraphServer
 

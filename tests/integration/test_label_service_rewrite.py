@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from saga_kgqa.errors import QueryRejected
-from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.core.profiles import get_profile
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
-from saga_kgqa.kg.profiles import get_profile
-from saga_kgqa.kg.remote import RemoteEndpoint
+from saga_kgqa.kg.remote.endpoint import RemoteEndpoint
 from tests.support.virtuoso_server import VirtuosoServer
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "label_service.ttl"

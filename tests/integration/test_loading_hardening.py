@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 from tests.support.capped import run_capped
 
 RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
@@ -38,7 +38,7 @@ DRIVER = """
 import json
 from pathlib import Path
 from saga_kgqa.errors import SagaError
-from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 try:
     with EmbeddedStore.from_files([Path({path!r})]) as store:
         print(json.dumps({{"status": "loaded", "triples": len(store)}}))

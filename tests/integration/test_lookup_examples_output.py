@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from saga_kgqa.cli import app
-from saga_kgqa.kg.result import Term
+from saga_kgqa.kg.core.result import Term
 from saga_kgqa.tools.search import varied_rows
 
 SHOP = """

@@ -11,10 +11,10 @@ import pytest
 from saga_kgqa.dialects import WIKIDATA_DIALECT
 from saga_kgqa.dialects.model import WIKIBASE_EXTERNAL_ID
 from saga_kgqa.eval.lookup_tokens import TokenComparison, measure_tokens, spinach_raw_entry
-from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.core.profiles import get_profile
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
-from saga_kgqa.kg.profiles import get_profile
 from saga_kgqa.schema import PropertySchema, SchemaIndex
 from saga_kgqa.tools import GroundingToolkit
 from saga_kgqa.tools.context import ToolCaps

@@ -16,9 +16,9 @@ import pytest
 from saga_kgqa.dialects import WIKIDATA_DIALECT
 from saga_kgqa.dialects.wikidata_store import build_wikidata_store
 from saga_kgqa.graph.toolbox import SagaToolbox
-from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.core.profiles import get_profile
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.profiles import get_profile
 from saga_kgqa.schema import build_dialect_index
 from tests.support.agent import open_toolbox
 from tests.support.mars import expand_pattern, run_mars

@@ -1,6 +1,6 @@
 """open_backend: choosing the embedded store (files or a store directory) and wrapping it in the cache.
 
-The remote branch (``endpoint=...``) is tested where kg/remote.py lives.
+The remote branch (``endpoint=...``) is tested where kg/remote/endpoint.py lives.
 """
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from saga_kgqa.errors import CacheMiss, ConfigurationError
-from saga_kgqa.kg.embedded import EmbeddedStore, load_files
+from saga_kgqa.kg.cache.replay_cache import CacheMode, RecordReplayBackend
+from saga_kgqa.kg.core.query import from_template
+from saga_kgqa.kg.core.result import Term
+from saga_kgqa.kg.embedded.store import EmbeddedStore, load_files
 from saga_kgqa.kg.opening import open_backend
-from saga_kgqa.kg.query import from_template
-from saga_kgqa.kg.replay_cache import CacheMode, RecordReplayBackend
-from saga_kgqa.kg.result import Term
 
 EX = "http://example.org/"
 NAME_QUERY = from_template(f"SELECT ?n WHERE {{ <{EX}ada> <{EX}name> ?n }}")
@@ -113,7 +113,7 @@ def test_recordings_made_over_files_replay_in_a_later_run(turtle: Path, tmp_path
 
 
 def test_the_data_files_prefixes_are_usable_in_queries_and_survive_a_persisted_store(tmp_path: Path) -> None:
-    from saga_kgqa.kg.declared_prefixes import load_store_prefixes, read_declared_prefixes, save_store_prefixes
+    from saga_kgqa.kg.embedded.declared_prefixes import load_store_prefixes, read_declared_prefixes, save_store_prefixes
     from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 
     ttl = tmp_path / "people.ttl"

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 import pytest
 
 from saga_kgqa.errors import BadResponse, ConfigurationError
-from saga_kgqa.kg.backend import ExecutionLimits
-from saga_kgqa.kg.query import CheckedQuery, from_template
-from saga_kgqa.kg.result import Term
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.core.query import CheckedQuery, from_template
+from saga_kgqa.kg.core.result import Term
 from tests.support.fake_clock import FakeClock
 from tests.support.fake_endpoint import FakeEndpoint, Scripted, ask_json, select_json, uri_rows
 from tests.support.remote_cases import ANCHORED, PROXY_HTML, SELECT, endpoint_for, one_row

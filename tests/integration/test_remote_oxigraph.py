@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from saga_kgqa.errors import QuerySyntaxError
-from saga_kgqa.kg.backend import ExecutionLimits
-from saga_kgqa.kg.profiles import get_profile
-from saga_kgqa.kg.query import from_template
-from saga_kgqa.kg.remote import RemoteEndpoint
-from saga_kgqa.kg.result import Term
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.core.profiles import get_profile
+from saga_kgqa.kg.core.query import from_template
+from saga_kgqa.kg.core.result import Term
+from saga_kgqa.kg.remote.endpoint import RemoteEndpoint
 from tests.support.oxigraph_server import OxigraphServer
 
 EX = "http://example.org/"

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from saga_kgqa.errors import EndpointRedirected
-from saga_kgqa.kg.endpoint_gate import forget_gate
-from saga_kgqa.kg.replay_cache import CacheMode, RecordReplayBackend
-from saga_kgqa.kg.wikidata_search import WikidataEntitySearch
+from saga_kgqa.kg.cache.replay_cache import CacheMode, RecordReplayBackend
+from saga_kgqa.kg.remote.endpoint_gate import forget_gate
+from saga_kgqa.kg.remote.wikidata_search import WikidataEntitySearch
 from tests.support.fake_endpoint import FakeEndpoint, Scripted, redirect
 from tests.support.remote_cases import SELECT, endpoint_for, one_row
 

@@ -12,10 +12,10 @@ import time
 import pytest
 
 from saga_kgqa.errors import EndpointThrottled, QueryTimeout
-from saga_kgqa.kg.backend import ExecutionLimits
-from saga_kgqa.kg.http_classify import parse_retry_after
-from saga_kgqa.kg.http_retry import MAX_RETRY_AFTER_ENV, max_retry_after_s
-from saga_kgqa.kg.wikidata_search import WikidataEntitySearch
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.remote.http_classify import parse_retry_after
+from saga_kgqa.kg.remote.http_retry import MAX_RETRY_AFTER_ENV, max_retry_after_s
+from saga_kgqa.kg.remote.wikidata_search import WikidataEntitySearch
 from tests.support.fake_clock import FakeClock
 from tests.support.fake_endpoint import FakeEndpoint, Scripted
 from tests.support.remote_cases import ANCHORED, endpoint_for, one_row

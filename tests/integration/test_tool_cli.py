@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from saga_kgqa.cli import app
-from saga_kgqa.kg.declared_prefixes import read_declared_prefixes
+from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
 from saga_kgqa.schema import SchemaIndex
 from tests.support.grounding import EX, MINI_TTL, RES
 

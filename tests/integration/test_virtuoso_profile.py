@@ -21,14 +21,14 @@ from saga_kgqa.errors import (
     QueryTimeout,
     QueryTooHeavy,
 )
-from saga_kgqa.kg import remote as remote_module
-from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
-from saga_kgqa.kg.endpoint_gate import forget_gate
+from saga_kgqa.kg.core.backend import ExecutionLimits, KGBackend
+from saga_kgqa.kg.core.profiles import get_profile
+from saga_kgqa.kg.core.query import from_template
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
-from saga_kgqa.kg.profiles import get_profile
-from saga_kgqa.kg.query import from_template
-from saga_kgqa.kg.remote import RemoteEndpoint
+from saga_kgqa.kg.remote import endpoint as remote_module
+from saga_kgqa.kg.remote.endpoint import RemoteEndpoint
+from saga_kgqa.kg.remote.endpoint_gate import forget_gate
 from saga_kgqa.schema.build import build_schema_index
 from tests.support.virtuoso_server import CK25_GRAPH, TEST_MAX_ROWS, VirtuosoServer
 

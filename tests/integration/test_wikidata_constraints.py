@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.kg.profiles import get_profile
-from saga_kgqa.kg.remote import RemoteEndpoint
+from saga_kgqa.kg.core.profiles import get_profile
+from saga_kgqa.kg.remote.endpoint import RemoteEndpoint
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.schema.wikidata_constraints import P2302_ORIGIN, build_wikidata_constraint_index
 from tests.support.oxigraph_server import OxigraphServer, serving_in_test

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from saga_kgqa.errors import BadResponse, QueryTimeout
-from saga_kgqa.kg.profiles import get_profile
-from saga_kgqa.kg.remote import RemoteEndpoint, build_user_agent
+from saga_kgqa.kg.core.profiles import get_profile
+from saga_kgqa.kg.remote.endpoint import RemoteEndpoint, build_user_agent
 from saga_kgqa.schema.wikidata_constraints import build_wikidata_constraint_index
 from tests.support.fake_clock import FakeClock
 from tests.support.fake_endpoint import FakeEndpoint, Scripted, select_json

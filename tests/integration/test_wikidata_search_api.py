@@ -11,7 +11,7 @@ import pytest
 
 from saga_kgqa.dialects import WIKIDATA_DIALECT
 from saga_kgqa.errors import BadResponse, EndpointThrottled, EndpointUnavailable
-from saga_kgqa.kg.wikidata_search import WikidataEntitySearch
+from saga_kgqa.kg.remote.wikidata_search import WikidataEntitySearch
 from saga_kgqa.schema import build_dialect_index
 from saga_kgqa.tools import GroundingToolkit
 from tests.support.fake_clock import FakeClock
@@ -90,9 +90,9 @@ def test_only_one_request_is_in_flight_at_a_time(fake_endpoint: FakeEndpoint) ->
 
 def test_toolkit_search_uses_the_api_when_online(fake_endpoint: FakeEndpoint, tmp_path: Path) -> None:
     from saga_kgqa.dialects.wikidata_store import build_wikidata_store
-    from saga_kgqa.kg.embedded import EmbeddedStore
+    from saga_kgqa.kg.core.profiles import get_profile
+    from saga_kgqa.kg.embedded.store import EmbeddedStore
     from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-    from saga_kgqa.kg.profiles import get_profile
 
     data = write_store_sources(tmp_path / "data")
     build_wikidata_store(data, tmp_path / "store")

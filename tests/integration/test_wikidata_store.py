@@ -10,9 +10,9 @@ import pytest
 from saga_kgqa.dialects import WIKIDATA_DIALECT
 from saga_kgqa.dialects.wikidata_store import MANIFEST, build_wikidata_store
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.core.profiles import get_profile
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.profiles import get_profile
 from saga_kgqa.schema import build_dialect_index
 from saga_kgqa.tools import GroundingToolkit
 from tests.support.wikidata_store_data import write_store_sources

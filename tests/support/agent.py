@@ -14,8 +14,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from saga_kgqa.context import SagaContext
 from saga_kgqa.graph.builder import SagaGraph, build_graph, run_config
 from saga_kgqa.graph.toolbox import SagaToolbox
-from saga_kgqa.kg.declared_prefixes import read_declared_prefixes
-from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import build_schema_index
 from saga_kgqa.state.checkpointing import checkpoint_serde

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from saga_kgqa.errors import BackendError
-from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
-from saga_kgqa.kg.profiles import EndpointProfile
-from saga_kgqa.kg.query import CheckedQuery
-from saga_kgqa.kg.result import QueryResult
+from saga_kgqa.kg.core.backend import ExecutionLimits, KGBackend
+from saga_kgqa.kg.core.profiles import EndpointProfile
+from saga_kgqa.kg.core.query import CheckedQuery
+from saga_kgqa.kg.core.result import QueryResult
 
 
 class CountingBackend:

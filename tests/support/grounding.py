@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from saga_kgqa.errors import QueryTimeout
-from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
+from saga_kgqa.kg.core.backend import ExecutionLimits, KGBackend
+from saga_kgqa.kg.core.query import CheckedQuery
+from saga_kgqa.kg.core.result import QueryResult
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.query import CheckedQuery
-from saga_kgqa.kg.result import QueryResult
 
 MINI_TTL = Path(__file__).resolve().parent.parent / "data" / "mini.ttl"
 EX = "http://example.org/mini/vocab#"

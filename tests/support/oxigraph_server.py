@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.kg.endpoint_gate import forget_gate
+from saga_kgqa.kg.remote.endpoint_gate import forget_gate
 
 _READY_TIMEOUT_S = 15.0
 _START_ATTEMPTS = 3

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from saga_kgqa.kg.profiles import get_profile
-from saga_kgqa.kg.query import from_template
-from saga_kgqa.kg.remote import RemoteEndpoint
+from saga_kgqa.kg.core.profiles import get_profile
+from saga_kgqa.kg.core.query import from_template
+from saga_kgqa.kg.remote.endpoint import RemoteEndpoint
 from tests.support.fake_clock import FakeClock
 from tests.support.fake_endpoint import FakeEndpoint, Scripted, select_json, uri_rows
 

@@ -8,8 +8,8 @@ import pytest
 from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import Literal, URIRef, Variable
 
-from saga_kgqa.kg.algebra_text import AlgebraTextError, AlgebraWriter, term_variables
-from saga_kgqa.kg.sparql_algebra import iter_nodes, iter_triple_patterns, parse_algebra
+from saga_kgqa.kg.guard.algebra_text import AlgebraTextError, AlgebraWriter, term_variables
+from saga_kgqa.kg.guard.sparql_algebra import iter_nodes, iter_triple_patterns, parse_algebra
 from saga_kgqa.tools.text_safety import graph_text
 
 EX = "http://example.org/"

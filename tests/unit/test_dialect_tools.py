@@ -16,7 +16,7 @@ from saga_kgqa.graph.dialect_tools import (
     open_entity_search,
     tool_dialect,
 )
-from saga_kgqa.kg.wikidata_search import WIKIDATA_API
+from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
 
 
 @pytest.mark.parametrize(("profile", "expected"), [("wikidata", "wikidata"), ("qlever", "wikidata")])

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from saga_kgqa.errors import EndpointBanned, EndpointThrottled, EndpointUnavailable
-from saga_kgqa.kg.clock import Deadline
-from saga_kgqa.kg.endpoint_gate import EndpointGate, forget_gate, gate_for
-from saga_kgqa.kg.query_shape import is_anchored
+from saga_kgqa.kg.core.clock import Deadline
+from saga_kgqa.kg.guard.query_shape import is_anchored
+from saga_kgqa.kg.remote.endpoint_gate import EndpointGate, forget_gate, gate_for
 from tests.support.fake_clock import FakeClock
 
 WD = {"wd": "http://www.wikidata.org/entity/", "wdt": "http://www.wikidata.org/prop/direct/"}

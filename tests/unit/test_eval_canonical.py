@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from saga_kgqa.eval.canonical import XSD, XSD_DATE, XSD_DATETIME, XSD_DECIMAL, canonical_term
-from saga_kgqa.kg.result import Term
+from saga_kgqa.kg.core.result import Term
 
 
 @pytest.mark.parametrize(

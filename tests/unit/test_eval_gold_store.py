@@ -10,8 +10,8 @@ import pytest
 from saga_kgqa.errors import ConfigurationError, QueryTimeout
 from saga_kgqa.eval.gold import GoldStatus, GoldStore, build_gold_store, drift_report
 from saga_kgqa.eval.questions import BenchmarkQuestion, values_document
-from saga_kgqa.kg.backend import ExecutionLimits
-from saga_kgqa.kg.result import QueryResult, Term
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.core.result import QueryResult, Term
 
 STAMP = datetime(2026, 1, 2, tzinfo=UTC)
 VALUE_A = QueryResult.from_sparql_json(values_document([Term("literal", "http://a")]))

@@ -6,7 +6,7 @@ import pytest
 
 from saga_kgqa.eval.metrics import gerbil_prf, grasp_f1, paper_f1, spinach_row_f1, strict_set_f1
 from saga_kgqa.eval.scorer import score_question, summarise
-from saga_kgqa.kg.result import QueryResult, Term
+from saga_kgqa.kg.core.result import QueryResult, Term
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 

@@ -18,7 +18,7 @@ from saga_kgqa.eval.predictions import (
     read_predictions,
     summarise_traces,
 )
-from saga_kgqa.kg.result import QueryResult, Term
+from saga_kgqa.kg.core.result import QueryResult, Term
 
 
 def rows(*values: str) -> dict[str, object]:

@@ -16,7 +16,7 @@ from saga_kgqa.errors import (
     QuerySyntaxError,
     QueryTimeout,
 )
-from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex, build_schema_index
 from saga_kgqa.state import merge_type_state

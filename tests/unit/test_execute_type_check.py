@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex, build_schema_index
 from saga_kgqa.state import TypeState, answer_type_prior, declared_types, extract_type_patterns, merge_type_state

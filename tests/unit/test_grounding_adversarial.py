@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.schema import SchemaIndex, build_schema_index
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.render_observations import TextCaps

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from saga_kgqa.errors import ToolInputError
-from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex, build_schema_index
 from saga_kgqa.state import answer_type_prior, extract_type_patterns, merge_type_state

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from saga_kgqa.errors import ConfigurationError, ToolInputError
-from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.schema import SchemaIndex, SchemaVocabulary, build_schema_index
 from saga_kgqa.tools.label_index import LabelIndex, NameEntry, name_predicates
 from saga_kgqa.tools.results import SearchHit, SearchResult

@@ -12,13 +12,13 @@ from rdflib.plugins.sparql import prepareQuery
 from rdflib.plugins.sparql.parser import parseUpdate
 
 from saga_kgqa.errors import QueryRejected
-from saga_kgqa.kg import sparql_grammar
-from saga_kgqa.kg.backend import ExecutionLimits
-from saga_kgqa.kg.guard import GuardPolicy, QueryGuard
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.core.profiles import WIKIBASE_LABEL_SERVICE, EndpointProfile, get_profile
+from saga_kgqa.kg.core.query import CheckedQuery, from_template
+from saga_kgqa.kg.core.result import QueryResult
+from saga_kgqa.kg.guard import sparql_grammar
+from saga_kgqa.kg.guard.query_guard import GuardPolicy, QueryGuard
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.profiles import WIKIBASE_LABEL_SERVICE, EndpointProfile, get_profile
-from saga_kgqa.kg.query import CheckedQuery, from_template
-from saga_kgqa.kg.result import QueryResult
 
 EMBEDDED = QueryGuard(get_profile("embedded"))
 WIKIDATA = QueryGuard(get_profile("wikidata"))

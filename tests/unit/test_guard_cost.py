@@ -14,14 +14,14 @@ import time
 import pytest
 
 from saga_kgqa.errors import QueryRejected, QueryTimeout
-from saga_kgqa.kg import guard as guard_module
-from saga_kgqa.kg.backend import ExecutionLimits
-from saga_kgqa.kg.guard import QueryGuard
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.core.profiles import EndpointProfile, get_profile
+from saga_kgqa.kg.core.query import CheckedQuery
+from saga_kgqa.kg.core.result import QueryResult
+from saga_kgqa.kg.guard import query_guard as guard_module
+from saga_kgqa.kg.guard.query_guard import QueryGuard
+from saga_kgqa.kg.guard.sparql_lexer import tokenize
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.profiles import EndpointProfile, get_profile
-from saga_kgqa.kg.query import CheckedQuery
-from saga_kgqa.kg.result import QueryResult
-from saga_kgqa.kg.sparql_lexer import tokenize
 
 GUARD = QueryGuard(get_profile("generic"))
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from saga_kgqa.errors import QueryRejected
-from saga_kgqa.kg.embedded import EmbeddedStore
-from saga_kgqa.kg.guard import QueryGuard
+from saga_kgqa.kg.core.profiles import get_profile
+from saga_kgqa.kg.embedded.store import EmbeddedStore
+from saga_kgqa.kg.guard.query_guard import QueryGuard
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.profiles import get_profile
 
 GENERIC = QueryGuard(get_profile("generic"))
 VIRTUOSO = QueryGuard(get_profile("virtuoso"))

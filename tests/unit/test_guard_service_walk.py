@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from saga_kgqa.errors import QueryRejected
-from saga_kgqa.kg import guard as guard_module
-from saga_kgqa.kg import sparql_grammar
-from saga_kgqa.kg.guard import QueryGuard
-from saga_kgqa.kg.profiles import get_profile
+from saga_kgqa.kg.core.profiles import get_profile
+from saga_kgqa.kg.guard import query_guard as guard_module
+from saga_kgqa.kg.guard import sparql_grammar
+from saga_kgqa.kg.guard.query_guard import QueryGuard
 
 TARGET = "<http://127.0.0.1:1/sparql>"
 INNER = f"SERVICE {TARGET} {{ ?s ?p ?o }}"

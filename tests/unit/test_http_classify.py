@@ -7,7 +7,8 @@ import email.utils
 import pytest
 
 from saga_kgqa.errors import EndpointBanned, EndpointThrottled, EndpointUnavailable, QuerySyntaxError, QueryTimeout
-from saga_kgqa.kg.http_classify import (
+from saga_kgqa.kg.core.profiles import get_profile
+from saga_kgqa.kg.remote.http_classify import (
     DEFAULT_BAN_S,
     SERVER_TEXT_LIMIT,
     HttpReply,
@@ -17,7 +18,6 @@ from saga_kgqa.kg.http_classify import (
     partial_result_note,
     server_text,
 )
-from saga_kgqa.kg.profiles import get_profile
 
 NOW = 1_700_000_000.0
 

@@ -9,7 +9,7 @@ import pytest
 
 from saga_kgqa.dialects import RDF_DIALECT, WIKIDATA_DIALECT
 from saga_kgqa.dialects.model import WIKIBASE_EXTERNAL_ID
-from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import PropertySchema, SchemaIndex
 from saga_kgqa.tools import GroundingToolkit

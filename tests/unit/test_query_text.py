@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from saga_kgqa.kg.query_text import normalise_query_text
+from saga_kgqa.kg.guard.query_text import normalise_query_text
 
 
 @pytest.mark.parametrize(

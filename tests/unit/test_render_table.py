@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from saga_kgqa.kg.result import QueryResult, Term
+from saga_kgqa.kg.core.result import QueryResult, Term
 from saga_kgqa.tools.render import cap_bytes, compact_iri, iri_text, render_result_table, term_text
 
 PREFIXES = {

@@ -24,12 +24,12 @@ from saga_kgqa.errors import (
     QueryTimeout,
     QueryTooHeavy,
 )
-from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
-from saga_kgqa.kg.embedded import EmbeddedStore
-from saga_kgqa.kg.profiles import EndpointProfile, get_profile
-from saga_kgqa.kg.query import CheckedQuery, from_template
-from saga_kgqa.kg.replay_cache import CACHE_FORMAT, CacheMode, RecordReplayBackend
-from saga_kgqa.kg.result import QueryResult, Term
+from saga_kgqa.kg.cache.replay_cache import CACHE_FORMAT, CacheMode, RecordReplayBackend
+from saga_kgqa.kg.core.backend import ExecutionLimits, KGBackend
+from saga_kgqa.kg.core.profiles import EndpointProfile, get_profile
+from saga_kgqa.kg.core.query import CheckedQuery, from_template
+from saga_kgqa.kg.core.result import QueryResult, Term
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 
 EX = "http://example.org/"
 GRAPH = f"""@prefix ex: <{EX}> .

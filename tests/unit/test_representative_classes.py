@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from saga_kgqa.kg.embedded import EmbeddedStore
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import PropertySchema, SchemaIndex
 from saga_kgqa.schema.model import SideEvidence, TypeCount

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from saga_kgqa.kg.response_parse import parse_graph, parse_solutions
-from saga_kgqa.kg.result import QueryResult, Term
+from saga_kgqa.kg.core.result import QueryResult, Term
+from saga_kgqa.kg.remote.response_parse import parse_graph, parse_solutions
 
 BINDINGS = [
     {"s": {"type": "uri", "value": "http://example.org/a"}, "n": {"type": "literal", "value": "Ä 𝄞", "xml:lang": "de"}},

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from saga_kgqa.kg.result import QueryResult, Term
+from saga_kgqa.kg.core.result import QueryResult, Term
 
 DOC = {
     "head": {"vars": ["s", "label", "n", "b", "opt"]},

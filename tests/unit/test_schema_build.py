@@ -8,11 +8,11 @@ import pytest
 import rdflib
 
 from saga_kgqa.errors import QueryTimeout
-from saga_kgqa.kg.backend import ExecutionLimits
-from saga_kgqa.kg.embedded import EmbeddedStore
-from saga_kgqa.kg.profiles import EndpointProfile
-from saga_kgqa.kg.query import CheckedQuery
-from saga_kgqa.kg.result import QueryResult
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.core.profiles import EndpointProfile
+from saga_kgqa.kg.core.query import CheckedQuery
+from saga_kgqa.kg.core.result import QueryResult
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.schema import SchemaIndex, SchemaVocabulary, build_schema_index
 from saga_kgqa.schema.induction import InductionSettings, supported_types
 from saga_kgqa.schema.model import ClassUsage, SideEvidence, TypeCount

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from saga_kgqa.errors import QueryRejected
-from saga_kgqa.kg.limit_rewrite import first_keyword, join_path_modifiers, plan_limit
-from saga_kgqa.kg.named_subqueries import inline_named_subqueries
-from saga_kgqa.kg.sparql_lexer import blank_comments, line_and_column, tokenize
+from saga_kgqa.kg.guard.limit_rewrite import first_keyword, join_path_modifiers, plan_limit
+from saga_kgqa.kg.guard.named_subqueries import inline_named_subqueries
+from saga_kgqa.kg.guard.sparql_lexer import blank_comments, line_and_column, tokenize
 
 
 def kinds(text: str) -> list[tuple[str, str]]:

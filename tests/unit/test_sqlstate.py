@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from saga_kgqa.kg.profiles import get_profile, protocol_params
-from saga_kgqa.kg.sqlstate import parse_sql_error, without_query_echo
+from saga_kgqa.kg.core.profiles import get_profile, protocol_params
+from saga_kgqa.kg.remote.sqlstate import parse_sql_error, without_query_echo
 
 ECHO = "\n\nSPARQL query:\ndefine sql:big-data-const 0 SELECT (1/0 AS ?x) {}"
 

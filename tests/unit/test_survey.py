@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from saga_kgqa.errors import QueryTimeout
-from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
+from saga_kgqa.kg.core.backend import ExecutionLimits, KGBackend
+from saga_kgqa.kg.core.profiles import EndpointProfile
+from saga_kgqa.kg.core.query import CheckedQuery
+from saga_kgqa.kg.core.result import QueryResult
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
-from saga_kgqa.kg.profiles import EndpointProfile
-from saga_kgqa.kg.query import CheckedQuery
-from saga_kgqa.kg.result import QueryResult
 from saga_kgqa.schema.survey import survey_source
 from saga_kgqa.schema.survey_cache import cached_survey, forget_surveys
 from saga_kgqa.schema.survey_model import SurveyLimits

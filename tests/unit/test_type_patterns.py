@@ -1,7 +1,7 @@
 import pytest
 
 from saga_kgqa.errors import QueryRejected
-from saga_kgqa.kg.profiles import COMMON_PREFIXES, WIKIDATA_PREFIXES
+from saga_kgqa.kg.core.profiles import COMMON_PREFIXES, WIKIDATA_PREFIXES
 from saga_kgqa.schema.vocab import RDF_TYPE, WIKIDATA_INSTANCE_OF, WIKIDATA_SUBCLASS_OF
 from saga_kgqa.state import TypeState, extract_type_patterns
 

@@ -1,6 +1,6 @@
 import copy
 
-from saga_kgqa.kg.result import QueryResult, Term
+from saga_kgqa.kg.core.result import QueryResult, Term
 from saga_kgqa.state import (
     ANSWER_KEY,
     TypeEvidence,

@@ -152,7 +152,7 @@ def ask(
     from saga_kgqa.cli.ask_view import print_outcome
     from saga_kgqa.graph.persistence import checkpoint_target
     from saga_kgqa.graph.trajectory import jsonable
-    from saga_kgqa.kg.wikidata_search import WIKIDATA_API
+    from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
     from saga_kgqa.models import ModelSettings
 
     request = AskRequest(

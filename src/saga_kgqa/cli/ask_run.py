@@ -30,9 +30,9 @@ from saga_kgqa.graph.persistence import CheckpointStore, CheckpointTarget, RunId
 from saga_kgqa.graph.toolbox import SagaToolbox
 from saga_kgqa.graph.tracing import question_run_config
 from saga_kgqa.graph.trajectory import TrajectoryWriter
-from saga_kgqa.kg.declared_prefixes import read_declared_prefixes
+from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.wikidata_search import WIKIDATA_API
+from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
 from saga_kgqa.models import ConfiguredModelFactory, ModelSettings
 from saga_kgqa.state.checkpointing import checkpoint_serde
 from saga_kgqa.state.schema import InputState, require_question

@@ -39,7 +39,7 @@ from saga_kgqa.cli.progress import progress_bar
 from saga_kgqa.cli.store_commands import open_graph
 from saga_kgqa.context import Dialect, EntitySearch, Method
 from saga_kgqa.errors import ConfigurationError, SagaError
-from saga_kgqa.kg.replay_cache import CacheMode
+from saga_kgqa.kg.cache.replay_cache import CacheMode
 
 if TYPE_CHECKING:
     from saga_kgqa.context import SagaContext

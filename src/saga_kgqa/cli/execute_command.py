@@ -18,7 +18,7 @@ from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption, Sch
 from saga_kgqa.cli.output import EXIT_BACKEND, EXIT_REJECTED, fail, print_json, read_query
 from saga_kgqa.cli.store_commands import open_graph
 from saga_kgqa.errors import ConfigurationError, SagaError
-from saga_kgqa.kg.backend import MAX_DEADLINE_S
+from saga_kgqa.kg.core.backend import MAX_DEADLINE_S
 
 if TYPE_CHECKING:
     from saga_kgqa.tools.execute import ExecuteOutcome, ExecuteSettings

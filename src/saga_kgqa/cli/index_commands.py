@@ -22,11 +22,11 @@ from saga_kgqa.cli.store_commands import open_graph
 from saga_kgqa.errors import ConfigurationError, SagaError
 
 if TYPE_CHECKING:
-    from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
+    from saga_kgqa.kg.core.backend import ExecutionLimits, KGBackend
+    from saga_kgqa.kg.core.profiles import EndpointProfile
+    from saga_kgqa.kg.core.query import CheckedQuery
+    from saga_kgqa.kg.core.result import QueryResult
     from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-    from saga_kgqa.kg.profiles import EndpointProfile
-    from saga_kgqa.kg.query import CheckedQuery
-    from saga_kgqa.kg.result import QueryResult
     from saga_kgqa.schema import SchemaIndex, SchemaVocabulary
 
 

@@ -13,7 +13,7 @@ from saga_kgqa.errors import ConfigurationError, QueryRejected, SagaError
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from saga_kgqa.kg.result import QueryResult, Term
+    from saga_kgqa.kg.core.result import QueryResult, Term
 
 
 class _LazyConsole:

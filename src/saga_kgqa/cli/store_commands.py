@@ -17,8 +17,8 @@ from saga_kgqa import settings
 from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption
 from saga_kgqa.cli.output import fail, print_json, print_result, read_query, stderr, stdout
 from saga_kgqa.errors import ConfigurationError, SagaError
-from saga_kgqa.kg.backend import MAX_DEADLINE_S
-from saga_kgqa.kg.replay_cache import CacheMode
+from saga_kgqa.kg.cache.replay_cache import CacheMode
+from saga_kgqa.kg.core.backend import MAX_DEADLINE_S
 
 if TYPE_CHECKING:
     from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
@@ -75,8 +75,8 @@ def load(
     ] = True,
 ) -> None:
     """Load RDF files into a persisted store directory for later runs: all of them, or the store stays as it was."""
-    from saga_kgqa.kg.declared_prefixes import read_declared_prefixes, save_store_prefixes
-    from saga_kgqa.kg.embedded_loading import build_store
+    from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes, save_store_prefixes
+    from saga_kgqa.kg.embedded.loading import build_store
 
     started = time.perf_counter()
     try:
@@ -123,7 +123,7 @@ def sparql(
     cache_mode: CacheModeOption = CacheMode.OFF,
 ) -> None:
     """Run one read-only SPARQL query; a rejected query exits with status 2 and a one-line reason."""
-    from saga_kgqa.kg.backend import ExecutionLimits
+    from saga_kgqa.kg.core.backend import ExecutionLimits
 
     text = read_query(query)
     limits = ExecutionLimits(deadline_s=timeout, max_rows=max_rows)

@@ -68,7 +68,7 @@ def _run(
     from saga_kgqa import settings
     from saga_kgqa.cli.index_commands import load_or_build_schema
     from saga_kgqa.dialects import get_dialect
-    from saga_kgqa.kg.declared_prefixes import read_declared_prefixes
+    from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
     from saga_kgqa.schema import CompatibilityMode, SchemaIndex, build_dialect_index
     from saga_kgqa.tools.toolkit import GroundingToolkit
 

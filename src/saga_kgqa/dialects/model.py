@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from saga_kgqa.context import DIALECT_ALIASES
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.kg.profiles import WIKIDATA_PREFIXES
+from saga_kgqa.kg.core.profiles import WIKIDATA_PREFIXES
 from saga_kgqa.schema.vocab import FREEBASE_NS, SchemaVocabulary
 
 WIKIDATA_ENTITY = "http://www.wikidata.org/entity/"

@@ -28,7 +28,7 @@ from saga_kgqa.eval.predictions import PredictionRecord, PredictionStatus, Trace
 from saga_kgqa.eval.questions import BenchmarkQuestion
 from saga_kgqa.graph.builder import SagaGraph, run_config
 from saga_kgqa.graph.finalize import choose_final_query, without_exploratory_limit
-from saga_kgqa.kg.backend import ExecutionLimits
+from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.state import QueryAttempt, TokenUsage
 
 #: Graph nodes that are agent actions (the controller, answer type and finalize are not).

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from saga_kgqa.kg.embedded import sniff_rdf_format
+from saga_kgqa.kg.embedded.store import sniff_rdf_format
 from saga_kgqa.schema.vocab import RDF_TYPE
 
 

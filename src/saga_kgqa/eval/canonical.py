@@ -20,7 +20,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 
-from saga_kgqa.kg.result import Term
+from saga_kgqa.kg.core.result import Term
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
 XSD_DECIMAL = XSD + "decimal"

@@ -28,8 +28,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.eval.metrics import answer_terms, answer_values, is_empty
 from saga_kgqa.eval.questions import BenchmarkQuestion
-from saga_kgqa.kg.backend import ExecutionLimits
-from saga_kgqa.kg.result import QueryResult
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.core.result import QueryResult
 
 #: Limits for running gold queries: generous, since a cut gold answer is unusable.
 GOLD_LIMITS = ExecutionLimits(deadline_s=60.0, max_rows=100_000)

@@ -13,7 +13,7 @@ Each use carries its *block*: the triples of its basic graph pattern connected t
 through shared variables, rendered back to SPARQL. ``SELECT DISTINCT ?s { block }`` then
 samples the entities the subject stands for in the gold query (its relevant part) without
 the cartesian products a disconnected pattern would add. IRIs are unescaped
-(``:singer\#name`` is ``.../singer#name``, see :mod:`saga_kgqa.kg.sparql_algebra`).
+(``:singer\#name`` is ``.../singer#name``, see :mod:`saga_kgqa.kg.guard.sparql_algebra`).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from typing import Any
 from rdflib.paths import AlternativePath, InvPath, MulPath, NegatedPath, SequencePath
 from rdflib.term import BNode, Literal, URIRef, Variable
 
-from saga_kgqa.kg.sparql_algebra import iter_nodes, parse_algebra, unescape_local_name
-from saga_kgqa.kg.sparql_terms import iri
+from saga_kgqa.kg.guard.sparql_algebra import iter_nodes, parse_algebra, unescape_local_name
+from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.schema.vocab import DEFAULT_TYPE_PREDICATES
 
 # A triple with the predicate unfolded: a plain IRI, or an opaque path kept as a constraint.

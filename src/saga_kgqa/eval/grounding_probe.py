@@ -17,7 +17,7 @@ from saga_kgqa.errors import QueryRejected, QueryTimeout
 from saga_kgqa.eval.gold_patterns import PropertyUse
 from saga_kgqa.eval.grounding import MODES, LookupView
 from saga_kgqa.eval.spinach_format import outgoing_edges, spinach_entry
-from saga_kgqa.kg.backend import ExecutionLimits
+from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex
 from saga_kgqa.state import TypeState

@@ -72,13 +72,16 @@ def token_rows(samples: Iterable[TokenSample]) -> list[TokenRow]:
     return rows
 
 
-def token_table(samples: Iterable[TokenSample], noun: str = "entities") -> str:
-    """The token buckets of :func:`token_rows` as an aligned text table (``noun`` heads the count column)."""
+def token_table(samples: Iterable[TokenSample], noun: str = "entities", against: str = "raw JSON") -> str:
+    """The token buckets of :func:`token_rows` as an aligned text table.
+
+    ``noun`` heads the count column and ``against`` names what the compact text is compared with.
+    """
     rows = [
         (row.bucket, str(row.entities), str(row.compact_tokens), str(row.raw_tokens), _ratio_text(row.ratio))
         for row in token_rows(samples)
     ]
-    return aligned(["values", noun, "compact", "raw JSON", "compact/raw"], rows)
+    return aligned(["values", noun, "compact", against, "compact/raw" if against == "raw JSON" else "ratio"], rows)
 
 
 def _ratio_text(value: float | None) -> str:

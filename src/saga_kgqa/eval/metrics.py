@@ -31,7 +31,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from saga_kgqa.eval.canonical import canonical_term
-from saga_kgqa.kg.result import QueryResult, Term
+from saga_kgqa.kg.core.result import QueryResult, Term
 
 #: GRASP switches from assignment F1 to exact multiset F1 above this many rows.
 GRASP_EXACT_AFTER = 1024

@@ -19,7 +19,7 @@ from rdflib.util import from_n3
 
 from saga_kgqa.errors import QueryTimeout, SagaError
 from saga_kgqa.eval.gold_patterns import property_uses
-from saga_kgqa.kg.backend import ExecutionLimits
+from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.patterns.model import Direction, Pattern
 from saga_kgqa.patterns.ranking import Ranking

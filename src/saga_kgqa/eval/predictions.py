@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.kg.result import QueryResult
+from saga_kgqa.kg.core.result import QueryResult
 
 
 class PredictionStatus(StrEnum):

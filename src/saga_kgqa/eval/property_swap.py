@@ -5,7 +5,7 @@ graph, but whose declared domain excludes every known type of the subject it is 
 to. The query stays valid SPARQL and would run (returning nothing); the pre-execution
 type check should block it first.
 
-The rewrite works on tokens (:mod:`saga_kgqa.kg.sparql_lexer`), so an IRI inside a
+The rewrite works on tokens (:mod:`saga_kgqa.kg.guard.sparql_lexer`), so an IRI inside a
 string literal or a comment is never touched, and every spelling of the property
 (``<iri>``, ``pv:name``, ``:singer\#name``) is recognised after prefix resolution.
 """
@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 from saga_kgqa.eval.datasets import GoldQuestion
 from saga_kgqa.eval.gold_patterns import PropertyUse
-from saga_kgqa.kg.sparql_algebra import unescape_local_name
-from saga_kgqa.kg.sparql_lexer import Token, tokenize
-from saga_kgqa.kg.sparql_terms import iri
+from saga_kgqa.kg.guard.sparql_algebra import unescape_local_name
+from saga_kgqa.kg.guard.sparql_lexer import Token, tokenize
+from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.schema import SchemaIndex
 
 

@@ -2,7 +2,7 @@
 
 A question carries its gold SPARQL and, where the dataset ships them, its gold answers as
 a W3C SPARQL 1.1 JSON results document (the format QALD, WikiWebQuestions and SPINACH
-already use, and the one :class:`~saga_kgqa.kg.result.QueryResult` reads). Answers that a
+already use, and the one :class:`~saga_kgqa.kg.core.result.QueryResult` reads). Answers that a
 dataset ships only as labels or bare values (CWQ, WebQuestions, the TEXT2SPARQL result
 sets) are turned into a one-column result whose cells are those values, and
 ``answers_are_values`` says so: such answers can be compared value by value, never row
@@ -16,8 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from saga_kgqa.kg.result import QueryResult, Term
-from saga_kgqa.kg.sparql_lexer import tokenize
+from saga_kgqa.kg.core.result import QueryResult, Term
+from saga_kgqa.kg.guard.sparql_lexer import tokenize
 
 
 class AnswerKind(StrEnum):

@@ -33,7 +33,7 @@ from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.eval.gold import GOLD_LIMITS, GoldRunner
 from saga_kgqa.eval.predictions import PredictionRecord, PredictionStatus, TraceCounters
 from saga_kgqa.eval.questions import BenchmarkQuestion
-from saga_kgqa.kg.result import QueryResult
+from saga_kgqa.kg.core.result import QueryResult
 
 #: Statuses ``retry_failed`` runs again.
 RETRIED = frozenset({PredictionStatus.FAILED, PredictionStatus.TIMEOUT})

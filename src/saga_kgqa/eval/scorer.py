@@ -25,7 +25,7 @@ from saga_kgqa.eval.metrics import (
     spinach_row_f1,
     strict_set_f1,
 )
-from saga_kgqa.kg.result import QueryResult
+from saga_kgqa.kg.core.result import QueryResult
 
 #: Metrics averaged by :func:`summarise`, in report order.
 MEAN_METRICS = (

@@ -22,10 +22,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from saga_kgqa.kg.backend import ExecutionLimits
-from saga_kgqa.kg.query import CheckedQuery, from_template
-from saga_kgqa.kg.result import QueryResult, Term
-from saga_kgqa.kg.sparql_terms import iri, string_literal
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.core.query import CheckedQuery, from_template
+from saga_kgqa.kg.core.result import QueryResult, Term
+from saga_kgqa.kg.guard.sparql_terms import iri, string_literal
 from saga_kgqa.schema.vocab import DEFAULT_LABEL_PREDICATES
 from saga_kgqa.tools.identifiers import id_number_order
 

@@ -16,7 +16,7 @@ from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.eval.loaders.files import object_list, read_json
 from saga_kgqa.eval.questions import bindings_document
 from saga_kgqa.eval.scorer import QuestionScores, score_question
-from saga_kgqa.kg.result import QueryResult
+from saga_kgqa.kg.core.result import QueryResult
 
 _REQUIRED = {"question", "predicted_sparql", "gold_answer_tuple", "predicted_answer_tuple"}
 

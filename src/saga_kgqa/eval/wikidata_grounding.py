@@ -22,13 +22,22 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from saga_kgqa.dialects.model import WIKIDATA_DIRECT, WIKIDATA_ENTITY
+from saga_kgqa.dialects.model import (
+    WIKIDATA_CLAIM,
+    WIKIDATA_DIRECT,
+    WIKIDATA_ENTITY,
+    WIKIDATA_QUALIFIER,
+    WIKIDATA_STATEMENT,
+)
+from saga_kgqa.errors import QueryRejected
+from saga_kgqa.eval.gold_patterns import property_uses
 from saga_kgqa.eval.lookup_tokens import TokenComparison, compare
+from saga_kgqa.kg.core.profiles import WIKIDATA_PREFIXES
+from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.schema.wikidata_sources import read_entity_types, read_triples
 from saga_kgqa.tools import GroundingToolkit
-from saga_kgqa.tools.dialect_reads import graph_superclasses
 from saga_kgqa.tools.execute_models import ExecuteSettings
 from saga_kgqa.tools.preflight import preflight
 from saga_kgqa.tools.render import compact_iri
@@ -117,9 +126,12 @@ def measure_codex(
             tally.properties_hidden += len(result.hidden)
         types = looked[head]
         tally.triples += 1
-        # The same verdict lookup applies: the triple's property is kept unless its domain conflicts.
-        checked = types | _superclasses(kit, types)
-        if schema.compatibility(checked, prop, mode=kit.context.mode).keeps:
+        # The rule lookup applies (tools.hiding): the held-out triple is not in the store, so it is decided here.
+        reads = kit.context.reads()
+        decision = kit.context.hiding.decide(reads, types, [prop], mode=kit.context.mode, entity=head)[prop]
+        hiding = kit.context.hiding
+        ancestors = hiding.ancestors(reads, types)
+        if not decision.hidden:
             tally.retained += 1
         else:
             tally.lost.append(f"{compact_iri(head, prefixes)} {compact_iri(prop, prefixes)} types {sorted(types)[:4]}")
@@ -129,7 +141,7 @@ def measure_codex(
             if p != prop
             and entry.domain
             and entry.domain_source in settings.block_sources
-            and schema.compatibility(checked, p, mode="subclass").decision == "drop"
+            and hiding.verdict(types, ancestors, p).decision == "drop"
         )
         if not candidates:
             continue
@@ -143,8 +155,67 @@ def measure_codex(
     return tally
 
 
-def _superclasses(kit: GroundingToolkit, types: frozenset[str]) -> set[str]:
-    return graph_superclasses(kit.context.reads(), kit.context.dialect, sorted(types), limit=500)
+@dataclass(slots=True)
+class GoldRetention:
+    """Gold (constant entity, property) pairs whose triple the store holds, and whether lookup kept them."""
+
+    pairs: int = 0
+    kept: int = 0
+    lost: list[str] = field(default_factory=list)
+    unparsed: int = 0
+
+    @property
+    def retention(self) -> float:
+        """Share of the pairs whose property the entity's lookup kept."""
+        return self.kept / self.pairs if self.pairs else 0.0
+
+
+def measure_gold_retention(
+    kit: GroundingToolkit, graph: KnowledgeGraph, queries: Iterable[tuple[str, str]]
+) -> GoldRetention:
+    """Whether lookup keeps the gold properties of the constant entities of gold queries.
+
+    A pair is a constant entity of a gold query and a property the query reads from it
+    (``wdt:P``, or the ``p:P`` of a statement, as ``wdt:P``) whose triple the store holds.
+    Isfahan (``wd:Q42053``) with population (``wdt:P1082``, QALD-10) is one such pair.
+    """
+    tally = GoldRetention()
+    pairs: set[tuple[str, str]] = set()
+    for _qid, sparql in queries:
+        try:
+            uses = property_uses(
+                sparql, type_predicates=kit.context.vocabulary.type_predicates, prefixes=WIKIDATA_PREFIXES
+            )
+        except QueryRejected:
+            tally.unparsed += 1
+            continue
+        for use in uses:
+            if use.subject_is_variable or not use.subject.startswith(WIKIDATA_ENTITY):
+                continue
+            prop = use.property_iri
+            if prop.startswith(WIKIDATA_CLAIM) and not prop.startswith(
+                (WIKIDATA_DIRECT, WIKIDATA_STATEMENT, WIKIDATA_QUALIFIER)
+            ):
+                prop = WIKIDATA_DIRECT + prop.removeprefix(WIKIDATA_CLAIM)
+            # Types and superclasses are shown as such, never as properties: no pair to keep.
+            if prop.startswith(WIKIDATA_DIRECT) and prop not in kit.context.vocabulary.meta_predicates():
+                pairs.add((use.subject, prop))
+    reads = kit.context.reads()
+    kept_by_entity: dict[str, frozenset[str]] = {}
+    for entity, prop in sorted(pairs):
+        if not reads.ask(f"{iri(entity)} {iri(prop)} ?o"):
+            continue
+        tally.pairs += 1
+        if entity not in kept_by_entity:
+            result = kit.lookup(f"<{entity}>")
+            kept_by_entity[entity] = frozenset(k.info.property.iri for k in result.kept) | frozenset(
+                ref.iri for ref in result.identifiers
+            )
+        if prop in kept_by_entity[entity]:
+            tally.kept += 1
+        else:
+            tally.lost.append(f"{compact_iri(entity, kit.prefixes)} {compact_iri(prop, kit.prefixes)}")
+    return tally
 
 
 def measure_gold(

@@ -20,10 +20,10 @@ from saga_kgqa.graph.dialect_tools import (
     tool_dialect,
 )
 from saga_kgqa.graph.toolbox import SagaToolbox
-from saga_kgqa.kg.declared_prefixes import read_declared_prefixes
+from saga_kgqa.kg.cache.replay_cache import CacheMode
+from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
-from saga_kgqa.kg.replay_cache import CacheMode
 from saga_kgqa.schema import build_schema_index
 from saga_kgqa.settings import example_graph_path
 from saga_kgqa.sources.catalog import Catalog, SourceRecord

@@ -19,7 +19,7 @@ from saga_kgqa.context import WIKIDATA_PROFILES, EntitySearch
 from saga_kgqa.context import Dialect as DialectName
 from saga_kgqa.dialects import Dialect, get_dialect
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.kg.wikidata_search import WIKIDATA_API, WikidataEntitySearch
+from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API, WikidataEntitySearch
 from saga_kgqa.schema import SchemaIndex, SchemaVocabulary, build_dialect_index
 
 ENTITY_SEARCH_KINDS: tuple[str, ...] = get_args(EntitySearch)
@@ -68,7 +68,7 @@ def open_entity_search(kind: str, *, url: str = WIKIDATA_API) -> WikidataEntityS
     """The online entity search the operator turned on, or ``None`` (``off``: search the graph's names).
 
     The User-Agent names the operator from ``$SAGA_CONTACT``
-    (:func:`~saga_kgqa.kg.remote.build_user_agent`).
+    (:func:`~saga_kgqa.kg.remote.endpoint.build_user_agent`).
 
     Raises:
         ConfigurationError: Unknown kind, or an unusable URL or contact.

@@ -18,8 +18,8 @@ from langgraph.runtime import Runtime
 
 from saga_kgqa.context import SagaContext, resolve_context
 from saga_kgqa.graph.dependencies import GraphDependencies
-from saga_kgqa.kg.result import QueryResult
-from saga_kgqa.kg.sparql_lexer import tokenize
+from saga_kgqa.kg.core.result import QueryResult
+from saga_kgqa.kg.guard.sparql_lexer import tokenize
 from saga_kgqa.state import Action, Answer, QueryAttempt, RunStatus, TraceSummary
 from saga_kgqa.state.schema import SagaState
 from saga_kgqa.tools.execute import ExecuteSettings

@@ -2,9 +2,9 @@
 
 Tools, schema builders and the evaluation harness hold a :class:`KnowledgeGraph`, never a
 bare backend, so no query text reaches a store without passing
-:class:`~saga_kgqa.kg.guard.QueryGuard` (docs/faults.md section 3: the embedded store
+:class:`~saga_kgqa.kg.guard.query_guard.QueryGuard` (docs/faults.md section 3: the embedded store
 follows SERVICE IRIs too). Queries the project builds from escaped templates are already
-:class:`~saga_kgqa.kg.query.CheckedQuery` objects and go through :meth:`KnowledgeGraph.run`.
+:class:`~saga_kgqa.kg.core.query.CheckedQuery` objects and go through :meth:`KnowledgeGraph.run`.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from dataclasses import replace
 from types import TracebackType
 
 from saga_kgqa.errors import QueryTimeout
-from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
-from saga_kgqa.kg.guard import QueryGuard
-from saga_kgqa.kg.label_guard import LabelRewritingGuard, runs_label_service
-from saga_kgqa.kg.profiles import EndpointProfile
-from saga_kgqa.kg.query import CheckedQuery, from_template
-from saga_kgqa.kg.result import QueryResult
+from saga_kgqa.kg.core.backend import ExecutionLimits, KGBackend
+from saga_kgqa.kg.core.profiles import EndpointProfile
+from saga_kgqa.kg.core.query import CheckedQuery, from_template
+from saga_kgqa.kg.core.result import QueryResult
+from saga_kgqa.kg.guard.label_guard import LabelRewritingGuard, runs_label_service
+from saga_kgqa.kg.guard.query_guard import QueryGuard
 
 #: Backends whose ``endpoint_id`` starts with this are local stores (the embedded one):
 #: their own named graphs are theirs to query with FROM; a remote endpoint's are not.

@@ -7,17 +7,17 @@ from dataclasses import replace
 from pathlib import Path
 
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.kg.backend import KGBackend
-from saga_kgqa.kg.declared_prefixes import (
+from saga_kgqa.kg.cache.replay_cache import CacheMode, RecordReplayBackend
+from saga_kgqa.kg.core.backend import KGBackend
+from saga_kgqa.kg.core.profiles import EndpointProfile, get_profile
+from saga_kgqa.kg.embedded.declared_prefixes import (
     load_store_prefixes,
     read_declared_prefixes,
     save_store_prefixes,
     with_prefixes,
 )
-from saga_kgqa.kg.embedded import EmbeddedStore
-from saga_kgqa.kg.embedded_loading import build_store
-from saga_kgqa.kg.profiles import EndpointProfile, get_profile
-from saga_kgqa.kg.replay_cache import CacheMode, RecordReplayBackend
+from saga_kgqa.kg.embedded.loading import build_store
+from saga_kgqa.kg.embedded.store import EmbeddedStore
 
 
 def open_backend(
@@ -96,8 +96,8 @@ def _open_endpoint(
     named_graphs: tuple[str, ...],
 ) -> KGBackend:
     # Imported here so that embedded-only use never loads the HTTP stack.
-    from saga_kgqa.kg.graph_scope import DataGraphScope
-    from saga_kgqa.kg.remote import RemoteEndpoint
+    from saga_kgqa.kg.remote.endpoint import RemoteEndpoint
+    from saga_kgqa.kg.remote.graph_scope import DataGraphScope
 
     base = get_profile(profile or "generic")
     if base.name == "embedded":

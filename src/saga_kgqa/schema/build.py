@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Literal
 
 from saga_kgqa.errors import QueryRejected, QueryTimeout
-from saga_kgqa.kg.backend import KGBackend
+from saga_kgqa.kg.core.backend import KGBackend
 from saga_kgqa.schema.compatibility import SchemaSource
 from saga_kgqa.schema.induction import (
     InductionSettings,

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.kg.backend import KGBackend
+from saga_kgqa.kg.core.backend import KGBackend
 from saga_kgqa.schema.freebase import ONTOLOGY_DIR, build_freebase_index
 from saga_kgqa.schema.merge import fill_missing
 from saga_kgqa.schema.model import SchemaIndex

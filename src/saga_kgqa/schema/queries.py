@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from saga_kgqa.kg.backend import ExecutionLimits, KGBackend
-from saga_kgqa.kg.query import from_template
-from saga_kgqa.kg.result import Row
-from saga_kgqa.kg.sparql_terms import iri
+from saga_kgqa.kg.core.backend import ExecutionLimits, KGBackend
+from saga_kgqa.kg.core.query import from_template
+from saga_kgqa.kg.core.result import Row
+from saga_kgqa.kg.guard.sparql_terms import iri
 
 
 def path_alternative(iris: Sequence[str]) -> str:

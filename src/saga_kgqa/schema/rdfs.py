@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from saga_kgqa.errors import QueryTimeout
-from saga_kgqa.kg.result import Row
-from saga_kgqa.kg.sparql_terms import iri
+from saga_kgqa.kg.core.result import Row
+from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.schema.queries import TemplateRunner, batched, path_alternative, values_clause
 from saga_kgqa.schema.vocab import (
     OWL,

@@ -1,7 +1,7 @@
 """The bounded live survey: a schema-index builder (source ``surveyed``) for graphs with no curated schema.
 
 AutoSchema's live index (appendix A.1), sent through the project's own path to a graph:
-every probe is a template query (:func:`~saga_kgqa.kg.query.from_template`, escaped IRIs,
+every probe is a template query (:func:`~saga_kgqa.kg.core.query.from_template`, escaped IRIs,
 a LIMIT) run by :class:`~saga_kgqa.kg.knowledge_graph.KnowledgeGraph`, so a remote
 endpoint's politeness limits (its profile's concurrency, throttling, circuit breaker)
 apply to each one; the example queries shown to a model pass the read-only guard. At
@@ -25,11 +25,11 @@ from datetime import UTC, datetime
 from threading import Lock
 
 from saga_kgqa.errors import SagaError
-from saga_kgqa.kg.backend import ExecutionLimits
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.core.query import from_template
+from saga_kgqa.kg.core.result import Row
+from saga_kgqa.kg.guard.sparql_terms import iri, string_literal
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.query import from_template
-from saga_kgqa.kg.result import Row
-from saga_kgqa.kg.sparql_terms import iri, string_literal
 from saga_kgqa.schema.induction import InductionSettings, most_common_datatype, supported_types
 from saga_kgqa.schema.model import (
     BuildSettings,

@@ -33,9 +33,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from saga_kgqa.errors import ConfigurationError, QueryRejected
-from saga_kgqa.kg.backend import KGBackend
-from saga_kgqa.kg.result import Row
-from saga_kgqa.kg.sparql_terms import string_literal
+from saga_kgqa.kg.core.backend import KGBackend
+from saga_kgqa.kg.core.result import Row
+from saga_kgqa.kg.guard.sparql_terms import string_literal
 from saga_kgqa.schema.compatibility import ConstraintRelation
 from saga_kgqa.schema.model import ClassInfo, PropertySchema, SchemaIndex
 from saga_kgqa.schema.queries import TemplateRunner, batched, values_clause

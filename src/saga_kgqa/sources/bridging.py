@@ -17,8 +17,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from saga_kgqa.kg.result import Term
-from saga_kgqa.kg.sparql_terms import iri, string_literal
+from saga_kgqa.kg.core.result import Term
+from saga_kgqa.kg.guard.sparql_terms import iri, string_literal
 from saga_kgqa.schema.queries import batched, path_alternative
 from saga_kgqa.sources.resolution import identifier_predicates
 from saga_kgqa.sources.session import OpenSource, SourceSet

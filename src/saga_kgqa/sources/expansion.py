@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from saga_kgqa.kg.result import Term
-from saga_kgqa.kg.sparql_terms import iri
+from saga_kgqa.kg.core.result import Term
+from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.schema.queries import path_alternative
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.sources.summary import RESULT_CHARS

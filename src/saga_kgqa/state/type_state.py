@@ -20,7 +20,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_serializer
 
-from saga_kgqa.kg.result import QueryResult
+from saga_kgqa.kg.core.result import QueryResult
 
 TypeProvenance = Literal["declared", "pattern", "trace", "answer_prior"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from saga_kgqa.dialects.model import Dialect
-from saga_kgqa.kg.result import Row, Term
-from saga_kgqa.kg.sparql_terms import iri, string_literal
+from saga_kgqa.kg.core.result import Row, Term
+from saga_kgqa.kg.guard.sparql_terms import iri, string_literal
 from saga_kgqa.schema.queries import batched, values_clause
 from saga_kgqa.tools.graph_reads import Reads
 

@@ -2,7 +2,7 @@
 
 Only the query's required top-level part is probed: its triple patterns, its VALUES
 blocks and the conjuncts of its FILTERs. The probes are rebuilt from the parsed algebra
-with every term re-escaped (:class:`~saga_kgqa.kg.algebra_text.AlgebraWriter`) and still
+with every term re-escaped (:class:`~saga_kgqa.kg.guard.algebra_text.AlgebraWriter`) and still
 pass the read-only guard before they run, each under a short deadline. In order:
 
 1. each pattern alone: a pattern that matches nothing in the graph is the culprit;
@@ -27,8 +27,8 @@ from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import BNode, Variable
 
 from saga_kgqa.errors import BackendError, QueryRejected
-from saga_kgqa.kg.algebra_text import AlgebraTextError, AlgebraWriter, Triple, term_variables
-from saga_kgqa.kg.backend import ExecutionLimits
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.guard.algebra_text import AlgebraTextError, AlgebraWriter, Triple, term_variables
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.tools.execute_text import display_writer
 from saga_kgqa.tools.text_safety import graph_text

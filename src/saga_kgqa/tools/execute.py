@@ -17,10 +17,10 @@ import time
 from collections.abc import Mapping
 
 from saga_kgqa.errors import BackendError
-from saga_kgqa.kg.backend import ExecutionLimits
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.core.query import CheckedQuery
+from saga_kgqa.kg.core.result import QueryResult
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.query import CheckedQuery
-from saga_kgqa.kg.result import QueryResult
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex
 from saga_kgqa.state import TypeState, merge_type_state, trace_types
 from saga_kgqa.tools.empty_diagnosis import diagnose_empty

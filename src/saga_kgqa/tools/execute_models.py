@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 
 from saga_kgqa.errors import BackendError, EndpointThrottled, QueryRejected, QueryTimeout
-from saga_kgqa.kg.result import QueryForm, QueryResult
+from saga_kgqa.kg.core.result import QueryForm, QueryResult
 from saga_kgqa.schema import SchemaSource
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools.empty_diagnosis import DiagnosisSettings, EmptyDiagnosis
@@ -95,6 +95,10 @@ class ExecuteSettings:
         check_ranges: Also check objects of known type against ranges.
         verify_blocks: Confirm a conflict with one bounded ASK before blocking (off: the
             paper's schema-only rule).
+        check_vacuous: With ``verify_blocks`` (the check is data-confirmed), block a SELECT whose
+            required pattern the graph cannot match (a class
+            with no direct instances, a property used nowhere), saying what to use instead
+            (:mod:`saga_kgqa.tools.vacuous_patterns`).
         block_sources: Schema sources trusted to block (formal, induced, surveyed).
         unplaced_types_block: Let a type with no known place in the hierarchy block (see
             :class:`~saga_kgqa.tools.type_check.TypeCheckSettings`).
@@ -114,6 +118,7 @@ class ExecuteSettings:
     type_check: bool = True
     check_ranges: bool = True
     verify_blocks: bool = True
+    check_vacuous: bool = True
     block_sources: frozenset[SchemaSource] = frozenset({"formal", "induced", "surveyed"})
     unplaced_types_block: bool = True
     plain_literals_typed: bool = True

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from saga_kgqa.kg.algebra_text import AlgebraWriter
+from saga_kgqa.kg.guard.algebra_text import AlgebraWriter
 from saga_kgqa.tools.render import iri_text
 from saga_kgqa.tools.text_safety import graph_text
 

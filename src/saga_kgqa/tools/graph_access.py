@@ -1,6 +1,6 @@
 """The bounded helper queries of the execute tool: entity types and existence checks.
 
-Each is built from IRIs escaped by :mod:`saga_kgqa.kg.sparql_terms` and sent through
+Each is built from IRIs escaped by :mod:`saga_kgqa.kg.guard.sparql_terms` and sent through
 :meth:`KnowledgeGraph.run` as a template; model text never reaches these functions.
 """
 
@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from saga_kgqa.errors import QueryRejected
-from saga_kgqa.kg.backend import ExecutionLimits
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.core.query import from_template
+from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.query import from_template
-from saga_kgqa.kg.sparql_terms import iri
 from saga_kgqa.schema.queries import path_alternative
 
 

@@ -1,6 +1,6 @@
 """The bounded template queries the grounding tools send: types, neighbourhoods, labels, examples.
 
-Every query here is built from IRIs escaped by :mod:`saga_kgqa.kg.sparql_terms`, carries a
+Every query here is built from IRIs escaped by :mod:`saga_kgqa.kg.guard.sparql_terms`, carries a
 LIMIT, and goes through :meth:`KnowledgeGraph.run` as a checked template, never as free
 text. A query that hits its LIMIT adds a note, so results can say they are partial.
 """
@@ -11,11 +11,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from saga_kgqa.errors import QueryTimeout
-from saga_kgqa.kg.backend import ExecutionLimits
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.core.query import from_template
+from saga_kgqa.kg.core.result import QueryForm, QueryResult, Row, Term
+from saga_kgqa.kg.guard.sparql_terms import iri, string_literal
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.query import from_template
-from saga_kgqa.kg.result import QueryForm, QueryResult, Row, Term
-from saga_kgqa.kg.sparql_terms import iri, string_literal
 from saga_kgqa.schema.queries import batched, path_alternative, values_clause
 
 _TEXT_BATCH = 100

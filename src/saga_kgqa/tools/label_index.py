@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from saga_kgqa.errors import QueryTimeout
-from saga_kgqa.kg.sparql_terms import iri
+from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.schema import SchemaIndex, SchemaVocabulary
 from saga_kgqa.schema.vocab import SKOS, is_datatype
 from saga_kgqa.tools.graph_reads import Reads

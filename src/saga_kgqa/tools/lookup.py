@@ -2,7 +2,9 @@
 
 This is the paper's type-constrained grounding (Eq. 3, made subclass-aware): a property
 is hidden only when the schema index gives it a domain that conflicts with every known
-type of the entity; a missing domain, or an entity with no known type, keeps it. The
+type of the entity *and* the schema can confirm it (every type's ancestry recorded, or a
+closed schema; sampled instances of the type do not use it: :mod:`saga_kgqa.tools.hiding`);
+a missing domain, an unknown ancestry, or an entity with no known type, keeps it. The
 entity's declared types become the Θ delta. With no type at all nothing is filtered and
 ``needs_prune_fallback`` tells the agent graph it may prune with the model instead.
 """
@@ -11,10 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from saga_kgqa.kg.result import Term
+from saga_kgqa.kg.core.result import Term
+from saga_kgqa.kg.guard.sparql_terms import iri
+from saga_kgqa.schema.queries import path_alternative
+from saga_kgqa.schema.vocab import RDFS_CLASS
 from saga_kgqa.state import TypeProvenance, TypeState, declared_types
 from saga_kgqa.tools.context import ToolContext
-from saga_kgqa.tools.dialect_reads import Details, compound_values, graph_superclasses, qualifiers, reverse_properties
+from saga_kgqa.tools.dialect_reads import Details, compound_values, qualifiers, reverse_properties
 from saga_kgqa.tools.graph_reads import Reads, Texts
 from saga_kgqa.tools.identifiers import id_number_order
 from saga_kgqa.tools.render_lookup import render_lookup
@@ -40,11 +45,16 @@ def lookup_entity(
     reads = context.reads()
     caps = context.caps
     declared = reads.types_of(entity, context.vocabulary.type_predicates, limit=caps.types_read)
+    # E.7: a class-level entity ("communist state") has no type of its own; typed as a class, it is checked.
+    class_level = not declared and _is_class(context, reads, entity)
+    if class_level:
+        declared = [RDFS_CLASS]
     counts = reads.property_counts(entity, limit=caps.properties_read)
     type_predicates = set(context.vocabulary.type_predicates)
     dialect = context.dialect
     counts = {prop: n for prop, n in counts.items() if prop not in type_predicates and dialect.is_property(prop)}
-    delta = declared_types(entity, declared, step=step, detail="lookup")
+    detail = "lookup: a class (it has superclasses or instances)" if class_level else "lookup"
+    delta = declared_types(entity, declared, step=step, detail=detail)
     if not counts:
         return _without_properties(context, reads, entity, declared, delta)
     identifiers = sorted((prop for prop in counts if _is_identifier(context, prop)), key=id_number_order)
@@ -56,16 +66,17 @@ def lookup_entity(
         known |= type_state.types_of(entity, provenances=_CHECKED_PROVENANCES)
     answer_types = type_state.answer_types() if type_state is not None else frozenset()
     # An instance of a class is an instance of its superclasses (P279 in the data); checked, not listed.
-    checked = known | graph_superclasses(reads, dialect, sorted(known), limit=caps.types_read * 10)
+    # A property is hidden only when the schema (or the data) confirms the conflict (tools.hiding).
+    decisions = context.hiding.decide(reads, known, sorted(counts), mode=context.mode, entity=entity)
     kept_verdicts = []
     hidden_verdicts = []
     for prop in sorted(counts):
-        verdict = context.schema.compatibility(checked, prop, mode=context.mode)
-        if verdict.keeps:
+        decision = decisions[prop]
+        if not decision.hidden:
             fits = bool(answer_types) and _fits_answer(context, answer_types, prop)
-            kept_verdicts.append((prop, verdict, fits))
+            kept_verdicts.append((prop, decision.verdict, fits))
         else:
-            hidden_verdicts.append((prop, verdict))
+            hidden_verdicts.append((prop, decision))
     # Properties whose range fits the expected answer type first (a bias, never a filter).
     kept_verdicts.sort(key=lambda item: (not item[2], context.ref(item[0]).id))
     shown = [prop for prop, _verdict, _fits in kept_verdicts[: caps.properties_shown]]
@@ -82,7 +93,7 @@ def lookup_entity(
     )
 
     wanted = {entity, *declared, *known, *context.schema_resources([*shown, *identifiers])}
-    wanted |= {prop for prop, _verdict in hidden_verdicts}
+    wanted |= {prop for prop, _decision in hidden_verdicts}
     wanted |= {term.value for terms in values.values() for term in terms if term.kind == "uri"}
     wanted |= {term.value for parts in details.values() for _p, term in parts if term.kind == "uri"}
     wanted |= {p for parts in details.values() for p, _term in parts}
@@ -104,10 +115,11 @@ def lookup_entity(
         HiddenProperty(
             info=context.property_info(prop, texts),
             value_count=counts[prop],
-            basis=verdict.basis,
-            reason=verdict.reason,
+            basis=decision.verdict.basis,
+            reason=decision.verdict.reason,
+            rule=decision.rule or "domain_conflict",
         )
-        for prop, verdict in hidden_verdicts
+        for prop, decision in hidden_verdicts
     )
     result = LookupResult(
         entity=context.ref(entity, texts),
@@ -127,6 +139,17 @@ def lookup_entity(
     )
     text, listed = render_lookup(result, caps.text)
     return result.model_copy(update={"text": text, "shown": listed})
+
+
+def _is_class(context: ToolContext, reads: Reads, entity: str) -> bool:
+    """True when the entity has a superclass or instances: it is a class, not an instance."""
+    vocabulary = context.vocabulary
+    branches = []
+    if vocabulary.subclass_predicates:
+        branches.append(f"{{ {iri(entity)} {path_alternative(vocabulary.subclass_predicates)} ?super }}")
+    if vocabulary.type_predicates:
+        branches.append(f"{{ ?instance {path_alternative(vocabulary.type_predicates)} {iri(entity)} }}")
+    return bool(branches) and reads.ask(" UNION ".join(branches))
 
 
 def _is_identifier(context: ToolContext, prop: str) -> bool:

@@ -12,16 +12,18 @@ from dataclasses import dataclass, field
 
 from rdflib.plugins.sparql.parserutils import CompValue
 
-from saga_kgqa.errors import QueryRejected
+from saga_kgqa.errors import QueryRejected, SagaError
+from saga_kgqa.kg.core.query import CheckedQuery
+from saga_kgqa.kg.guard.sparql_algebra import parse_algebra
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.query import CheckedQuery
-from saga_kgqa.kg.sparql_algebra import parse_algebra
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex
 from saga_kgqa.state import TypeState, declared_types, merge_type_state, type_patterns_in
 from saga_kgqa.tools.execute_models import ExecuteOutcome, ExecuteSettings, failure_outcome
 from saga_kgqa.tools.execute_text import blocked_text
+from saga_kgqa.tools.graph_reads import Reads
 from saga_kgqa.tools.render import cap_bytes
 from saga_kgqa.tools.type_check import TypeCheckReport, TypeCheckSettings, check_query_types
+from saga_kgqa.tools.vacuous_patterns import VacuousPattern, vacuous_patterns, vacuous_text
 
 _PREFIX_DECLARATION = re.compile(r"PREFIX\s+([A-Za-z][\w.-]*)?:\s*<([^<>\s]*)>", re.IGNORECASE)
 
@@ -109,6 +111,18 @@ def preflight(
         )
     constants = _constant_evidence(report, step)
     stop = None
+    vacuous_on = settings.type_check and settings.check_vacuous and settings.verify_blocks and bool(schema.properties)
+    if vacuous_on and not report.blocked and root is not None:
+        vacuous = _vacuous(root, graph, schema, display, settings)
+        if vacuous:
+            stop = ExecuteOutcome(
+                status="blocked",
+                text=cap_bytes(vacuous_text(vacuous), settings.max_bytes),
+                query=checked.text,
+                form=checked.form,
+                theta_delta=constants,
+                notes=tuple(notes),
+            )
     if report.blocked:
         stop = ExecuteOutcome(
             status="blocked",
@@ -147,6 +161,17 @@ def _analyse(
         # The guard parsed it; rdflib's algebra may still fail (deep nesting). Run it unchecked.
         return None, TypeState(), [f"the query could not be analysed ({exc.reason}); it was not type-checked"]
     return root, pattern_types, []
+
+
+def _vacuous(
+    root: CompValue, graph: KnowledgeGraph, schema: SchemaIndex, display: Mapping[str, str], settings: ExecuteSettings
+) -> list[VacuousPattern]:
+    """Required patterns that match nothing; a failed helper query blocks nothing."""
+    reads = Reads(graph, deadline_s=settings.helper_deadline_s)
+    try:
+        return vacuous_patterns(root, reads, schema, schema.type_predicates, schema.subclass_predicates, display)
+    except SagaError:
+        return []
 
 
 def _constant_evidence(report: TypeCheckReport, step: int | None) -> TypeState:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from saga_kgqa.kg.result import QueryResult, Term
+from saga_kgqa.kg.core.result import QueryResult, Term
 from saga_kgqa.tools.text_safety import graph_text, quoted
 
 #: Datatypes whose values read unambiguously without quotes (SPARQL numeric and boolean literals).

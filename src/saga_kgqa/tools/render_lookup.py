@@ -108,7 +108,13 @@ def _kept_line(kept: KeptProperty, caps: TextCaps, ranges_shown: dict[tuple[str,
         short = short_description(info.description, info.property.label)
         if short is not None:
             line += f": {quoted(short, caps.description_chars)}"
-    if kept.decision == "unknown" and checked and not info.range:
+    if kept.basis in ("unknown_ancestry", "unconfirmed_source") and checked:
+        # Kept although the domain seems to exclude the types: the conflict is not confirmed.
+        domain = _classes(info.domain, info.domain_source, caps)
+        why = "the types' superclasses are unknown" if kept.basis == "unknown_ancestry" else "a partial domain"
+        line += f" — domain: {domain}, not confirmed ({why})"
+        line += f" — range: {_range(info, caps, ranges_shown)}"
+    elif kept.decision == "unknown" and checked and not info.range:
         line += " — domain, range: unknown"
     else:
         if kept.decision == "unknown" and checked:

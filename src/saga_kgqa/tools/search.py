@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from saga_kgqa.dialects.model import WIKIDATA_DIRECT, WIKIDATA_ENTITY
-from saga_kgqa.kg.result import Row, Term
-from saga_kgqa.kg.wikidata_search import EntityKind, WikidataEntitySearch
+from saga_kgqa.kg.core.result import Row, Term
+from saga_kgqa.kg.remote.wikidata_search import EntityKind, WikidataEntitySearch
 from saga_kgqa.schema.vocab import OWL_CLASS, RDFS_CLASS
 from saga_kgqa.tools.context import ToolContext
 from saga_kgqa.tools.dialect_reads import recorded_examples

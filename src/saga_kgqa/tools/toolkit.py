@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from saga_kgqa.dialects.model import Dialect
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.wikidata_search import WikidataEntitySearch
+from saga_kgqa.kg.remote.wikidata_search import WikidataEntitySearch
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools.context import ToolCaps, ToolContext
@@ -58,7 +58,7 @@ class GroundingToolkit:
                 predicates are properties, qualifiers (Wikidata), compound value nodes and
                 reverse properties (Freebase), property examples (P1855). Plain RDF by default.
             entity_search: Online Wikidata: search through ``wbsearchentities``
-                (:class:`~saga_kgqa.kg.wikidata_search.WikidataEntitySearch`) instead of
+                (:class:`~saga_kgqa.kg.remote.wikidata_search.WikidataEntitySearch`) instead of
                 the name index built from the graph.
         """
         self.context = ToolContext(

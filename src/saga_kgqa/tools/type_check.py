@@ -40,10 +40,10 @@ from rdflib.term import Literal as RdfLiteral
 from rdflib.term import URIRef, Variable
 
 from saga_kgqa.errors import BackendError
-from saga_kgqa.kg.algebra_text import AlgebraTextError, AlgebraWriter, Triple
+from saga_kgqa.kg.guard.algebra_text import AlgebraTextError, AlgebraWriter, Triple
+from saga_kgqa.kg.guard.sparql_algebra import iter_triple_patterns, unescape_local_name
+from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.sparql_algebra import iter_triple_patterns, unescape_local_name
-from saga_kgqa.kg.sparql_terms import iri
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, Verdict
 from saga_kgqa.schema.vocab import RDFS_DATATYPE, RDFS_LITERAL, UNIVERSAL_CLASSES, XSD, XSD_PARENTS, literal_type
 from saga_kgqa.state import TypeProvenance, TypeState
@@ -97,7 +97,7 @@ def check_query_types(
     """Check every required triple pattern of a parsed query against the schema.
 
     Args:
-        root: The query's algebra (:func:`saga_kgqa.kg.sparql_algebra.parse_algebra`).
+        root: The query's algebra (:func:`saga_kgqa.kg.guard.sparql_algebra.parse_algebra`).
         graph: The graph, for constants' declared types and the verification ASKs.
         schema: The schema index.
         theta: The type state of earlier steps.

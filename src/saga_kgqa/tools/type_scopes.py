@@ -26,7 +26,7 @@ from typing import Any, Generic, TypeVar
 
 from rdflib.plugins.sparql.parserutils import CompValue
 
-from saga_kgqa.kg.algebra_text import Triple
+from saga_kgqa.kg.guard.algebra_text import Triple
 from saga_kgqa.state import TypeState, type_patterns_in
 
 Found = TypeVar("Found")

@@ -1,0 +1,1 @@
+"""The record/replay cache in front of any backend."""

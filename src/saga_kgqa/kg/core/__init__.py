@@ -1,0 +1,1 @@
+"""What every backend shares: typed results, checked queries, the backend protocol, profiles, clocks."""

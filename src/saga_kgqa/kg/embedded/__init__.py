@@ -1,0 +1,1 @@
+"""The embedded pyoxigraph store: loading, its killable query worker and its term conversion."""

@@ -1,0 +1,217 @@
+"""Loading RDF files into an embedded store: format sniffing, entity bombs, BOMs and atomic builds.
+
+* RDF/XML may declare DTD entities, which pyoxigraph expands: 769 bytes of nested entities
+  ("billion laughs") exhausted 24 GB. Before a file is parsed, its DOCTYPE is read and
+  external, parameter and nested entities are refused, as is a document whose references
+  would expand to more than :data:`MAX_ENTITY_EXPANSION_BYTES` (plus 8x its size). The plain
+  namespace abbreviations of ordinary OWL files (``<!ENTITY owl "http://...#">``) still load.
+* A UTF-8 byte order mark at the start of a file is skipped (pyoxigraph rejects it with an
+  error that shows the invisible character).
+* A token over pyoxigraph's 16 MiB parser buffer (one huge literal) is a typed error.
+* :func:`build_store` loads into a directory beside the target and renames it into place
+  only when every file loaded, so a failed ``saga load good.ttl bad.ttl --store S`` leaves
+  ``S`` as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.kg.embedded.oxigraph_terms import rdf_format_for
+
+# An RDF/XML document starts with a declaration, a comment/doctype, or a root element
+# whose name is followed by whitespace (it must declare its namespaces), such as
+# ``<rdf:RDF xmlns...``. A Turtle file may also start with ``<``, but with an IRI
+# (``<http://...>``, ``<urn:x>``) that never contains whitespace.
+_XML_START = re.compile(rb"<(\?xml|!|[A-Za-z_][\w.-]*(:[A-Za-z_][\w.-]*)?\s)")
+_HASH_CHUNK_BYTES = 1 << 20
+_BOM = b"\xef\xbb\xbf"
+#: Bytes of entity text a document may expand to, beyond eight times its own size.
+MAX_ENTITY_EXPANSION_BYTES = 64 * 1024 * 1024
+_PROLOG_LIMIT = 1 << 20
+_DOCTYPE = re.compile(rb"<!DOCTYPE\s[^\[>]*\[(?P<subset>.*?)\]\s*>", re.DOTALL)
+_ENTITY = re.compile(rb"<!ENTITY\s+(?P<percent>%\s+)?(?P<name>[^\s]+)\s+(?P<rest>[^>]*)>", re.DOTALL)
+_REFERENCE = re.compile(rb"&([A-Za-z_][\w.-]*);")
+_PARSER_BUFFER = "buffer maximal size"
+
+
+def sniff_rdf_format(path: Path) -> ox.RdfFormat:
+    """Return the serialisation of an RDF file, looking inside ``.owl`` files (RDF/XML or Turtle).
+
+    Raises:
+        ValueError: The suffix is not a known RDF serialisation.
+    """
+    if path.suffix.lower() == ".owl":
+        with path.open("rb") as handle:
+            head = handle.read(512).removeprefix(_BOM).lstrip()
+        return ox.RdfFormat.RDF_XML if _XML_START.match(head) else ox.RdfFormat.TURTLE
+    return rdf_format_for(path.suffix)
+
+
+def content_digest(paths: Iterable[Path]) -> str:
+    """Return a digest of the files' bytes, independent of their order and names.
+
+    A store built from files in a fresh temporary directory needs an identity that is
+    the same on every run, or recorded queries (record/replay cache) would never match.
+    """
+    digests = []
+    for path in paths:
+        file_hash = hashlib.sha256()
+        with path.open("rb") as handle:
+            while chunk := handle.read(_HASH_CHUNK_BYTES):
+                file_hash.update(chunk)
+        digests.append(file_hash.hexdigest())
+    return hashlib.sha256("\n".join(sorted(digests)).encode()).hexdigest()
+
+
+def check_xml_entities(path: Path) -> None:
+    """Refuse an RDF/XML file whose DTD entities could expand without bound.
+
+    Raises:
+        ConfigurationError: The file declares external, parameter or nested entities, its
+            DOCTYPE is over 1 MiB, or its references would expand past the cap.
+    """
+    with path.open("rb") as handle:
+        head = handle.read(_PROLOG_LIMIT)
+    if b"<!ENTITY" not in head and b"<!DOCTYPE" not in head:
+        return
+    doctype = _DOCTYPE.search(head)
+    if doctype is None:
+        if b"<!ENTITY" in head:
+            raise ConfigurationError(f"cannot load {path}: its DOCTYPE with entity declarations is over 1 MiB")
+        return
+    sizes: dict[bytes, int] = {}
+    for entity in _ENTITY.finditer(doctype.group("subset")):
+        name, rest = entity.group("name"), entity.group("rest").strip()
+        if entity.group("percent"):
+            raise ConfigurationError(f"cannot load {path}: parameter entity %{name.decode()} is not allowed")
+        if rest.startswith((b"SYSTEM", b"PUBLIC")):
+            raise ConfigurationError(
+                f"cannot load {path}: external entity {name.decode()} is not allowed (it would read another file)"
+            )
+        if _REFERENCE.search(rest):
+            raise ConfigurationError(
+                f"cannot load {path}: entity {name.decode()} refers to another entity; nested entities "
+                "can expand exponentially (billion laughs) and are not allowed"
+            )
+        sizes[name] = len(rest)
+    if sizes:
+        _check_expansion(path, sizes, doctype.end())
+
+
+def _check_expansion(path: Path, sizes: dict[bytes, int], body_start: int) -> None:
+    size = path.stat().st_size
+    budget = MAX_ENTITY_EXPANSION_BYTES + 8 * size
+    expanded = 0
+    tail = b""
+    with path.open("rb") as handle:
+        handle.seek(body_start)
+        while chunk := handle.read(_HASH_CHUNK_BYTES):
+            text = tail + chunk
+            # A reference may straddle two chunks: keep the unfinished end for the next round.
+            cut = max(text.rfind(b"&"), len(text) - 256) if b"&" in text[-256:] else len(text)
+            for match in _REFERENCE.finditer(text, 0, cut):
+                expanded += sizes.get(match.group(1), 0)
+            if expanded > budget:
+                raise ConfigurationError(
+                    f"cannot load {path}: its entity references would expand to over {budget} bytes "
+                    f"({size} bytes on disk); expand the entities in the file instead"
+                )
+            tail = text[cut:]
+    expanded += sum(sizes.get(match.group(1), 0) for match in _REFERENCE.finditer(tail))
+    if expanded > budget:
+        raise ConfigurationError(f"cannot load {path}: its entity references would expand to over {budget} bytes")
+
+
+def _load_one(store: ox.Store, path: Path) -> None:
+    if not path.is_file():
+        raise ConfigurationError(f"RDF file not found: {path}")
+    try:
+        fmt = sniff_rdf_format(path)
+        if fmt == ox.RdfFormat.RDF_XML:
+            check_xml_entities(path)
+        with path.open("rb") as handle:
+            if handle.read(len(_BOM)) == _BOM:
+                store.bulk_load(input=handle, format=fmt)  # the handle is past the BOM
+                return
+        store.bulk_load(path=str(path), format=fmt)
+    except (ValueError, SyntaxError) as exc:
+        raise ConfigurationError(f"cannot load {path}: {exc}") from exc
+    except MemoryError as exc:
+        if _PARSER_BUFFER in str(exc):
+            raise ConfigurationError(
+                f"cannot load {path}: one literal or IRI is over the parser's 16 MiB buffer ({exc})"
+            ) from None
+        raise ConfigurationError(f"cannot load {path}: out of memory while loading it") from None
+
+
+def load_files(store_dir: Path, paths: Iterable[Path]) -> int:
+    """Bulk-load RDF files into a (new or existing) store directory, in place.
+
+    Use :func:`build_store` for a store that must stay intact when a file fails.
+
+    Args:
+        store_dir: Directory of the on-disk store; created when missing.
+        paths: RDF files to load.
+
+    Returns:
+        The number of triples in the store afterwards.
+
+    Raises:
+        ConfigurationError: A file is missing, of an unknown type, not valid RDF, or an entity bomb.
+    """
+    store_dir.mkdir(parents=True, exist_ok=True)
+    store = ox.Store(str(store_dir))
+    try:
+        for path in paths:
+            _load_one(store, path)
+        store.flush()
+        store.optimize()
+        return len(store)
+    finally:
+        del store
+
+
+def build_store(store_dir: Path, paths: Iterable[Path], *, finish: Callable[[Path], None] | None = None) -> int:
+    """Load RDF files into ``store_dir`` atomically: all of them, or the directory is left as it was.
+
+    The store is built in a sibling directory (a copy of ``store_dir`` when it exists), then
+    renamed into place. ``finish`` runs on the built directory before the rename (to save
+    the files' prefixes beside the store, say).
+
+    Returns:
+        The number of triples in the store afterwards.
+
+    Raises:
+        ConfigurationError: A file cannot be loaded (``store_dir`` is unchanged), or
+            ``store_dir`` exists and is not a directory.
+    """
+    target = store_dir.resolve()
+    if target.exists() and not target.is_dir():
+        raise ConfigurationError(f"store directory {store_dir} is a file")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    building = target.with_name(f".{target.name}.building-{os.getpid()}")
+    retired = target.with_name(f".{target.name}.replaced-{os.getpid()}")
+    shutil.rmtree(building, ignore_errors=True)
+    try:
+        if target.exists():
+            shutil.copytree(target, building)
+        count = load_files(building, paths)
+        if finish is not None:
+            finish(building)
+    except BaseException:
+        shutil.rmtree(building, ignore_errors=True)
+        raise
+    if target.exists():
+        target.rename(retired)
+    building.rename(target)
+    shutil.rmtree(retired, ignore_errors=True)
+    return count
