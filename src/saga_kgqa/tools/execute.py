@@ -24,8 +24,8 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex
 from saga_kgqa.state import TypeState, merge_type_state, trace_types
 from saga_kgqa.tools.empty_diagnosis import diagnose_empty
-from saga_kgqa.tools.execute_models import ExecuteError, ExecuteOutcome, ExecuteSettings, ExecuteStatus, failure_outcome
-from saga_kgqa.tools.execute_text import types_seen_text
+from saga_kgqa.tools.execute_models import ExecuteError, ExecuteOutcome, ExecuteSettings, ExecuteStatus
+from saga_kgqa.tools.execute_text import failure_outcome, types_seen_text
 from saga_kgqa.tools.graph_access import fetch_types
 from saga_kgqa.tools.preflight import Preflight, preflight
 from saga_kgqa.tools.render import cap_bytes, render_result_table

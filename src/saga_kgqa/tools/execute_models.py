@@ -7,14 +7,11 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 
-from saga_kgqa.errors import BackendError, EndpointThrottled, QueryRejected, QueryTimeout
 from saga_kgqa.kg.core.result import QueryForm, QueryResult
 from saga_kgqa.schema import SchemaSource
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools.empty_diagnosis import DiagnosisSettings, EmptyDiagnosis
-from saga_kgqa.tools.execute_text import error_text
-from saga_kgqa.tools.render import cap_bytes
-from saga_kgqa.tools.type_check import BlockedPattern
+from saga_kgqa.tools.type_check_models import BlockedPattern
 
 ExecuteStatus = Literal["ok", "empty", "blocked", "rejected", "error"]
 
@@ -132,30 +129,3 @@ class ExecuteSettings:
     max_bytes: int = 8000
     trace_sample: int = 10
     diagnosis: DiagnosisSettings = field(default_factory=DiagnosisSettings)
-
-
-def failure_outcome(
-    status: Literal["rejected", "error"],
-    exc: BackendError,
-    *,
-    query: str,
-    max_bytes: int,
-    theta_delta: TypeState | None = None,
-) -> ExecuteOutcome:
-    """The outcome of a query the guard rejected or the store failed on, with a typed error."""
-    error = ExecuteError(
-        kind=type(exc).__name__,
-        message=exc.message,
-        reason=exc.reason if isinstance(exc, QueryRejected) else None,
-        query_at_fault=exc.query_at_fault,
-        retryable=exc.retryable,
-        retry_after_s=exc.retry_after_s if isinstance(exc, EndpointThrottled) else None,
-    )
-    text = error_text(error, timed_out=isinstance(exc, QueryTimeout))
-    return ExecuteOutcome(
-        status=status,
-        text=cap_bytes(text, max_bytes),
-        query=query,
-        error=error,
-        theta_delta=theta_delta or TypeState(),
-    )

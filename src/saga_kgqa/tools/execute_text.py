@@ -7,15 +7,16 @@ passes :mod:`saga_kgqa.tools.text_safety`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from saga_kgqa.kg.guard.algebra_text import AlgebraWriter
-from saga_kgqa.tools.render import iri_text
+from saga_kgqa.errors import BackendError, EndpointThrottled, QueryRejected, QueryTimeout
+from saga_kgqa.state import TypeState
+from saga_kgqa.tools.execute_models import ExecuteError, ExecuteOutcome
+from saga_kgqa.tools.render import cap_bytes, iri_text
 from saga_kgqa.tools.text_safety import graph_text
 
 if TYPE_CHECKING:
-    from saga_kgqa.tools.execute import ExecuteError
-    from saga_kgqa.tools.type_check import BlockedPattern
+    from saga_kgqa.tools.type_check_models import BlockedPattern
 
 _MAX_TYPES_SHOWN = 5
 _SOURCE_WORDS = {
@@ -30,11 +31,6 @@ _ORIGIN_WORDS = {
     "literal": "the literal's datatype",
     "range": "the range of the path step before it",
 }
-
-
-def display_writer(prefixes: Mapping[str, str]) -> AlgebraWriter:
-    """A writer for showing parts of a model's query: prefixed names, every term cleaned."""
-    return AlgebraWriter(prefixes, clean=graph_text)
 
 
 def names(iris: Iterable[str], prefixes: Mapping[str, str], limit: int = _MAX_TYPES_SHOWN) -> str:
@@ -102,3 +98,30 @@ def error_text(error: ExecuteError, *, timed_out: bool) -> str:
     else:
         advice = "Not the query's fault, and retrying will not help: the graph cannot be used now."
     return f"{head} {advice}"
+
+
+def failure_outcome(
+    status: Literal["rejected", "error"],
+    exc: BackendError,
+    *,
+    query: str,
+    max_bytes: int,
+    theta_delta: TypeState | None = None,
+) -> ExecuteOutcome:
+    """The outcome of a query the guard rejected or the store failed on, with a typed error."""
+    error = ExecuteError(
+        kind=type(exc).__name__,
+        message=exc.message,
+        reason=exc.reason if isinstance(exc, QueryRejected) else None,
+        query_at_fault=exc.query_at_fault,
+        retryable=exc.retryable,
+        retry_after_s=exc.retry_after_s if isinstance(exc, EndpointThrottled) else None,
+    )
+    text = error_text(error, timed_out=isinstance(exc, QueryTimeout))
+    return ExecuteOutcome(
+        status=status,
+        text=cap_bytes(text, max_bytes),
+        query=query,
+        error=error,
+        theta_delta=theta_delta or TypeState(),
+    )

@@ -18,8 +18,8 @@ from saga_kgqa.kg.guard.sparql_algebra import parse_algebra
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex
 from saga_kgqa.state import TypeState, declared_types, merge_type_state, type_patterns_in
-from saga_kgqa.tools.execute_models import ExecuteOutcome, ExecuteSettings, failure_outcome
-from saga_kgqa.tools.execute_text import blocked_text
+from saga_kgqa.tools.execute_models import ExecuteOutcome, ExecuteSettings
+from saga_kgqa.tools.execute_text import blocked_text, failure_outcome
 from saga_kgqa.tools.graph_reads import Reads
 from saga_kgqa.tools.render import cap_bytes
 from saga_kgqa.tools.type_check import TypeCheckReport, TypeCheckSettings, check_query_types

@@ -47,9 +47,8 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, Verdict
 from saga_kgqa.schema.vocab import RDFS_DATATYPE, RDFS_LITERAL, UNIVERSAL_CLASSES, XSD, XSD_PARENTS, literal_type
 from saga_kgqa.state import TypeProvenance, TypeState
-from saga_kgqa.tools.execute_text import display_writer
 from saga_kgqa.tools.graph_access import ask, fetch_types, instance_of, usable_iris
-from saga_kgqa.tools.text_safety import graph_text
+from saga_kgqa.tools.text_safety import display_writer, graph_text
 from saga_kgqa.tools.type_check_models import BlockedPattern, Side, TypeCheckReport, TypeCheckSettings, TypesOrigin
 from saga_kgqa.tools.type_scopes import RequiredPatternWalk, VariableScope
 
