@@ -1,7 +1,7 @@
 """The answer checks (saga_kgqa.checks) on SPINACH's released QALD-10 answers and traces, LLM-free (issue 13).
 
 How many of SPINACH's F1 = 0 answers each check flags, and how many F1 = 1 answers it flags
-wrongly (answers with 0 < F1 < 1 are left out). See saga_kgqa.eval.answer_checks_spinach.
+wrongly (answers with 0 < F1 < 1 are left out). See saga_kgqa.eval.grounding.answer_checks_spinach.
 
 Usage: python bench/answer_checks.py --data-dir ../shared/data
 """
@@ -12,7 +12,7 @@ import argparse
 from pathlib import Path
 
 from saga_kgqa.checks import CHECKS
-from saga_kgqa.eval.answer_checks_spinach import measure, property_exists
+from saga_kgqa.eval.grounding.answer_checks_spinach import measure, property_exists
 from saga_kgqa.kg.core.profiles import WIKIDATA_PREFIXES
 
 

@@ -13,13 +13,17 @@ from rich.console import Console
 
 from saga_kgqa.dialects import WIKIDATA_DIALECT
 from saga_kgqa.dialects.wikidata_store import build_wikidata_store
-from saga_kgqa.eval.grounding import TokenSample
-from saga_kgqa.eval.grounding_report import AGREEMENT_NOTE, token_table
-from saga_kgqa.eval.lookup_tokens import LARGE_NEIGHBOURHOOD, TokenComparison, measure_tokens
-from saga_kgqa.eval.spinach_lookup_cost import SPINACH_PRUNE_PROMPT_TOKENS, full_lookup_samples, recorded_pruned_tokens
-from saga_kgqa.eval.spinach_lookup_cost import TRACE_FILE as SPINACH_TRACE_FILE
-from saga_kgqa.eval.spinach_lookup_cost import ratio as spinach_ratio
-from saga_kgqa.eval.wikidata_grounding import (
+from saga_kgqa.eval.grounding.lookup_tokens import LARGE_NEIGHBOURHOOD, TokenComparison, measure_tokens
+from saga_kgqa.eval.grounding.measurement import TokenSample
+from saga_kgqa.eval.grounding.report import AGREEMENT_NOTE, token_table
+from saga_kgqa.eval.grounding.spinach_lookup_cost import (
+    SPINACH_PRUNE_PROMPT_TOKENS,
+    full_lookup_samples,
+    recorded_pruned_tokens,
+)
+from saga_kgqa.eval.grounding.spinach_lookup_cost import TRACE_FILE as SPINACH_TRACE_FILE
+from saga_kgqa.eval.grounding.spinach_lookup_cost import ratio as spinach_ratio
+from saga_kgqa.eval.grounding.wikidata import (
     FREEBASE_CHECK_SETTINGS,
     codex_test_sample,
     freebase_gold,

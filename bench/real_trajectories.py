@@ -1,7 +1,7 @@
 """The pre-execution check on queries real models wrote: GRASP's released CK25 runs (issue 13).
 
 Every query GRASP executed in its two released CK25 runs (gpt-4.1-mini) is re-run here through
-execute on the CK25 graph; see saga_kgqa.eval.grasp_trajectories for the figures.
+execute on the CK25 graph; see saga_kgqa.eval.grounding.grasp_trajectories for the figures.
 
 Usage: python bench/real_trajectories.py --data-dir ../shared/data
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from saga_kgqa.eval.grasp_trajectories import measure, measure_final_checks
+from saga_kgqa.eval.grounding.grasp_trajectories import measure, measure_final_checks
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import build_schema_index

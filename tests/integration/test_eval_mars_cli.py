@@ -17,10 +17,10 @@ import pytest
 from typer.testing import CliRunner
 
 from saga_kgqa.cli import app
-from saga_kgqa.eval.ablation import MARS_VARIANTS
 from saga_kgqa.eval.loaders import load_benchmark
-from saga_kgqa.eval.predictions import PredictionRecord
-from saga_kgqa.eval.runner import config_path
+from saga_kgqa.eval.qa.ablation import MARS_VARIANTS
+from saga_kgqa.eval.qa.predictions import PredictionRecord
+from saga_kgqa.eval.qa.runner import config_path
 from tests.support.replay_models import GOLD_ENV, MARS_PROMPTS
 
 pytestmark = pytest.mark.shared_data

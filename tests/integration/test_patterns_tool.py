@@ -13,7 +13,7 @@ from saga_kgqa.patterns.ranking import DegreeRanking
 from saga_kgqa.patterns.tool import patterns_tool
 from saga_kgqa.tools import GroundingToolkit
 from saga_kgqa.tools.context import ToolCaps
-from saga_kgqa.tools.hiding import HideSettings
+from saga_kgqa.tools.lookup.hiding import HideSettings
 from tests.support.agent import open_toolbox, run_agent
 from tests.support.scripted_model import answer_type, tool_call
 

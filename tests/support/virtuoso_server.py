@@ -25,16 +25,14 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from tests.support.sparql_ready import answers_ask
 
 VIRTUOSO_BINARY = "virtuoso-t"
 ISQL_BINARY = "isql-vt"
@@ -223,18 +221,7 @@ class VirtuosoServer:
 
 
 def _wait_ready(server: VirtuosoServer) -> bool:
-    ask = server.url + "?query=" + urllib.parse.quote("ASK {}")
-    ends = time.monotonic() + _READY_TIMEOUT_S
-    while time.monotonic() < ends:
-        if server.process.poll() is not None:
-            return False
-        try:
-            with urllib.request.urlopen(ask, timeout=2.0) as response:
-                if response.status == 200:
-                    return True
-        except (urllib.error.URLError, OSError):
-            time.sleep(0.2)
-    return False
+    return answers_ask(server.url, server.process, within_s=_READY_TIMEOUT_S, poll_s=0.2)
 
 
 @contextmanager

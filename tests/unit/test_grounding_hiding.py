@@ -15,7 +15,7 @@ from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import build_schema_index
 from saga_kgqa.schema.vocab import RDFS_CLASS
-from saga_kgqa.tools.preflight import preflight
+from saga_kgqa.tools.execute.preflight import preflight
 from saga_kgqa.tools.results import LookupResult
 from saga_kgqa.tools.toolkit import GroundingToolkit
 from tests.support.grounding import RecordingReader

@@ -6,8 +6,8 @@ import gzip
 import json
 from pathlib import Path
 
-from saga_kgqa.eval.grounding import TokenSample
-from saga_kgqa.eval.spinach_lookup_cost import (
+from saga_kgqa.eval.grounding.measurement import TokenSample
+from saga_kgqa.eval.grounding.spinach_lookup_cost import (
     SPINACH_PRUNE_PROMPT_TOKENS,
     full_lookup_samples,
     ratio,

@@ -10,7 +10,7 @@ import pytest
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex, build_schema_index
-from saga_kgqa.tools.execute import execute
+from saga_kgqa.tools.execute.tool import execute
 
 DATA = Path(__file__).parent.parent / "data" / "hiding" / "partial_hierarchy.ttl"
 EX = "PREFIX ex: <http://example.org/hide/>\n"

@@ -100,8 +100,8 @@ def ablate_command(
     ``--method saga`` runs the paper's Table 5 components; ``--method mars`` runs MARS's ablations
     (top-N, hop limit, examples, typology, verification) instead. ``--coverage`` adds Table 6 to either.
     """
-    from saga_kgqa.eval.ablation import ablation_table, ablation_variants, run_ablation
-    from saga_kgqa.eval.gold import GoldStore
+    from saga_kgqa.eval.qa.ablation import ablation_table, ablation_variants, run_ablation
+    from saga_kgqa.eval.qa.gold import GoldStore
 
     try:
         cache = cache_settings(endpoint, cache_dir, cache_mode, out_dir / "cache")

@@ -43,7 +43,7 @@ from saga_kgqa.kg.cache.replay_cache import CacheMode
 
 if TYPE_CHECKING:
     from saga_kgqa.context import SagaContext
-    from saga_kgqa.eval.runner import Answerer
+    from saga_kgqa.eval.qa.runner import Answerer
     from saga_kgqa.graph.model_calls import ModelFactory
     from saga_kgqa.graph.toolbox import SagaToolbox
 
@@ -231,7 +231,7 @@ def agent_answerer_for(
     method: Method = "saga",
 ) -> Any:
     """Per context, an answerer that streams the chosen graph (SAGA's controller or MARS) over one toolbox."""
-    from saga_kgqa.eval.agent_answerer import AgentAnswerer
+    from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
     from saga_kgqa.graph.builder import SagaGraph, build_graph
 
     graph: SagaGraph
@@ -291,10 +291,10 @@ def run_command(
     ] = None,
 ) -> None:
     """Answer every question of a benchmark, one JSON line per question; rerun to resume."""
-    from saga_kgqa.eval.ablation import run_summary, score_run
-    from saga_kgqa.eval.gold import GoldStore
-    from saga_kgqa.eval.runner import GoldReplayAnswerer, run_benchmark
-    from saga_kgqa.eval.shards import SHARD_KEY, parse_shard, shard_questions
+    from saga_kgqa.eval.qa.ablation import run_summary, score_run
+    from saga_kgqa.eval.qa.gold import GoldStore
+    from saga_kgqa.eval.qa.runner import GoldReplayAnswerer, run_benchmark
+    from saga_kgqa.eval.qa.shards import SHARD_KEY, parse_shard, shard_questions
 
     try:
         chosen_shard = parse_shard(shard) if shard is not None else None

@@ -22,7 +22,7 @@ from saga_kgqa.graph.records import knowledge
 from saga_kgqa.graph.tool_nodes import finish_action
 from saga_kgqa.state import Action
 from saga_kgqa.state.schema import SagaState
-from saga_kgqa.tools.execute import ExecuteSettings
+from saga_kgqa.tools.execute.tool import ExecuteSettings
 
 
 def enabled_checks(context: SagaContext) -> tuple[CheckName, ...]:

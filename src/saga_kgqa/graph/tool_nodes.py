@@ -23,7 +23,7 @@ from saga_kgqa.graph.records import discovered_types, knowledge, step_record
 from saga_kgqa.state import ANSWER_KEY, Action, KnowledgeEntry, Outcome, PruneRequest, QueryAttempt, TypeState
 from saga_kgqa.state.schema import SagaState
 from saga_kgqa.tools import LookupResult
-from saga_kgqa.tools.execute import ExecuteOutcome, ExecuteSettings
+from saga_kgqa.tools.execute.tool import ExecuteOutcome, ExecuteSettings
 from saga_kgqa.tools.text_safety import graph_text
 
 #: Characters of an error message shown to the model (the execute tool shows as many).

@@ -23,7 +23,7 @@ from saga_kgqa.kg.remote.wikidata_search import WikidataEntitySearch
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools import GroundingToolkit, LookupResult, PropertyExamplesResult, SearchResult, ToolCaps
-from saga_kgqa.tools.execute import ExecuteOutcome, ExecuteSettings, execute
+from saga_kgqa.tools.execute.tool import ExecuteOutcome, ExecuteSettings, execute
 
 if TYPE_CHECKING:
     from saga_kgqa.patterns.ranking import Ranking

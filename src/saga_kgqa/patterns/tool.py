@@ -2,7 +2,7 @@
 
 The combination neither paper has: MARS's ranked, enriched patterns, with SAGA's rule that a
 property whose domain (outgoing) or range (incoming) conflicts with the entity's known types
-is hidden. An outgoing pattern is decided by lookup's own rule (:mod:`saga_kgqa.tools.hiding`:
+is hidden. An outgoing pattern is decided by lookup's own rule (:mod:`saga_kgqa.tools.lookup.hiding`:
 hidden only when the schema or the data confirms the conflict), so both tools hide exactly the
 same properties; an incoming one by the schema's range check. An unknown domain or an untyped
 entity keeps all.
@@ -18,7 +18,7 @@ from saga_kgqa.patterns.ranking import Ranking
 from saga_kgqa.patterns.retrieval import retrieve_patterns
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools.context import ToolContext
-from saga_kgqa.tools.dialect_reads import graph_superclasses
+from saga_kgqa.tools.lookup.dialect_reads import graph_superclasses
 
 
 @dataclass(frozen=True, slots=True)

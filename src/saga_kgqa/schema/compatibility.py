@@ -35,7 +35,7 @@ Basis = Literal[
     "unconfirmed_source",
 ]
 
-#: The rule that hid a property at lookup (:mod:`saga_kgqa.tools.hiding`).
+#: The rule that hid a property at lookup (:mod:`saga_kgqa.tools.lookup.hiding`).
 HideRule = Literal["domain_conflict", "closed_schema"]
 
 

@@ -14,12 +14,12 @@ from saga_kgqa.kg.remote.wikidata_search import WikidataEntitySearch
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
 from saga_kgqa.schema.model import SideEvidence
 from saga_kgqa.tools.graph_reads import Reads, Texts
-from saga_kgqa.tools.hiding import HideSettings, Hiding
 from saga_kgqa.tools.identifiers import resolve_iri
-from saga_kgqa.tools.label_index import LabelIndex, NameIndex, name_predicates
+from saga_kgqa.tools.lookup.hiding import HideSettings, Hiding
 from saga_kgqa.tools.render import compact_iri
 from saga_kgqa.tools.render_observations import TextCaps
 from saga_kgqa.tools.results import PropertyInfo, Ref, Value
+from saga_kgqa.tools.search.label_index import LabelIndex, NameIndex, name_predicates
 
 _LANGUAGE_TAG = re.compile(r"[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*")
 

@@ -17,7 +17,7 @@ from saga_kgqa.kg.core.result import TermKind
 from saga_kgqa.schema import CompatibilityMode, SchemaSource
 from saga_kgqa.schema.compatibility import Basis, Decision, HideRule
 from saga_kgqa.state import TypeState
-from saga_kgqa.tools.label_index import MatchKind
+from saga_kgqa.tools.search.label_index import MatchKind
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -119,7 +119,7 @@ class HiddenProperty(BaseModel):
         value_count: How many values the entity has for it.
         basis: The compatibility rule behind the conflict.
         reason: One sentence naming the conflict and what confirmed it.
-        rule: Which hide rule hid it (:mod:`saga_kgqa.tools.hiding`): ``domain_conflict``
+        rule: Which hide rule hid it (:mod:`saga_kgqa.tools.lookup.hiding`): ``domain_conflict``
             (every type's ancestry is recorded and none reaches the domain) or
             ``closed_schema`` (a flat, closed ontology).
     """
