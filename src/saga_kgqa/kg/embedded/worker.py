@@ -211,6 +211,7 @@ class QueryWorker:
         self._cleanup = str(cleanup_dir) if cleanup_dir is not None else None
         self._lock = threading.Lock()
         self._process: _Process | None = None
+        self._ready = False  # the current process answered its configuration with "ready"
         self._closed = False
         self._starts = 0
 
@@ -342,28 +343,32 @@ class QueryWorker:
             "(anchor an entity, avoid cross products and huge strings, sort less) — it was not retried"
         )
 
+    def prestart(self) -> None:
+        """Start a worker process and send it its configuration, without waiting for it to be ready.
+
+        A no-op when a worker is already running or the worker is closed; a start that fails
+        here is left for the next query to report (and retry).
+        """
+        with self._lock:
+            if self._closed or (self._process is not None and self._process.alive()):
+                return
+            with contextlib.suppress(EndpointUnavailable):
+                self._spawn()
+
     def _ensure_started(self) -> _Process:
         if self._closed:
             raise EndpointUnavailable("the embedded store is closed")
-        if self._process is not None and self._process.alive():
-            return self._process
-        self._stop(polite=False)
-        try:
-            process = _Process(self._cleanup)
-        except OSError as exc:
-            raise EndpointUnavailable(f"the embedded store's query worker could not start: {exc}") from exc
-        self._process = process
-        self._starts += 1
+        if self._process is None or not self._process.alive():
+            self._spawn()
+        process = self._process
+        assert process is not None
+        if self._ready:
+            return process
         why = f"no answer within {self._startup_timeout_s:g} s"
-        config = {
-            "store": self._store_dir,
-            "prefixes": self._prefixes,
-            "memory_bytes": self._memory_mb * 1024 * 1024,
-        }
         try:
-            process.send(config)
             reply = process.receive(time.perf_counter() + self._startup_timeout_s, _FRAME_SLACK)
             if reply is not None and reply.get("status") == "ready":
+                self._ready = True
                 return process
             if reply is not None:
                 why = str(reply.get("message", why))
@@ -371,6 +376,29 @@ class QueryWorker:
             why = "it exited while starting"
         self._stop(polite=False)
         raise EndpointUnavailable(f"the embedded store's query worker could not start: {why}")
+
+    def _spawn(self) -> None:
+        """Start a process and send its configuration; its "ready" reply is read by :meth:`_ensure_started`."""
+        self._stop(polite=False)
+        try:
+            process = _Process(self._cleanup)
+        except OSError as exc:
+            raise EndpointUnavailable(f"the embedded store's query worker could not start: {exc}") from exc
+        self._process = process
+        self._ready = False
+        self._starts += 1
+        config = {
+            "store": self._store_dir,
+            "prefixes": self._prefixes,
+            "memory_bytes": self._memory_mb * 1024 * 1024,
+        }
+        try:
+            process.send(config)
+        except _WorkerDied:
+            self._stop(polite=False)
+            raise EndpointUnavailable(
+                "the embedded store's query worker could not start: it exited while starting"
+            ) from None
 
     def _stop(self, *, polite: bool) -> None:
         process, self._process = self._process, None
