@@ -347,16 +347,22 @@ class QueryWorker:
         A no-op when a worker is already running or the worker is closed; a start that fails
         here is left for the next query to report (and retry).
         """
-        with self._lock:
+        # Never wait: a query running in another thread holds the lock, and its worker is up anyway.
+        if not self._lock.acquire(blocking=False):
+            return
+        try:
             if self._closed or (self._process is not None and self._process.alive()):
                 return
             with contextlib.suppress(EndpointUnavailable):
                 self._spawn()
+        finally:
+            self._lock.release()
 
     def _ensure_started(self) -> _Process:
         if self._closed:
             raise EndpointUnavailable("the embedded store is closed")
-        if self._process is None or not self._process.alive():
+        prestarted = self._process is not None and self._process.alive()
+        if not prestarted:
             self._spawn()
         process = self._process
         assert process is not None
@@ -372,6 +378,11 @@ class QueryWorker:
                 why = str(reply.get("message", why))
         except _WorkerDied:
             why = "it exited while starting"
+            if prestarted:
+                # Started early by prestart() and killed from outside before it was ready: not
+                # this query's fault, so one fresh start (which reports its own failure).
+                self._stop()
+                return self._ensure_started()
         self._stop()
         raise EndpointUnavailable(f"the embedded store's query worker could not start: {why}")
 
