@@ -367,16 +367,17 @@ def test_close_stops_the_worker_deletes_the_temp_store_and_refuses_queries(graph
 # --- prestart: the worker starts while the guard checks, without any query sent ---------------------
 
 
-def test_prestart_starts_the_worker_that_the_next_guard_query_uses(store: EmbeddedStore) -> None:
-    assert store.worker_pid is None
-    store.prestart()
-    pid = store.worker_pid
-    assert pid is not None and store.worker_starts == 1
-    store.prestart()  # already running: no second process
-    assert store.worker_starts == 1
-    result = store.execute(query("ASK { ?s ?p ?o }", "guard", "ASK"))
-    assert result.boolean is True
-    assert (store.worker_pid, store.worker_starts) == (pid, 1)
+def test_prestart_starts_the_worker_that_the_next_guard_query_uses(graph_file: Path) -> None:
+    with EmbeddedStore.from_files([graph_file]) as store:
+        assert store.worker_pid is None
+        store.prestart()
+        pid = store.worker_pid
+        assert pid is not None and store.worker_starts == 1
+        store.prestart()  # already running: no second process
+        assert store.worker_starts == 1
+        result = store.execute(query("ASK { ?s ?p ?o }", "guard", "ASK"))
+        assert result.boolean is True
+        assert (store.worker_pid, store.worker_starts) == (pid, 1)
 
 
 def test_prestart_never_waits_for_a_query_running_in_another_thread(store: EmbeddedStore) -> None:
