@@ -88,7 +88,8 @@ def _print_tally(tally: TrajectoryTally, details: int) -> None:
     )
     print(
         f"returned nothing (no rows, or ASK false): {tally.returned_nothing}; blocked among them: "
-        f"{tally.blocked_empty}; blocked with no known outcome: {tally.blocked_unconfirmed}"
+        f"{tally.blocked_empty}; with a pattern checked against a known type: {tally.type_checked_empty}; "
+        f"blocked with no known outcome: {tally.blocked_unconfirmed}"
     )
     for line in tally.block_texts:
         print(f"block: {line}")

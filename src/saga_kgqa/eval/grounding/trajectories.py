@@ -54,6 +54,7 @@ class TrajectoryTally:
     queries: int = 0
     by_status: dict[str, int] = field(default_factory=dict)
     type_checked: int = 0
+    type_checked_empty: int = 0
     blocked_empty: int = 0
     blocked_unconfirmed: int = 0
     false_blocks: list[str] = field(default_factory=list)
@@ -106,6 +107,7 @@ def measure_trajectories(
         tally.type_checked += bool(found.report.checked)
         outcome = query.recorded or run_outcome(graph, query.sparql)
         blocked = found.stop is not None and found.stop.status == "blocked"
+        tally.type_checked_empty += bool(found.report.checked) and outcome in _RETURNED_NOTHING
         _count(tally, "blocked" if blocked else outcome)
         shown = f"{query.qid}: {' '.join(query.sparql.split())[:200]}"
         if blocked and outcome == "ok":
