@@ -9,7 +9,7 @@
 
 Both go through saga_kgqa.eval.grounding.trajectories, whose docstring defines the figures.
 
-Usage: python bench/real_trajectories.py --data-dir ../shared/data [--wikidata-store stores/wikidata]
+Usage: python bench/real_trajectories.py --data-dir ../shared/data [--wikidata-store stores/wikidata] [--ablations]
 """
 
 from __future__ import annotations
@@ -19,17 +19,18 @@ import logging
 import shutil
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from saga_kgqa.dialects.wikidata_store import build_wikidata_store
 from saga_kgqa.eval.grounding.grasp_trajectories import measure, measure_final_checks
-from saga_kgqa.eval.grounding.spinach_trajectories import measure_spinach
-from saga_kgqa.eval.grounding.trajectories import TrajectoryTally
+from saga_kgqa.eval.grounding.spinach_trajectories import SPINACH_CHECK_SETTINGS, measure_spinach, spinach_queries
+from saga_kgqa.eval.grounding.trajectories import TrajectoryTally, measure_trajectories
 from saga_kgqa.kg.core.profiles import get_profile
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
-from saga_kgqa.schema import build_dialect_index, build_schema_index
+from saga_kgqa.schema import SchemaIndex, build_dialect_index, build_schema_index
 
 
 def main() -> None:
@@ -38,6 +39,11 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=Path("../shared/data"))
     parser.add_argument("--wikidata-store", type=Path, default=None, help="a built offline Wikidata store")
     parser.add_argument("--details", type=int, default=10, help="empty queries not blocked, listed")
+    parser.add_argument(
+        "--ablations",
+        action="store_true",
+        help="also check SPINACH's queries schema-only (no confirming ASK) and with the vacuous-pattern block",
+    )
     args = parser.parse_args()
     # rdflib logs every literal it cannot convert ("2018-00-00" dates); the check does not need them.
     logging.getLogger("rdflib.term").setLevel(logging.CRITICAL)
@@ -62,10 +68,13 @@ def main() -> None:
         wikidata_schema = build_dialect_index("wikidata", data_dir=args.data_dir)
         with KnowledgeGraph(EmbeddedStore(store, profile=get_profile("wikidata"))) as graph:
             spinach = measure_spinach(graph, wikidata_schema, args.data_dir, details=args.details)
+            ablations = _ablations(graph, wikidata_schema, args.data_dir) if args.ablations else []
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print(f"== SPINACH QALD-10, offline types only ({time.perf_counter() - started:.0f} s)")
     _print_tally(spinach, args.details)
+    for line in ablations:
+        print(line)
     share_wrong = final.any_wrong / final.wrong if final.wrong else 0.0
     share_right = final.any_right / final.right if final.right else 0.0
     print(
@@ -78,6 +87,22 @@ def main() -> None:
         f"spinach_checkable_share={spinach.share(spinach.type_checked):.3f} "
         f"spinach_accepted_share={spinach.share(spinach.checkable):.3f} spinach_real_queries={spinach.queries}"
     )
+
+
+def _ablations(graph: KnowledgeGraph, schema: SchemaIndex, data_dir: Path) -> list[str]:
+    """SPINACH's queries under two other settings, side by side with the measured one."""
+    lines = []
+    for name, settings in (
+        ("schema-only (no confirming ASK)", replace(SPINACH_CHECK_SETTINGS, verify_blocks=False)),
+        ("with the vacuous-pattern block (a partial store)", replace(SPINACH_CHECK_SETTINGS, check_vacuous=True)),
+    ):
+        tally = measure_trajectories(graph, schema, spinach_queries(data_dir), settings)
+        lines.append(
+            f"ablation, {name}: blocked {tally.blocked_empty}/{tally.returned_nothing} that returned nothing, "
+            f"false blocks {len(tally.false_blocks)}, blocked with no known outcome {tally.blocked_unconfirmed}"
+        )
+        lines.extend(f"  false block: {line}" for line in tally.false_blocks[:3])
+    return lines
 
 
 def _print_tally(tally: TrajectoryTally, details: int) -> None:
