@@ -11,7 +11,21 @@ from typing import Any, Literal
 
 from saga_kgqa.state import Action
 
-ActionRoute = Literal["search", "lookup", "patterns", "examples", "execute", "refuse_action", "finalize"]
+ActionRoute = Literal[
+    "search",
+    "lookup",
+    "patterns",
+    "examples",
+    "execute",
+    "find_sources",
+    "summary",
+    "resolve",
+    "expand",
+    "bridge",
+    "execute_on",
+    "refuse_action",
+    "finalize",
+]
 LookupRoute = Literal["prune_fallback", "controller", "finalize"]
 
 _TOOL_NODES: dict[str, ActionRoute] = {
@@ -20,6 +34,12 @@ _TOOL_NODES: dict[str, ActionRoute] = {
     "patterns": "patterns",
     "examples": "examples",
     "execute": "execute",
+    "find_sources": "find_sources",
+    "summary": "summary",
+    "resolve": "resolve",
+    "expand": "expand",
+    "bridge": "bridge",
+    "execute_on": "execute_on",
 }
 
 

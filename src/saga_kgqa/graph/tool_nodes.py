@@ -41,31 +41,31 @@ class ToolNodes:
 
     def search(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
         """Run ``search(text)``."""
-        context, action, step = _begin(state, runtime)
+        context, action, step = begin_step(state, runtime)
         try:
             result = self.dependencies.tools(context).search(action.argument)
         except (ToolInputError, BackendError) as exc:
             return _failed(action, step, exc)
         outcome: Outcome = "ok" if result.hits else "empty"
         entry = knowledge(step, outcome, f"search {action.argument[:60]!r}: {len(result.hits)} hits")
-        return _finish(action, step, result.text, outcome, [entry])
+        return finish_step(action, step, result.text, outcome, [entry])
 
     def examples(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
         """Run ``examples(property)``."""
-        context, action, step = _begin(state, runtime)
+        context, action, step = begin_step(state, runtime)
         try:
             result = self.dependencies.tools(context).examples(action.argument)
         except (ToolInputError, BackendError) as exc:
             return _failed(action, step, exc)
         outcome: Outcome = "ok" if result.found else "empty"
         entry = knowledge(step, outcome, f"examples {result.info.property.id}: {len(result.examples)} triples")
-        return _finish(action, step, result.text, outcome, [entry])
+        return finish_step(action, step, result.text, outcome, [entry])
 
     def patterns(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
         """Run ``patterns(entity)``: its patterns ranked for the question, type-filtered like lookup."""
         from saga_kgqa.patterns.configured import configured_ranking
 
-        context, action, step = _begin(state, runtime)
+        context, action, step = begin_step(state, runtime)
         try:
             result = self.dependencies.tools(context).patterns(
                 action.argument,
@@ -78,11 +78,11 @@ class ToolNodes:
             return _failed(action, step, exc)
         outcome: Outcome = "ok" if result.found else "empty"
         summary = f"patterns {action.argument[:60]}: {len(result.shown)} shown, {len(result.hidden)} hidden by type"
-        return _finish(action, step, result.text, outcome, [knowledge(step, outcome, summary)])
+        return finish_step(action, step, result.text, outcome, [knowledge(step, outcome, summary)])
 
     def lookup(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
         """Run the type-constrained ``lookup(entity)``; an untyped entity goes to the prune fallback."""
-        context, action, step = _begin(state, runtime)
+        context, action, step = begin_step(state, runtime)
         tools = self.dependencies.tools(context)
         try:
             result = tools.lookup(action.argument, theta=_theta_for_tools(state, context), step=step)
@@ -104,11 +104,12 @@ class ToolNodes:
             f"lookup {result.entity.id}: {len(result.types)} types, {result.shown} properties shown, "
             f"{len(result.hidden)} hidden by domain"
         )
-        return _finish(action, step, result.text, outcome, [knowledge(step, outcome, summary), *entries], theta_delta)
+        entries = [knowledge(step, outcome, summary), *entries]
+        return finish_step(action, step, result.text, outcome, entries, theta_delta)
 
     def execute(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
         """Run ``execute(sparql)``: guard, type check, run, record result types, diagnose an empty result."""
-        context, action, step = _begin(state, runtime)
+        context, action, step = begin_step(state, runtime)
         tools = self.dependencies.tools(context)
         settings = ExecuteSettings(max_rows_shown=context.max_rows_shown, max_bytes=context.max_observation_bytes)
         result = tools.execute(action.argument, theta=_theta_for_tools(state, context), step=step, settings=settings)
@@ -119,7 +120,7 @@ class ToolNodes:
         outcome: Outcome = result.status
         entries = [knowledge(step, outcome, execute_summary(result))]
         entries += discovered_types(state.get("theta"), theta_delta, step, tools.prefixes)
-        delta = _finish(action, step, result.text, outcome, entries, theta_delta)
+        delta = finish_step(action, step, result.text, outcome, entries, theta_delta)
         delta["attempts"] = [attempt]
         return delta
 
@@ -130,7 +131,7 @@ class ToolNodes:
         if not isinstance(action, Action):
             return {"pending_action": None}
         problem = action.problem or "This action cannot run."
-        return _finish(action, step, problem, "refused", [knowledge(step, "refused", problem)])
+        return finish_step(action, step, problem, "refused", [knowledge(step, "refused", problem)])
 
 
 def execute_summary(result: ExecuteOutcome) -> str:
@@ -177,7 +178,8 @@ def prune_request(result: LookupResult, action: Action, step: int) -> PruneReque
     )
 
 
-def _begin(state: SagaState, runtime: Runtime[SagaContext]) -> tuple[SagaContext, Action, int]:
+def begin_step(state: SagaState, runtime: Runtime[SagaContext]) -> tuple[SagaContext, Action, int]:
+    """The run's context, the pending action and the step number a tool node works with."""
     action = state.get("pending_action")
     if not isinstance(action, Action):
         # Routing sends only valid actions here; a hand-edited state still gets an answer.
@@ -204,10 +206,10 @@ def _failed(action: Action, step: int, exc: ToolInputError | BackendError) -> di
         fault = "the query must change" if exc.query_at_fault else "not a problem with your request"
         retry = "retrying later may help" if exc.retryable else "retrying the same call will not help"
         text = f"The graph failed ({type(exc).__name__}: {message}); {fault}; {retry}."
-    return _finish(action, step, text, "error", [knowledge(step, "error", text)])
+    return finish_step(action, step, text, "error", [knowledge(step, "error", text)])
 
 
-def _finish(
+def finish_step(
     action: Action,
     step: int,
     observation: str,
@@ -215,6 +217,7 @@ def _finish(
     entries: list[KnowledgeEntry],
     theta_delta: TypeState | None = None,
 ) -> dict[str, Any]:
+    """The delta of a finished tool call: its step record, knowledge-log lines, tool message and Θ evidence."""
     delta: dict[str, Any] = {
         "pending_action": None,
         "history": [step_record(step, action, observation, outcome)],
