@@ -153,3 +153,22 @@ def test_many_sources_offer_find_instead_of_the_catalog(tmp_path: Path) -> None:
     assert "find_sources" in run.model.bound_tools
     step = run.state["history"][0]
     assert step.outcome == "ok" and step.observation.splitlines()[0].startswith("- lab0:")
+
+
+def test_a_bad_source_argument_is_an_observation(two_sources: tuple[SourceSet, SagaToolbox]) -> None:
+    sources, toolbox = two_sources
+    script = [
+        answer_type("person"),
+        tool_call("summary", source="https://attacker.example/sparql"),
+        tool_call("execute_on", request="PREFIX lab: <http://example.org/lab/> SELECT ?s WHERE { ?s ?p ?o }"),
+        tool_call("resolve", request="nowhere: Kinase A"),
+        tool_call("stop"),
+    ]
+    run = run_agent(toolbox, script, question=QUESTION, sources=sources)
+    url, no_source, unknown = run.state["history"]
+    assert [url.outcome, no_source.outcome, unknown.outcome] == ["error", "error", "error"]
+    # A URL is no source name, and nothing was fetched: the known names are listed instead.
+    assert "people" in url.observation and "proteins" in url.observation
+    assert "'SOURCE: SPARQL query'" in no_source.observation
+    assert "nowhere" in unknown.observation and "people" in unknown.observation
+    assert run.output["attempts"] == [] and run.output["status"] != "answered"
