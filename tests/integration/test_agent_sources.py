@@ -24,7 +24,7 @@ from saga_kgqa.sources.grounding import execute_on_source
 from saga_kgqa.sources.session import SourceSet
 from tests.conftest import TEST_DATA
 from tests.support.agent import open_toolbox, run_agent
-from tests.support.scripted_model import answer_type, tool_call
+from tests.support.scripted_model import answer_type, text_action, tool_call
 
 LAB = TEST_DATA / "autoschema" / "lab.trig"
 L = "http://example.org/lab/"
@@ -172,3 +172,19 @@ def test_a_bad_source_argument_is_an_observation(two_sources: tuple[SourceSet, S
     assert "'SOURCE: SPARQL query'" in no_source.observation
     assert "nowhere" in unknown.observation and "people" in unknown.observation
     assert run.output["attempts"] == [] and run.output["status"] != "answered"
+
+
+def test_source_tools_in_text_action_mode(two_sources: tuple[SourceSet, SagaToolbox]) -> None:
+    sources, toolbox = two_sources
+    names = f'SELECT ?n WHERE {{ ?y <{L}orcid> "0000-0001-2345-6789" ; <{L}name> ?n }}'
+    script = [
+        answer_type("person"),
+        *text_action("summary", "people"),
+        *text_action("execute_on", f"people: {names}"),
+        *text_action("stop", ""),
+    ]
+    run = run_agent(toolbox, script, question=QUESTION, sources=sources, tool_calling="text")
+    assert [step.tool for step in run.state["history"]] == ["summary", "execute_on"]
+    assert "execute_on(SOURCE: sparql)" in run.model.prompt_text(1)
+    assert "execute_on" in run.model.prompt_text(2)  # the parsing call knows the source tools
+    assert [row["n"] for row in run.output["answer"].rows] == ["Alice Adler"]
