@@ -17,13 +17,13 @@ from langchain_core.messages import ToolMessage
 from langgraph.runtime import Runtime
 
 from saga_kgqa.context import SagaContext, resolve_context
-from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.graph.dependencies import GraphDependencies
+from saga_kgqa.graph.source_tools import attempt_tools
 from saga_kgqa.kg.core.result import QueryResult
 from saga_kgqa.kg.guard.sparql_lexer import tokenize
 from saga_kgqa.state import Action, Answer, QueryAttempt, RunStatus, TraceSummary
 from saga_kgqa.state.schema import SagaState
-from saga_kgqa.tools.execute import ExecuteOutcome, ExecuteSettings
+from saga_kgqa.tools.execute.tool import ExecuteSettings
 
 
 def choose_final_query(attempts: list[QueryAttempt]) -> QueryAttempt | None:
@@ -78,7 +78,8 @@ class FinalizeNode:
                 max_rows_shown=min(context.answer_rows, 50),
                 max_bytes=context.max_observation_bytes,
             )
-            outcome = self._run_final(chosen, final_sparql, context, state.get("steps", 0), settings)
+            tools = attempt_tools(self.dependencies, context, chosen)
+            outcome = tools.execute(final_sparql, theta=None, step=state.get("steps", 0), settings=settings)
             if outcome.status in ("ok", "empty"):
                 answer = answer_of(outcome.result, outcome.text)
                 if stop_reason == "stop":
@@ -100,19 +101,6 @@ class FinalizeNode:
             # Answer the stop call so the transcript has no dangling tool call.
             delta["messages"] = [ToolMessage(f"Finished: {status}.", tool_call_id=pending.call_id, name="stop")]
         return delta
-
-    def _run_final(
-        self, chosen: QueryAttempt, sparql: str, context: SagaContext, step: int, settings: ExecuteSettings
-    ) -> ExecuteOutcome:
-        """Run the final query where its attempt ran: the run's graph, or the named source of ``execute_on``."""
-        if chosen.source is None:
-            return self.dependencies.tools(context).execute(sparql, theta=None, step=step, settings=settings)
-        from saga_kgqa.sources.grounding import execute_on_source
-
-        sources = self.dependencies.sources(context)
-        if sources is None:
-            raise ConfigurationError(f"the final query ran on source {chosen.source!r}, which is no longer configured")
-        return execute_on_source(sources, chosen.source, sparql, settings=settings)
 
 
 def answer_of(result: QueryResult | None, text: str) -> Answer:

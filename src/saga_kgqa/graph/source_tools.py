@@ -22,10 +22,11 @@ from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import BackendError, ConfigurationError, ToolInputError
 from saga_kgqa.graph.dependencies import GraphDependencies
 from saga_kgqa.graph.records import knowledge
-from saga_kgqa.graph.tool_nodes import ERROR_TEXT_CAP, begin_step, execute_summary, finish_step
+from saga_kgqa.graph.tool_nodes import ERROR_TEXT_CAP, begin_step, execute_summary, finish_action
+from saga_kgqa.graph.toolbox import ToolView
 from saga_kgqa.state import Action, Outcome, QueryAttempt
 from saga_kgqa.state.schema import SagaState
-from saga_kgqa.tools.execute import ExecuteSettings
+from saga_kgqa.tools.execute.tool import ExecuteSettings
 from saga_kgqa.tools.text_safety import cap_block, graph_text
 
 if TYPE_CHECKING:
@@ -111,6 +112,24 @@ def source_prompt_lines(mode: SourceMode, *, steps_left: int) -> str:
     if not mode.find:
         lines += ["Catalog:", catalog_text(list_sources(mode.sources))]
     return "\n".join(lines)
+
+
+def attempt_tools(dependencies: GraphDependencies, context: SagaContext, attempt: QueryAttempt) -> ToolView:
+    """The tools over the graph an attempt ran on: the run's own, or the named source of ``execute_on``.
+
+    The final run and the answer checks use it, so a cross-source answer is re-run and
+    checked on the source that produced it.
+
+    Raises:
+        ConfigurationError: The attempt's source is no longer configured.
+    """
+    if attempt.source is None:
+        return dependencies.tools(context)
+    sources = dependencies.sources(context)
+    if sources is None:
+        raise ConfigurationError(f"the query ran on source {attempt.source!r}, which is no longer configured")
+    opened = sources.get(attempt.source)
+    return ToolView(opened.toolkit(), opened.graph, opened.schema(), type_filter=context.type_filter)
 
 
 def split_target(argument: str) -> tuple[str, str] | None:
@@ -210,7 +229,7 @@ class SourceToolNodes:
         )
         outcome: Outcome = result.status
         entry = knowledge(step, outcome, f"on {source}: {execute_summary(result)}")
-        delta = finish_step(action, step, cap_block(result.text, RESULT_CHARS), outcome, [entry])
+        delta = finish_action(action, step, cap_block(result.text, RESULT_CHARS), outcome, [entry])
         delta["attempts"] = [attempt]
         return delta
 
@@ -223,7 +242,7 @@ class SourceToolNodes:
             text, outcome, summary = run(sources, action)
         except (ToolInputError, ConfigurationError, BackendError) as exc:
             return _failed(action, step, exc)
-        return finish_step(action, step, cap_block(text, RESULT_CHARS), outcome, [knowledge(step, outcome, summary)])
+        return finish_action(action, step, cap_block(text, RESULT_CHARS), outcome, [knowledge(step, outcome, summary)])
 
 
 def _target(action: Action, what: str) -> tuple[str, str]:
@@ -241,4 +260,4 @@ def _failed(action: Action, step: int, exc: ToolInputError | ConfigurationError 
         text = f"The source failed ({type(exc).__name__}: {message}); {retry}."
     else:
         text = f"Invalid argument for {action.tool}: {message}"
-    return finish_step(action, step, text, "error", [knowledge(step, "error", text)])
+    return finish_action(action, step, text, "error", [knowledge(step, "error", text)])
