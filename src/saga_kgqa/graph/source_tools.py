@@ -40,7 +40,7 @@ CATALOG_IN_PROMPT = 5
 LOW_BUDGET_STEPS = 2
 
 _LOW_BUDGET = " The budget is nearly spent: answer now with the best supported result."
-_TARGET = re.compile(r"\A\s*([A-Za-z0-9_.\-]+)\s*:\s*(.+?)\s*\Z", re.DOTALL)
+_TARGET = re.compile(r"\A\s*([A-Za-z0-9_.\-]+)\s*:\s*(\S.*?)\s*\Z", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +110,8 @@ def source_prompt_lines(mode: SourceMode, *, steps_left: int) -> str:
         f"Steps left: {steps_left}." + (_LOW_BUDGET if steps_left <= LOW_BUDGET_STEPS else ""),
     ]
     if not mode.find:
-        lines += ["Catalog:", catalog_text(list_sources(mode.sources))]
+        # A record with a title and a description is shown as written; only the others are surveyed for one.
+        lines += ["Catalog:", catalog_text(list_sources(mode.sources, survey_missing=False))]
     return "\n".join(lines)
 
 
