@@ -51,7 +51,13 @@ class CallerSourcesFactory:
         self._lock = threading.Lock()
 
     def __call__(self, context: SagaContext) -> SourceSet | None:
-        """The catalog's sources (a caller picks among them only by name, in the tools' arguments)."""
+        """The catalog's sources (a caller picks among them only by name, in the tools' arguments).
+
+        A catalog built from the environment (no file: the example graph and ``SAGA_DATA``)
+        has no named sources for the agent, so such a server answers over its one graph as before.
+        """
+        if self.catalog.path is None:
+            return None
         with self._lock:
             if self._sources is None:
                 self._sources = SourceSet(self.catalog)
