@@ -23,6 +23,15 @@ TYPED_QUERY = EX + "SELECT ?x WHERE { ?x a ex:Astronaut }"
 #: ex:launchDate's domain is ex:Mission: on an astronaut it can never match.
 CONFLICT_QUERY = EX + "SELECT ?d WHERE { ?x ex:launchDate ?d }"
 SAGA_TOOLS = {"search", "lookup", "examples", "execute"}
+SOURCE_TOOLS = {
+    "catalog_list",
+    "catalog_categories",
+    "catalog_find",
+    "source_summary",
+    "resolve_entity",
+    "expand_entity",
+    "bridge_sources",
+}
 
 Body = Callable[[ClientSession], Awaitable[None]]
 
@@ -54,7 +63,7 @@ def text(result: CallToolResult) -> str:
 
 async def every_tool(session: ClientSession) -> None:
     listed = {tool.name: tool for tool in (await session.list_tools()).tools}
-    assert set(listed) == SAGA_TOOLS  # no model configured: no ask
+    assert set(listed) == SAGA_TOOLS | SOURCE_TOOLS  # no model configured: no ask
     for tool in listed.values():
         assert tool.annotations is not None and tool.annotations.readOnlyHint is True
         assert tool.annotations.openWorldHint is False  # the example graph is local
@@ -164,10 +173,14 @@ def test_a_failing_endpoint_is_an_error_payload_that_names_only_the_source(tmp_p
 
     async def body(session: ClientSession) -> None:
         listed = (await session.list_tools()).tools
-        assert all(tool.annotations is not None and tool.annotations.openWorldHint for tool in listed)
+        # Every tool that reads the graph reaches the remote endpoint; categories read only the catalog.
+        reaching = [tool for tool in listed if tool.name != "catalog_categories"]
+        assert all(tool.annotations is not None and tool.annotations.openWorldHint for tool in reaching)
         for name, arguments in (
             ("execute", {"sparql": "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"}),
             ("search", {"text": "Jim"}),
+            ("resolve_entity", {"text": "Jim"}),
+            ("expand_entity", {"entity": "<http://example.org/space/JimLovell>"}),
         ):
             result = await session.call_tool(name, arguments)
             assert result.isError, name
