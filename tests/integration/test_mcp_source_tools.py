@@ -86,6 +86,7 @@ async def every_source_tool(session: ClientSession, places: list[str]) -> None:
     assert not resolved.isError, text(resolved)
     assert resolved.structuredContent is not None and resolved.structuredContent["source"] == "lab"
     assert resolved.structuredContent["candidates"][0]["iri"] == L + "p1"
+    assert resolved.structuredContent["engine"] == "tantivy" and resolved.structuredContent["index_size"] > 0
     resolved = await session.call_tool("resolve_entity", {"text": "Gene Centre", "source": "flat"})
     assert resolved.structuredContent is not None and resolved.structuredContent["candidates"][0]["iri"] == L + "inst2"
 

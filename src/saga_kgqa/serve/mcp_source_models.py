@@ -55,6 +55,7 @@ class ResolutionOutput(ToolOutput):
     query: str = ""
     candidates: list[EntityCandidate] = Field(default_factory=list)
     index_size: int = 0
+    engine: str = Field(default="tantivy", description="The text index searched: tantivy, or virtuoso (its own).")
     notes: list[str] = Field(default_factory=list)
 
 

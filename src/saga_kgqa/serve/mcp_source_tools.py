@@ -168,6 +168,7 @@ def source_tools(host: ToolHost) -> list[ToolSpec]:
             return got
         output.candidates = list(got.candidates)
         output.index_size = got.index_size
+        output.engine = got.engine
         output.notes = [graph_text(note) for note in got.notes[:5]]
         return calls.result(render_resolution(got), output, "candidates")
 
