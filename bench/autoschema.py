@@ -31,6 +31,7 @@ import argparse
 import difflib
 import random
 import re
+import shutil
 import statistics
 import sys
 import tempfile
@@ -64,6 +65,11 @@ from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.fulltext import FullTextIndex
 from saga_kgqa.tools.label_index import NameEntry, read_names
 from saga_kgqa.tools.toolkit import GroundingToolkit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # store_latency's generator
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.support, when run as a script
+from store_latency import generate_graph
+from tests.support.oxigraph_server import oxigraph_binary, oxigraph_server
 
 PV = "http://ld.company.org/prod-vocab/"
 
@@ -317,31 +323,34 @@ def _latency(count: int, queries: int, work: Path) -> float:
 
 def _survey_cost(entities: int, work: Path) -> dict[str, str]:
     """One survey of the generated graph in the embedded store and over a loopback endpoint, side by side."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.support, when run as a script
-    from store_latency import generate_graph
-    from tests.support.oxigraph_server import oxigraph_binary, oxigraph_server
-
-    nt = work / "survey-graph.nt"
-    triples = generate_graph(nt, entities)
-    limits = SurveyLimits()
-    bound = limits.max_requests()
-    figures: dict[str, str] = {"survey_triples": str(triples), "survey_request_bound": str(bound)}
-    with KnowledgeGraph(open_backend(data=[nt])) as embedded:
-        survey = survey_source(embedded, source="bench", limits=limits)
-    figures.update(survey_requests_embedded=str(survey.requests), survey_seconds_embedded=f"{survey.seconds:.2f}")
-    print(f"\nsurvey cost over {triples} triples (at most {bound} requests by the limits):")
-    print(f"  embedded: {survey.requests} requests, {survey.seconds:.2f} s, {len(survey.classes)} classes")
-    if oxigraph_binary() is None:
-        print("  loopback endpoint: skipped (no oxigraph CLI)")
+    here = work / "survey-cost"
+    (here / "oxigraph").mkdir(parents=True)
+    try:
+        nt = here / "survey-graph.nt"
+        triples = generate_graph(nt, entities)
+        limits = SurveyLimits()
+        bound = limits.max_requests()
+        figures: dict[str, str] = {"survey_triples": str(triples), "survey_request_bound": str(bound)}
+        with KnowledgeGraph(open_backend(data=[nt])) as embedded:
+            survey = survey_source(embedded, source="bench", limits=limits)
+        figures.update(survey_requests_embedded=str(survey.requests), survey_seconds_embedded=f"{survey.seconds:.2f}")
+        print(f"\nsurvey cost over {triples} triples (at most {bound} requests by the limits):")
+        print(f"  embedded: {survey.requests} requests, {survey.seconds:.2f} s, {len(survey.classes)} classes")
+        if oxigraph_binary() is None:
+            print("  loopback endpoint: skipped (no oxigraph CLI)")
+            return figures
+        with (
+            oxigraph_server(nt, here / "oxigraph") as server,
+            KnowledgeGraph(open_backend(endpoint=server.url)) as remote,
+        ):
+            survey = survey_source(remote, source="bench-http", limits=limits)
+        figures.update(survey_requests_http=str(survey.requests), survey_seconds_http=f"{survey.seconds:.2f}")
+        print(f"  loopback oxigraph serve-read-only: {survey.requests} requests, {survey.seconds:.2f} s")
+        within = all(int(figures[k]) <= bound for k in ("survey_requests_embedded", "survey_requests_http"))
+        figures["survey_requests_within_bound"] = str(within).lower()
         return figures
-    with oxigraph_server(nt, work / "oxigraph") as server, KnowledgeGraph(open_backend(endpoint=server.url)) as remote:
-        survey = survey_source(remote, source="bench-http", limits=limits)
-    figures.update(survey_requests_http=str(survey.requests), survey_seconds_http=f"{survey.seconds:.2f}")
-    print(f"  loopback oxigraph serve-read-only: {survey.requests} requests, {survey.seconds:.2f} s")
-    within = all(int(figures[k]) <= bound for k in ("survey_requests_embedded", "survey_requests_http"))
-    figures["survey_requests_within_bound"] = str(within).lower()
-    return figures
+    finally:
+        shutil.rmtree(here, ignore_errors=True)  # ~1M triples, twice: not left in /tmp
 
 
 def _bridge(graph: BenchmarkGraph, work: Path) -> tuple[float, float]:
