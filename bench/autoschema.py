@@ -5,7 +5,7 @@
   compared with the declared ones per property (a surveyed class counts as correct when it
   is a declared domain class or a subclass of one; a declared class is recalled when the
   survey names it or a subclass of it; macro-averaged over the properties the data uses
-  that have a declared domain). Then the grounding bench (saga_kgqa.eval.grounding) runs
+  that have a declared domain). Then the grounding bench (saga_kgqa.eval.grounding.measurement) runs
   with the surveyed index in place of the declared one, side by side, for retention,
   false blocks and detection. Survey cost: requests and seconds per graph.
 * Entity resolution on CK25: the gold queries' constant entity IRIs, searched by the
@@ -44,11 +44,11 @@ from rdflib import URIRef
 from rdflib.plugins.sparql import prepareQuery
 
 from saga_kgqa.errors import SagaError
-from saga_kgqa.eval.bridge_fixture import split_graph
 from saga_kgqa.eval.datasets import BenchmarkGraph, discover_graphs
-from saga_kgqa.eval.grounding import MeasureSettings, measure_graph
-from saga_kgqa.eval.grounding_probe import ToolkitProbe
-from saga_kgqa.eval.grounding_report import merged
+from saga_kgqa.eval.grounding.bridge_fixture import split_graph
+from saga_kgqa.eval.grounding.measurement import MeasureSettings, measure_graph
+from saga_kgqa.eval.grounding.probe import ToolkitProbe
+from saga_kgqa.eval.grounding.report import merged
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.guard.sparql_terms import string_literal
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
@@ -62,8 +62,8 @@ from saga_kgqa.sources.grounding import execute_on_source
 from saga_kgqa.sources.resolution import name_index
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.tools.context import ToolCaps
-from saga_kgqa.tools.fulltext import FullTextIndex
-from saga_kgqa.tools.label_index import NameEntry, read_names
+from saga_kgqa.tools.search.fulltext import FullTextIndex
+from saga_kgqa.tools.search.label_index import NameEntry, read_names
 from saga_kgqa.tools.toolkit import GroundingToolkit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # store_latency's generator

@@ -4,14 +4,14 @@ Over every gold query of TEXT2SPARQL'25 CK25 and the Spider4SPARQL dev graphs fo
 --data-dir, in subclass-aware and exact compatibility mode: retention of gold properties by
 the lookup filter, reduction of the shown neighbourhood, false blocks and detection of
 swapped properties by the pre-execution check, and tokens of the compact lookup text
-against SPINACH's raw JSON (see saga_kgqa.eval.grounding for the definitions). SPINACH
+against SPINACH's raw JSON (see saga_kgqa.eval.grounding.measurement for the definitions). SPINACH
 also spends a pruning LLM call on that raw JSON, which lookup does not need when types are
 known; that call is not counted here.
 
 Usage: python bench/grounding.py --data-dir ../shared/data [--limit-questions N]
        python bench/grounding.py --wikidata --data-dir ../shared/data [--store DIR] [--codex-sample N]
 
---wikidata measures on real Wikidata and Freebase data instead (saga_kgqa.eval.wikidata_grounding):
+--wikidata measures on real Wikidata and Freebase data instead (saga_kgqa.eval.grounding.wikidata):
 CoDEx-M test triples over the offline Wikidata store (built into a temporary directory unless
 --store names one from `saga wikidata build-store`), gold SPARQL of QALD-10, QALD-7, WWQ dev and
 SPINACH dev, and Freebase gold SPARQL of CWQ test and the GrailQA sample (fb_roles, no graph).
@@ -26,9 +26,9 @@ from pathlib import Path
 from rich.console import Console
 
 from saga_kgqa.eval.datasets import BenchmarkGraph, discover_graphs
-from saga_kgqa.eval.grounding import GraphMeasurement, MeasureSettings, measure_graph
-from saga_kgqa.eval.grounding_probe import ToolkitProbe
-from saga_kgqa.eval.grounding_report import (
+from saga_kgqa.eval.grounding.measurement import GraphMeasurement, MeasureSettings, measure_graph
+from saga_kgqa.eval.grounding.probe import ToolkitProbe
+from saga_kgqa.eval.grounding.report import (
     AGREEMENT_NOTE,
     SUMMARY_COLUMNS,
     aligned,
@@ -37,6 +37,13 @@ from saga_kgqa.eval.grounding_report import (
     summary_row,
     token_table,
 )
+from saga_kgqa.eval.grounding.spinach_lookup_cost import (
+    SPINACH_PRUNE_PROMPT_TOKENS,
+    full_lookup_samples,
+    recorded_pruned_tokens,
+)
+from saga_kgqa.eval.grounding.spinach_lookup_cost import TRACE_FILE as SPINACH_TRACE_FILE
+from saga_kgqa.eval.grounding.spinach_lookup_cost import ratio as spinach_ratio
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import build_schema_index
@@ -47,6 +54,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-dir", type=Path, default=Path("../shared/data"))
     parser.add_argument("--limit-questions", type=int, default=None, help="first N questions of each graph")
+    parser.add_argument("--graph", action="append", default=None, help="measure only this graph (repeatable)")
     parser.add_argument("--samples", type=int, default=5, help="entities sampled per variable subject")
     parser.add_argument("--seed", type=int, default=0, help="seed of the property swaps")
     parser.add_argument("--induce", action="store_true", help="also induce domains the schema does not declare")
@@ -82,6 +90,8 @@ def main() -> None:
     measurements = []
     started = time.perf_counter()
     for graph in catalog.graphs:
+        if args.graph and graph.name not in args.graph:
+            continue
         measurements.append(_measure(graph, args))
         console.print(f"measured {graph.name} ({time.perf_counter() - started:.0f} s elapsed)")
     overall = merged(measurements)
@@ -93,7 +103,19 @@ def main() -> None:
         f"({catalog.skipped_questions} questions skipped)"
     )
     console.print(AGREEMENT_NOTE, markup=False, highlight=False)
-    print(result_line(overall))
+    full = full_lookup_samples(overall.tokens, recorded_pruned_tokens(args.data_dir / SPINACH_TRACE_FILE))
+    console.print(
+        f"\ntokens of lookup vs SPINACH's whole lookup: raw JSON + pruning prompt ({SPINACH_PRUNE_PROMPT_TOKENS}) "
+        "+ pruned output (the median of SPINACH's recorded QALD-10 pruned outputs, at most the raw JSON):"
+    )
+    console.print(token_table(full, against="SPINACH lookup"), markup=False)
+    lowest = min(
+        (m.modes["subclass"].retention for m in measurements if m.modes["subclass"].retention is not None), default=None
+    )
+    print(
+        f"{result_line(overall)} token_ratio_vs_spinach_lookup={spinach_ratio(full):.4f} "
+        f"retention_min={'nan' if lowest is None else f'{lowest:.4f}'}"
+    )
 
 
 def _measure(graph: BenchmarkGraph, args: argparse.Namespace) -> GraphMeasurement:

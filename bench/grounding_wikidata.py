@@ -13,15 +13,23 @@ from rich.console import Console
 
 from saga_kgqa.dialects import WIKIDATA_DIALECT
 from saga_kgqa.dialects.wikidata_store import build_wikidata_store
-from saga_kgqa.eval.grounding import TokenSample
-from saga_kgqa.eval.grounding_report import AGREEMENT_NOTE, token_table
-from saga_kgqa.eval.lookup_tokens import LARGE_NEIGHBOURHOOD, TokenComparison, measure_tokens
-from saga_kgqa.eval.wikidata_grounding import (
+from saga_kgqa.eval.grounding.lookup_tokens import LARGE_NEIGHBOURHOOD, TokenComparison, measure_tokens
+from saga_kgqa.eval.grounding.measurement import TokenSample
+from saga_kgqa.eval.grounding.report import AGREEMENT_NOTE, token_table
+from saga_kgqa.eval.grounding.spinach_lookup_cost import (
+    SPINACH_PRUNE_PROMPT_TOKENS,
+    full_lookup_samples,
+    recorded_pruned_tokens,
+)
+from saga_kgqa.eval.grounding.spinach_lookup_cost import TRACE_FILE as SPINACH_TRACE_FILE
+from saga_kgqa.eval.grounding.spinach_lookup_cost import ratio as spinach_ratio
+from saga_kgqa.eval.grounding.wikidata import (
     FREEBASE_CHECK_SETTINGS,
     codex_test_sample,
     freebase_gold,
     measure_codex,
     measure_gold,
+    measure_gold_retention,
     wikidata_gold,
 )
 from saga_kgqa.kg.cache.replay_cache import CacheMode
@@ -30,6 +38,7 @@ from saga_kgqa.kg.embedded.store import EmbeddedStore, load_files
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import SchemaIndex, build_dialect_index
+from saga_kgqa.schema.wikidata_offline import build_wikidata_offline_index
 from saga_kgqa.tools import GroundingToolkit
 from saga_kgqa.tools.context import ToolCaps
 
@@ -40,26 +49,37 @@ def run_wikidata(args: argparse.Namespace) -> None:
     logging.getLogger("rdflib.term").setLevel(logging.CRITICAL)
     console = Console(width=160, markup=False, highlight=False)
     started = time.perf_counter()
-    scratch: Path | None = None
+    scratch = Path(tempfile.mkdtemp(prefix="saga-wikidata-"))
     store = args.store
     if store is None:
-        scratch = Path(tempfile.mkdtemp(prefix="saga-wikidata-"))
         store = scratch / "store"
         report = build_wikidata_store(args.data_dir, store)
         console.print(f"built the offline store: {report.triples} triples ({time.perf_counter() - started:.0f} s)")
+    # The same measurements without KGTK's P279 hierarchy, in store and index: the rule must hold up there too.
+    bare = scratch / "store-no-p279"
+    report = build_wikidata_store(args.data_dir, bare, hierarchy=False)
+    console.print(f"built the store without P279: {report.triples} triples ({time.perf_counter() - started:.0f} s)")
+    sample = codex_test_sample(args.data_dir, size=args.codex_sample, seed=args.seed)
     try:
         schema = build_dialect_index("wikidata", data_dir=args.data_dir)
         with KnowledgeGraph(EmbeddedStore(store, profile=get_profile("wikidata"))) as graph:
             kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT)
             # The paper's entries (label, id, description, domain, range) with value counts and no samples.
             paper_kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT, caps=ToolCaps(values_per_property=0))
-            sample = codex_test_sample(args.data_dir, size=args.codex_sample, seed=args.seed)
             codex = measure_codex(kit, graph, schema, sample, args.seed, paper_kit=paper_kit)
             console.print(
                 f"CoDEx-M test triples with a typed head: {codex.triples} ({time.perf_counter() - started:.0f} s)"
             )
             gold = measure_gold(graph, schema, wikidata_gold(args.data_dir))
+            gold_kept = measure_gold_retention(kit, graph, wikidata_gold(args.data_dir))
         console.print(f"Wikidata gold queries: {gold.queries} ({time.perf_counter() - started:.0f} s)")
+        bare_schema = build_wikidata_offline_index(args.data_dir, hierarchy=False)
+        with KnowledgeGraph(EmbeddedStore(bare, profile=get_profile("wikidata"))) as graph:
+            kit = GroundingToolkit(graph, bare_schema, dialect=WIKIDATA_DIALECT)
+            bare_codex = measure_codex(kit, graph, bare_schema, sample, args.seed)
+            bare_gold = measure_gold(graph, bare_schema, wikidata_gold(args.data_dir))
+            bare_kept = measure_gold_retention(kit, graph, wikidata_gold(args.data_dir))
+        console.print(f"without P279: measured ({time.perf_counter() - started:.0f} s)")
         freebase_schema = build_dialect_index("freebase", data_dir=args.data_dir)
         # No Freebase graph offline: an empty store, so only the types the queries declare are known.
         empty = Path(tempfile.mkdtemp(prefix="saga-freebase-"))
@@ -68,8 +88,24 @@ def run_wikidata(args: argparse.Namespace) -> None:
             freebase = measure_gold(graph, freebase_schema, freebase_gold(args.data_dir), FREEBASE_CHECK_SETTINGS)
         console.print(f"Freebase gold queries: {freebase.queries} ({time.perf_counter() - started:.0f} s)")
     finally:
-        if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(scratch, ignore_errors=True)
+    console.print("\n                   with P279 (kgtk-p279)    without P279")
+    for name, with_p279, without in (
+        ("codex retention", _share(codex.retained, codex.triples), _share(bare_codex.retained, bare_codex.triples)),
+        (
+            "codex reduction",
+            _share(codex.properties_hidden, codex.properties_seen),
+            _share(bare_codex.properties_hidden, bare_codex.properties_seen),
+        ),
+        ("codex detection", _share(codex.detected, codex.swaps), _share(bare_codex.detected, bare_codex.swaps)),
+        ("gold retention", _share(gold_kept.kept, gold_kept.pairs), _share(bare_kept.kept, bare_kept.pairs)),
+        (
+            "gold false blocks",
+            _share(len(gold.blocked), gold.queries),
+            _share(len(bare_gold.blocked), bare_gold.queries),
+        ),
+    ):
+        console.print(f"{name:<19}{with_p279:<25}{without}")
     retention = codex.retained / codex.triples if codex.triples else 0.0
     reduction = codex.properties_hidden / codex.properties_seen if codex.properties_seen else 0.0
     detection = codex.detected / codex.swaps if codex.swaps else 0.0
@@ -81,6 +117,14 @@ def run_wikidata(args: argparse.Namespace) -> None:
     )
     _print_tokens(console, "lookup as shipped (2 sample values per property)", codex.tokens.tokens)
     _print_tokens(console, "the paper's entries (value counts, no samples; --values 0)", codex.tokens.paper_tokens)
+    pruned = recorded_pruned_tokens(args.data_dir / SPINACH_TRACE_FILE)
+    full = full_lookup_samples(codex.tokens.tokens, pruned)
+    console.print(
+        f"\ntokens of lookup as shipped vs SPINACH's whole lookup: raw JSON + pruning prompt "
+        f"({SPINACH_PRUNE_PROMPT_TOKENS}) + pruned output (recorded for {sum(1 for s in full if s.entity in pruned)} "
+        f"of {len(full)} heads, else the median of {len(pruned)} recorded), by neighbourhood size (values):"
+    )
+    console.print(token_table(full, noun="heads", against="SPINACH lookup"))
     endpoint_figures = ""
     if args.token_endpoint:
         heads = list(dict.fromkeys(head for head, _p, _o in sample))[: args.token_heads]
@@ -98,6 +142,8 @@ def run_wikidata(args: argparse.Namespace) -> None:
     )
     for label, lines in (
         ("lost", codex.lost),
+        ("gold pair lost", gold_kept.lost),
+        ("gold pair lost without P279", bare_kept.lost),
         ("missed swap", codex.missed),
         ("wikidata false block", gold.blocked),
         ("freebase false block", freebase.blocked),
@@ -110,8 +156,24 @@ def run_wikidata(args: argparse.Namespace) -> None:
         f"token_ratio={token_ratio:.3f} token_ratio_paper_form={paper_ratio:.3f} "
         f"false_blocks_rate={gold.false_blocks_rate:.3f} "
         f"checkable_share={gold.checkable_share:.3f} freebase_false_blocks_rate={freebase.false_blocks_rate:.3f}"
+        f" token_ratio_vs_spinach_lookup={spinach_ratio(full):.3f}"
+        f" wikidata_gold_retention={gold_kept.retention:.3f}"
+        f" wikidata_gold_pairs={gold_kept.pairs}"
+        f" retention_no_p279={_ratio(bare_codex.retained, bare_codex.triples):.3f}"
+        f" reduction_no_p279={_ratio(bare_codex.properties_hidden, bare_codex.properties_seen):.3f}"
+        f" detection_no_p279={_ratio(bare_codex.detected, bare_codex.swaps):.3f}"
+        f" wikidata_gold_retention_no_p279={bare_kept.retention:.3f}"
+        f" false_blocks_rate_no_p279={bare_gold.false_blocks_rate:.3f}"
         f"{endpoint_figures}"
     )
+
+
+def _ratio(part: int, whole: int) -> float:
+    return part / whole if whole else 0.0
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{_ratio(part, whole):.3f} ({part}/{whole})"
 
 
 def _endpoint_tokens(args: argparse.Namespace, schema: SchemaIndex, heads: list[str]) -> TokenComparison:

@@ -1,7 +1,7 @@
 """Pattern retrieval (MARS) without an LLM: recall@N per ranking, tokens, and cost.
 
 * **Recall@5/10/20** of the gold ``(entity, property, direction)`` patterns of every gold query
-  with a constant entity (saga_kgqa.eval.pattern_recall), on TEXT2SPARQL'25 CK25 and the
+  with a constant entity (saga_kgqa.eval.grounding.pattern_recall), on TEXT2SPARQL'25 CK25 and the
   Spider4SPARQL graphs found under --data-dir, for each ranking: the embedding model(s),
   BM25, degree order (what a plain lookup lists first) and a seeded shuffle. The patterns of
   all of a question's gold entities are pooled and ranked together, as the pipeline does.
@@ -30,10 +30,10 @@ from rich.console import Console
 
 from saga_kgqa.errors import SagaError
 from saga_kgqa.eval.datasets import BenchmarkGraph, discover_graphs
-from saga_kgqa.eval.grounding import TokenSample
-from saga_kgqa.eval.grounding_probe import ToolkitProbe
-from saga_kgqa.eval.grounding_report import aligned, token_table
-from saga_kgqa.eval.pattern_recall import CUTOFFS, RecallTally, gold_patterns
+from saga_kgqa.eval.grounding.measurement import TokenSample
+from saga_kgqa.eval.grounding.pattern_recall import CUTOFFS, RecallTally, gold_patterns
+from saga_kgqa.eval.grounding.probe import ToolkitProbe
+from saga_kgqa.eval.grounding.report import aligned, token_table
 from saga_kgqa.eval.tokens import count_tokens
 from saga_kgqa.kg.embedded.store import EmbeddedStore, load_files
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph

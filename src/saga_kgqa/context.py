@@ -76,6 +76,22 @@ class SagaContext:
     prune_fallback: bool = field(
         default=True, metadata=_describe("Prune an untyped entity's neighbourhood with the model.")
     )
+    check_answer_type: bool = field(
+        default=True,
+        metadata=_describe("Answer check before stop: the result's values against the expected answer type."),
+    )
+    check_question_form: bool = field(
+        default=True,
+        metadata=_describe("Answer check before stop: yes/no, negation, how-many and superlative forms."),
+    )
+    check_know_before_use: bool = field(
+        default=True,
+        metadata=_describe("Answer check before stop: IRIs no observation showed and the graph does not hold."),
+    )
+    check_consistency: bool = field(
+        default=True,
+        metadata=_describe("Answer check before stop: a final query sharing nothing with the run's observations."),
+    )
     schema_coverage: float = field(
         default=1.0, metadata=_describe("Fraction of formal domain constraints kept (robustness ablation).")
     )

@@ -194,7 +194,15 @@ def test_node_updates_stream_in_trajectory_order(mini: SagaToolbox) -> None:
         next(iter(update))
         for update in graph.stream({"question": "Where?"}, run_config(context), context=context, stream_mode="updates")
     ]
-    assert order == ["predict_answer_type", "controller", "lookup", "prune_fallback", "controller", "finalize"]
+    assert order == [
+        "predict_answer_type",
+        "controller",
+        "lookup",
+        "prune_fallback",
+        "controller",
+        "check_answer",
+        "finalize",
+    ]
 
 
 def test_the_observation_cap_applies_to_every_tool(mini: SagaToolbox) -> None:

@@ -46,7 +46,7 @@ def test_a_type_learnt_from_a_result_is_used_in_a_later_step(singer: SagaToolbox
     )
     after_first = run.model.prompt_text(2)
     assert f"- ?s: <{SINGER}>" in after_first  # Θ shown to the controller
-    assert f"[info] step 1: ?s has type <{SINGER}>" in after_first
+    assert "[info] step 1: 3 types found for ?s" in after_first and f"has type <{SINGER}>)" in after_first
     # Θ from step 1 blocks step 2: ?s is a singer, and song#title wants a song.
     blocked = run.state["history"][1]
     assert blocked.outcome == "blocked"
@@ -64,6 +64,8 @@ def test_without_persistent_type_state_the_same_query_is_not_blocked(singer: Sag
         question="What are the song titles?",
         persistent_type_state=False,
         answer_type_prior=False,
+        # The final query shares nothing with step 1: the consistency check would rightly ask for a second stop.
+        check_consistency=False,
     )
     assert [a.status for a in run.output["attempts"]] == ["ok", "ok"]
     assert "Known entity types" not in run.model.all_prompts()

@@ -86,7 +86,16 @@ def test_saga_ask_answers_through_a_chat_completions_server(tmp_path: Path) -> N
     assert (events[0]["event"], events[-1]["event"]) == ("start", "end")
     assert events[0]["question"] == QUESTION
     nodes = [e["node"] for e in events if e["event"] == "update"]
-    assert nodes == ["predict_answer_type", "controller", "search", "controller", "execute", "controller", "finalize"]
+    assert nodes == [
+        "predict_answer_type",
+        "controller",
+        "search",
+        "controller",
+        "execute",
+        "controller",
+        "check_answer",
+        "finalize",
+    ]
     assert events[-1]["status"] == "answered"
 
 

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from saga_kgqa.dialects.wikidata_store import build_wikidata_store
-from saga_kgqa.eval.wikidata_grounding import standard_filters
+from saga_kgqa.eval.grounding.wikidata import standard_filters
 from saga_kgqa.kg.core.profiles import get_profile
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import build_dialect_index, build_freebase_index
-from saga_kgqa.tools.execute_models import ExecuteSettings
-from saga_kgqa.tools.preflight import preflight
+from saga_kgqa.tools.execute.models import ExecuteSettings
+from saga_kgqa.tools.execute.preflight import preflight
 from tests.support.dialect_data import write_freebase_sources
 from tests.support.wikidata_store_data import write_store_sources
 

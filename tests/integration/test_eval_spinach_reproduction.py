@@ -18,9 +18,9 @@ import pytest
 from typer.testing import CliRunner
 
 from saga_kgqa.cli import app
-from saga_kgqa.eval.metrics import spinach_row_f1
-from saga_kgqa.eval.scorer import summarise
-from saga_kgqa.eval.spinach_output import answer_tuple_result, read_spinach_output, score_entry
+from saga_kgqa.eval.qa.metrics import spinach_row_f1
+from saga_kgqa.eval.qa.scorer import summarise
+from saga_kgqa.eval.qa.spinach_output import answer_tuple_result, read_spinach_output, score_entry
 
 pytestmark = pytest.mark.shared_data
 

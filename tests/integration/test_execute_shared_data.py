@@ -24,8 +24,8 @@ from saga_kgqa.kg.core.query import from_template
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex, build_schema_index
-from saga_kgqa.tools.execute import ExecuteSettings, Preflight, preflight
-from saga_kgqa.tools.type_check import BlockedPattern
+from saga_kgqa.tools.execute.tool import ExecuteSettings, Preflight, preflight
+from saga_kgqa.tools.execute.type_check import BlockedPattern
 
 pytestmark = [pytest.mark.shared_data, pytest.mark.slow]
 

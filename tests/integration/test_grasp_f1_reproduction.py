@@ -3,7 +3,7 @@
 Both runs (gpt-4.1-mini, ``search_extended`` and ``search_extended_with_feedback``) hold, per
 question, the final SPARQL and GRASP's assignment F1 against the CK25 target. Each final
 query and each gold query runs here on the same CK25 graph and is scored with
-:func:`~saga_kgqa.eval.metrics.grasp_f1`. 44 of 46 and 46 of 47 scored predictions reproduce
+:func:`~saga_kgqa.eval.qa.metrics.grasp_f1`. 44 of 46 and 46 of 47 scored predictions reproduce
 exactly; every difference has a cause this test checks:
 
 * the gold queries of 37 and 42 use ``xsd:int(...)``, which pyoxigraph does not implement;
@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from saga_kgqa.eval.loaders import load_benchmark
-from saga_kgqa.eval.metrics import grasp_f1
+from saga_kgqa.eval.qa.metrics import grasp_f1
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.core.result import QueryResult
 from saga_kgqa.kg.embedded.store import EmbeddedStore

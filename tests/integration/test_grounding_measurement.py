@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from saga_kgqa.eval.datasets import GoldQuestion, load_ck25
-from saga_kgqa.eval.grounding import MeasureSettings, measure_graph
-from saga_kgqa.eval.grounding_probe import ToolkitProbe
-from saga_kgqa.eval.grounding_report import merged, result_line
+from saga_kgqa.eval.grounding.measurement import MeasureSettings, measure_graph
+from saga_kgqa.eval.grounding.probe import ToolkitProbe
+from saga_kgqa.eval.grounding.report import merged, result_line
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import build_schema_index

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from saga_kgqa.cli import app
 from saga_kgqa.kg.core.result import Term
-from saga_kgqa.tools.search import varied_rows
+from saga_kgqa.tools.search.tool import varied_rows
 
 SHOP = """
 @prefix ex: <http://example.org/shop/> .

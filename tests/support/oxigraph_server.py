@@ -6,10 +6,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -18,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from saga_kgqa.kg.remote.endpoint_gate import forget_gate
+from tests.support.sparql_ready import answers_ask
 
 _READY_TIMEOUT_S = 15.0
 _START_ATTEMPTS = 3
@@ -53,17 +50,10 @@ def _free_port() -> int:
 
 def _wait_ready(server: OxigraphServer) -> bool:
     """Poll with ``ASK {}`` until the server answers; ``False`` when the process died."""
-    ask = server.url + "?query=" + urllib.parse.quote("ASK {}")
-    ends = time.monotonic() + _READY_TIMEOUT_S
-    while time.monotonic() < ends:
-        if server.process.poll() is not None:
-            return False
-        try:
-            with urllib.request.urlopen(ask, timeout=1.0) as response:
-                if response.status == 200:
-                    return True
-        except (urllib.error.URLError, OSError):
-            time.sleep(0.05)
+    if answers_ask(server.url, server.process, within_s=_READY_TIMEOUT_S, poll_s=0.05):
+        return True
+    if server.process.poll() is not None:
+        return False
     raise RuntimeError(f"oxigraph did not become ready at {server.url} within {_READY_TIMEOUT_S} s")
 
 

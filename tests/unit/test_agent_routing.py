@@ -9,7 +9,7 @@ from langchain_core.messages import AIMessage
 
 from saga_kgqa.graph.actions import action_from_call, repeated_step, tool_schemas
 from saga_kgqa.graph.llm_nodes import native_action, text_action
-from saga_kgqa.graph.routing import route_action, route_after_lookup
+from saga_kgqa.graph.routing import route_action, route_after_check, route_after_lookup
 from saga_kgqa.state import Action, PruneRequest, Step
 
 
@@ -44,7 +44,7 @@ def test_route_action_survives_a_state_that_is_not_a_mapping() -> None:
         (_action("lookup"), "lookup"),
         (_action("examples"), "examples"),
         (_action("execute"), "execute"),
-        (_action("stop", ""), "finalize"),
+        (_action("stop", ""), "check_answer"),
         (_action("lookup", problem="repeat"), "refuse_action"),
         (_action("drop_all"), "refuse_action"),
     ],
@@ -123,3 +123,9 @@ def test_tool_schemas_forbid_extra_arguments() -> None:
     assert list(schemas) == ["search", "lookup", "examples", "execute", "stop"]
     assert all(p["additionalProperties"] is False for p in schemas.values())
     assert schemas["execute"]["required"] == ["sparql"] and schemas["stop"]["required"] == []
+
+
+def test_after_the_answer_checks_a_standing_stop_finalizes_and_a_cleared_one_continues() -> None:
+    assert route_after_check({"stop_reason": "stop"}) == "finalize"
+    assert route_after_check({"stop_reason": ""}) == "controller"
+    assert route_after_check({"stop_reason": "max_steps"}) == "finalize"

@@ -10,9 +10,9 @@ import pytest
 from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.resolution import name_index, render_resolution, resolve_entity
 from saga_kgqa.sources.session import SourceSet
-from saga_kgqa.tools.fulltext import FullTextIndex
-from saga_kgqa.tools.identifier_forms import identifier_forms, is_identifier_property
-from saga_kgqa.tools.label_index import NameEntry
+from saga_kgqa.tools.search.fulltext import FullTextIndex
+from saga_kgqa.tools.search.identifier_forms import identifier_forms, is_identifier_property
+from saga_kgqa.tools.search.label_index import NameEntry
 from tests.conftest import TEST_DATA
 
 LAB = TEST_DATA / "autoschema" / "lab.trig"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from saga_kgqa.eval.canonical import XSD, XSD_DATE, XSD_DATETIME, XSD_DECIMAL, canonical_term
+from saga_kgqa.eval.qa.canonical import XSD, XSD_DATE, XSD_DATETIME, XSD_DECIMAL, canonical_term
 from saga_kgqa.kg.core.result import Term
 
 

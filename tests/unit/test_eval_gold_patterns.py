@@ -6,7 +6,7 @@ import pyoxigraph as ox
 import pytest
 
 from saga_kgqa.errors import QueryRejected
-from saga_kgqa.eval.gold_patterns import PropertyUse, property_uses
+from saga_kgqa.eval.grounding.gold_patterns import PropertyUse, property_uses
 
 PV = "http://ld.company.org/prod-vocab/"
 ONTOP = "http://valuenet/ontop/"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from saga_kgqa.eval.metrics import gerbil_prf, grasp_f1, paper_f1, spinach_row_f1, strict_set_f1
-from saga_kgqa.eval.scorer import score_question, summarise
+from saga_kgqa.eval.qa.metrics import gerbil_prf, grasp_f1, paper_f1, spinach_row_f1, strict_set_f1
+from saga_kgqa.eval.qa.scorer import score_question, summarise
 from saga_kgqa.kg.core.result import QueryResult, Term
 
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -144,7 +144,7 @@ def test_indexed_pair_scores_equal_the_reference_all_pairs_loop() -> None:
 
     import numpy as np
 
-    from saga_kgqa.eval.metrics import _recall_matrix
+    from saga_kgqa.eval.qa.metrics import _recall_matrix
 
     rng = random.Random(7)
     pool = [Term("literal", str(n)) for n in range(6)]

@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from saga_kgqa.cli import app
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.gold import GoldRecord, GoldStatus, GoldStore
-from saga_kgqa.eval.predictions import (
+from saga_kgqa.eval.qa.gold import GoldRecord, GoldStatus, GoldStore
+from saga_kgqa.eval.qa.predictions import (
     PredictionRecord,
     PredictionStatus,
     TraceCounters,

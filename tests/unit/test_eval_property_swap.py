@@ -7,8 +7,8 @@ import random
 import pytest
 
 from saga_kgqa.eval.datasets import GoldQuestion
-from saga_kgqa.eval.gold_patterns import property_uses
-from saga_kgqa.eval.property_swap import choose_swap, conflicting_properties, replace_property
+from saga_kgqa.eval.grounding.gold_patterns import property_uses
+from saga_kgqa.eval.grounding.property_swap import choose_swap, conflicting_properties, replace_property
 from saga_kgqa.schema import ClassInfo, PropertySchema, SchemaIndex
 
 EX = "http://example.org/"

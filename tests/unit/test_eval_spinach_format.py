@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pyoxigraph as ox
 
-from saga_kgqa.eval.lookup_tokens import wikidata_id
-from saga_kgqa.eval.spinach_format import Edge, outgoing_edges, spinach_entry
+from saga_kgqa.eval.grounding.lookup_tokens import wikidata_id
+from saga_kgqa.eval.grounding.spinach_format import Edge, outgoing_edges, spinach_entry
 from saga_kgqa.kg.core.result import Term
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 

@@ -20,7 +20,7 @@ from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex, build_schema_index
 from saga_kgqa.state import merge_type_state
-from saga_kgqa.tools.execute import ExecuteOutcome, ExecuteSettings, execute
+from saga_kgqa.tools.execute.tool import ExecuteOutcome, ExecuteSettings, execute
 from tests.support.execute_backends import CountingBackend, FailingBackend
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "execute"

@@ -15,7 +15,7 @@ from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex, build_schema_index
 from saga_kgqa.state import TypeState, answer_type_prior, declared_types, extract_type_patterns, merge_type_state
-from saga_kgqa.tools.execute import ExecuteOutcome, ExecuteSettings, execute
+from saga_kgqa.tools.execute.tool import ExecuteOutcome, ExecuteSettings, execute
 from tests.support.execute_backends import CountingBackend
 
 COMPANY_TTL = Path(__file__).resolve().parent.parent / "data" / "execute" / "company.ttl"

@@ -9,8 +9,8 @@ import pytest
 from saga_kgqa.errors import ConfigurationError, ToolInputError
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.schema import SchemaIndex, SchemaVocabulary, build_schema_index
-from saga_kgqa.tools.label_index import LabelIndex, NameEntry, name_predicates
 from saga_kgqa.tools.results import SearchHit, SearchResult
+from saga_kgqa.tools.search.label_index import LabelIndex, NameEntry, name_predicates
 from saga_kgqa.tools.toolkit import GroundingToolkit
 from tests.support.grounding import EX, MINI_PREFIXES, MINI_TTL, RES, FailingReader, RecordingReader
 

@@ -7,7 +7,7 @@ from importlib import resources
 
 import pytest
 
-from saga_kgqa.eval.pattern_recall import RecallTally, gold_patterns
+from saga_kgqa.eval.grounding.pattern_recall import RecallTally, gold_patterns
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.mars.replies import is_correct, read_decision

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from saga_kgqa.tools.render_lookup import render_lookup, short_description
+from saga_kgqa.tools.lookup.render import render_lookup, short_description
 from saga_kgqa.tools.render_observations import TextCaps, property_text, value_text
 from saga_kgqa.tools.results import HiddenProperty, KeptProperty, LookupResult, PropertyInfo, Ref, Value
 

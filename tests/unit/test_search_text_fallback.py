@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from saga_kgqa.tools.graph_reads import Texts
-from saga_kgqa.tools.search import _with_fallback
+from saga_kgqa.tools.search.tool import _with_fallback
 
 
 def test_graph_texts_win_field_by_field_and_the_api_fills_gaps() -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 import anyio
 from starlette.testclient import TestClient
 
-from saga_kgqa.eval.predictions import PredictionRecord, PredictionStatus
-from saga_kgqa.eval.questions import BenchmarkQuestion
-from saga_kgqa.eval.runner import read_run
+from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus
+from saga_kgqa.eval.qa.questions import BenchmarkQuestion
+from saga_kgqa.eval.qa.runner import read_run
 from saga_kgqa.serve.text2sparql import Text2SparqlService, build_app
 
 QUERY = "SELECT ?x WHERE { ?x ?p ?o } LIMIT 1"

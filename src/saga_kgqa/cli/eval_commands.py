@@ -26,7 +26,7 @@ from saga_kgqa.cli.store_commands import open_graph
 from saga_kgqa.errors import ConfigurationError, SagaError
 
 if TYPE_CHECKING:
-    from saga_kgqa.eval.scorer import QuestionScores
+    from saga_kgqa.eval.qa.scorer import QuestionScores
     from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 
 
@@ -45,7 +45,7 @@ def _write_line(data: dict[str, Any]) -> None:
 
 
 def _score_spinach_output(path: Path, as_json: bool) -> tuple[list[QuestionScores], list[str]]:
-    from saga_kgqa.eval.spinach_output import read_spinach_output, score_entry
+    from saga_kgqa.eval.qa.spinach_output import read_spinach_output, score_entry
 
     scores = []
     for entry in read_spinach_output(path):
@@ -62,9 +62,9 @@ def _score_spinach_output(path: Path, as_json: bool) -> tuple[list[QuestionScore
 def _score_predictions(path: Path, gold_path: Path | None, as_json: bool) -> tuple[list[QuestionScores], list[str]]:
     if gold_path is None:
         raise ConfigurationError("--format predictions needs --gold (a gold store written by `saga eval gold`)")
-    from saga_kgqa.eval.ablation import score_run
-    from saga_kgqa.eval.gold import GoldStore
-    from saga_kgqa.eval.predictions import read_predictions
+    from saga_kgqa.eval.qa.ablation import score_run
+    from saga_kgqa.eval.qa.gold import GoldStore
+    from saga_kgqa.eval.qa.predictions import read_predictions
 
     scored = score_run(read_predictions(path), GoldStore.load(gold_path))
     if as_json:
@@ -91,7 +91,7 @@ def score(
     ] = False,
 ) -> None:
     """Score a predictions file with every metric (paper, strict, SPINACH, GRASP, GERBIL)."""
-    from saga_kgqa.eval.scorer import summarise
+    from saga_kgqa.eval.qa.scorer import summarise
 
     try:
         if file_format is PredictionFormat.SPINACH_OUTPUT:
@@ -110,7 +110,7 @@ def score(
 def _print_summary(summary: dict[str, Any]) -> None:
     from rich.table import Table
 
-    from saga_kgqa.eval.scorer import MEAN_METRICS
+    from saga_kgqa.eval.qa.scorer import MEAN_METRICS
 
     table = Table("metric", "mean")
     for metric in MEAN_METRICS:
@@ -139,7 +139,7 @@ def gold_command(
     profile: ProfileOption = None,
 ) -> None:
     """Freeze a benchmark's gold: shipped answers, else the gold SPARQL run on --data or --endpoint."""
-    from saga_kgqa.eval.gold import build_gold_store
+    from saga_kgqa.eval.qa.gold import build_gold_store
 
     try:
         questions = benchmark_questions(benchmark, data_dir, language, graph_name)
@@ -174,7 +174,7 @@ def drift_command(
     profile: ProfileOption = None,
 ) -> None:
     """Re-run the gold queries on --data or --endpoint and report what changed since the gold was frozen."""
-    from saga_kgqa.eval.gold import GoldStore, drift_report
+    from saga_kgqa.eval.qa.gold import GoldStore, drift_report
 
     try:
         questions = benchmark_questions(benchmark, data_dir, language, graph_name)
@@ -209,7 +209,7 @@ def report_command(
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory for report.md and the PNG plots.")],
 ) -> None:
     """Write markdown tables shaped like the paper's (F1/EM, empty-result rates, cost) and PNG plots."""
-    from saga_kgqa.eval.report import RunSpec, report_markdown, score_runs, write_plots
+    from saga_kgqa.eval.qa.report import RunSpec, report_markdown, score_runs, write_plots
 
     try:
         summaries = score_runs([RunSpec.parse(text) for text in runs])

@@ -19,9 +19,9 @@ def merge_command(
     data_dir: DataDirOption = None,
 ) -> None:
     """Merge the N shards of one run into the predictions file (and report) a single run gives."""
-    from saga_kgqa.eval.ablation import run_summary, score_run
-    from saga_kgqa.eval.gold import GoldStore
-    from saga_kgqa.eval.shards import merge_shards, read_shard_config
+    from saga_kgqa.eval.qa.ablation import run_summary, score_run
+    from saga_kgqa.eval.qa.gold import GoldStore
+    from saga_kgqa.eval.qa.shards import merge_shards, read_shard_config
 
     try:
         if not shards:

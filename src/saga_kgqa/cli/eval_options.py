@@ -14,7 +14,7 @@ import typer
 from saga_kgqa.cli.options import DataDirOption
 
 if TYPE_CHECKING:
-    from saga_kgqa.eval.questions import BenchmarkQuestion
+    from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 
 __all__ = ["BenchmarkArgument", "DataDirOption", "GraphOption", "LanguageOption", "benchmark_questions"]
 

@@ -27,7 +27,7 @@ from saga_kgqa.kg.cache.replay_cache import CacheMode
 
 if TYPE_CHECKING:
     from saga_kgqa.context import SagaContext
-    from saga_kgqa.eval.runner import Answerer
+    from saga_kgqa.eval.qa.runner import Answerer
     from saga_kgqa.graph.model_calls import ModelFactory
     from saga_kgqa.graph.toolbox import SagaToolbox
 
@@ -210,7 +210,7 @@ def _agent_answerer_for(
     max_tokens: int | None,
     method: Method = "saga",
 ) -> Any:
-    from saga_kgqa.eval.agent_answerer import AgentAnswerer
+    from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
     from saga_kgqa.graph.builder import SagaGraph, build_graph
 
     graph: SagaGraph
@@ -262,10 +262,10 @@ def run_command(
     ] = None,
 ) -> None:
     """Answer every question of a benchmark, one JSON line per question; rerun to resume."""
-    from saga_kgqa.eval.ablation import run_summary, score_run
-    from saga_kgqa.eval.gold import GoldStore
-    from saga_kgqa.eval.runner import GoldReplayAnswerer, run_benchmark
-    from saga_kgqa.eval.shards import SHARD_KEY, parse_shard, shard_questions
+    from saga_kgqa.eval.qa.ablation import run_summary, score_run
+    from saga_kgqa.eval.qa.gold import GoldStore
+    from saga_kgqa.eval.qa.runner import GoldReplayAnswerer, run_benchmark
+    from saga_kgqa.eval.qa.shards import SHARD_KEY, parse_shard, shard_questions
 
     try:
         chosen_shard = parse_shard(shard) if shard is not None else None
@@ -343,8 +343,8 @@ def ablate_command(
     entity_search: EntitySearchOption = "off",
 ) -> None:
     """Run the agent once per ablation variant and print the variants side by side (markdown)."""
-    from saga_kgqa.eval.ablation import ablation_table, ablation_variants, run_ablation
-    from saga_kgqa.eval.gold import GoldStore
+    from saga_kgqa.eval.qa.ablation import ablation_table, ablation_variants, run_ablation
+    from saga_kgqa.eval.qa.gold import GoldStore
 
     try:
         cache = _cache_settings(endpoint, cache_dir, cache_mode, out_dir / "cache")

@@ -21,7 +21,7 @@ from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.kg.core.backend import MAX_DEADLINE_S
 
 if TYPE_CHECKING:
-    from saga_kgqa.tools.execute import ExecuteOutcome, ExecuteSettings
+    from saga_kgqa.tools.execute.tool import ExecuteOutcome, ExecuteSettings
 
 #: Exit status of a query the type check blocked (it was not run).
 EXIT_BLOCKED = 3
@@ -55,7 +55,7 @@ def execute_command(
 
     Exit status: 0 for a result (empty included), 3 when blocked, 2 when rejected, 1 on a store failure.
     """
-    from saga_kgqa.tools.execute import ExecuteSettings, execute
+    from saga_kgqa.tools.execute.tool import ExecuteSettings, execute
 
     text = read_query(query)
     settings = ExecuteSettings(verify_blocks=verify, max_rows_shown=max_rows, deadline_s=timeout)

@@ -4,6 +4,7 @@ Sources (read from the third-party data directory, never copied into the project
 
 * CoDEx-S/M training and validation triples (``wd:Q wdt:P wd:Q``), their entities' P31
   types, type labels and descriptions, and the labels of its 71 relations;
+* KGTK's subset of Wikidata's class hierarchy (``wikidata_p279/``: 22,064 direct P279 edges);
 * the property metadata of ``wikidata_properties_isi``: labels, aliases, descriptions,
   datatypes and P1855 "Wikidata property example" subjects;
 * SPINACH's recorded QALD-10 tool responses (:mod:`saga_kgqa.dialects.spinach_trace`):
@@ -36,7 +37,15 @@ from saga_kgqa.dialects.spinach_trace import TRACE_FILE, TraceFacts, TraceValue,
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.schema.vocab import RDF_TYPE, RDFS_LABEL, SCHEMA_ORG, SKOS, XSD
 from saga_kgqa.schema.wikidata_metadata import CLAIMS_FILE, read_property_metadata
-from saga_kgqa.schema.wikidata_sources import read_entity_types, read_triples, read_type_labels
+from saga_kgqa.schema.wikidata_sources import (
+    P279_DIR,
+    P279_FILE,
+    P279_ORIGIN,
+    read_entity_types,
+    read_p279_edges,
+    read_triples,
+    read_type_labels,
+)
 
 WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
@@ -59,7 +68,13 @@ _ISO_TIME = re.compile(r"^[+-]?[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9
 
 Progress = Callable[[str, int], None]
 #: The build's steps, in order (progress is reported after each).
-BUILD_STEPS: tuple[str, ...] = ("codex triples", "codex types", "property metadata", "spinach traces")
+BUILD_STEPS: tuple[str, ...] = (
+    "codex triples",
+    "codex types",
+    "class hierarchy",
+    "property metadata",
+    "spinach traces",
+)
 
 
 @dataclass(slots=True)
@@ -135,13 +150,17 @@ class _QuadWriter:
             self._pending = []
 
 
-def build_wikidata_store(data_dir: Path, store_dir: Path, *, progress: Progress | None = None) -> StoreReport:
+def build_wikidata_store(
+    data_dir: Path, store_dir: Path, *, progress: Progress | None = None, hierarchy: bool = True
+) -> StoreReport:
     """Build the offline Wikidata store from ``data_dir`` into a new directory ``store_dir``.
 
     Args:
         data_dir: The third-party data directory (``../shared/data``).
         store_dir: Where to create the store; must not exist or be empty.
         progress: Called with a step name and the triples written so far.
+        hierarchy: Load KGTK's P279 edges (``wikidata_p279/``, graph ``<urn:saga:source:kgtk-p279>``);
+            ``False`` builds the store without a class hierarchy, as a small private graph may be.
 
     Returns:
         What was loaded (also written to ``saga-wikidata-store.json`` in the store).
@@ -164,6 +183,7 @@ def build_wikidata_store(data_dir: Path, store_dir: Path, *, progress: Progress 
     steps: dict[str, Callable[[], None]] = {
         "codex triples": lambda: _codex_triples(writer, codex),
         "codex types": lambda: _codex_types(writer, codex),
+        "class hierarchy": lambda: _class_hierarchy(writer, data_dir) if hierarchy else None,
         "property metadata": lambda: _property_metadata(writer, data_dir / "wikidata_properties_isi"),
         "spinach traces": lambda: _trace(writer, facts, report),
     }
@@ -209,6 +229,18 @@ def _codex_types(writer: _QuadWriter, codex: Path) -> None:
             writer.add("codex-entity-types", WD + qid, WDT + "P31", ox.NamedNode(type_iri))
     for type_iri, (label, description) in sorted(read_type_labels(codex / "types_en.json.gz").items()):
         writer.name("codex-types-en", type_iri, label, description)
+
+
+def _class_hierarchy(writer: _QuadWriter, data_dir: Path) -> None:
+    """KGTK's P279 edges as ``wd:Q wdt:P279 wd:Q`` in their own graph (only the direct edges: queries use ``P279+``).
+
+    A data directory without ``wikidata_p279/`` gives a store without a hierarchy (the manifest's
+    ``by_source`` then has no ``kgtk-p279``).
+    """
+    if not (data_dir / P279_DIR).is_dir():
+        return
+    for child, parent in read_p279_edges(data_dir / P279_DIR / P279_FILE):
+        writer.add(P279_ORIGIN, WD + child, WDT + "P279", ox.NamedNode(WD + parent))
 
 
 def _property_metadata(writer: _QuadWriter, directory: Path) -> None:

@@ -28,12 +28,13 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import RetryPolicy
 
 from saga_kgqa.context import SagaContext
+from saga_kgqa.graph.answer_check_node import AnswerCheckNode
 from saga_kgqa.graph.dependencies import GraphDependencies, ToolboxFactory
 from saga_kgqa.graph.finalize import FinalizeNode
 from saga_kgqa.graph.llm_nodes import ModelNodes
 from saga_kgqa.graph.model_calls import ModelFactory, no_model_configured, transient_provider_error
 from saga_kgqa.graph.prompting import prompt_names
-from saga_kgqa.graph.routing import route_action, route_after_lookup
+from saga_kgqa.graph.routing import route_action, route_after_check, route_after_lookup
 from saga_kgqa.graph.tool_nodes import ToolNodes
 from saga_kgqa.graph.tracing import traced_tool_node
 from saga_kgqa.state.schema import InputState, OutputState, SagaState
@@ -102,12 +103,14 @@ def build_graph(
     # Unknown tools, bad arguments and repeated actions are answered without running anything.
     builder.add_node("refuse_action", tools.refuse_action)
     # The final query runs once more without its exploratory LIMIT.
+    builder.add_node("check_answer", AnswerCheckNode(dependencies))
     builder.add_node("finalize", FinalizeNode(dependencies))
 
     builder.add_edge(START, "predict_answer_type")
     builder.add_edge("predict_answer_type", "controller")
     builder.add_conditional_edges("controller", route_action)
     builder.add_conditional_edges("lookup", route_after_lookup)
+    builder.add_conditional_edges("check_answer", route_after_check)
     for node in ("search", "patterns", "examples", "execute", "prune_fallback", "refuse_action"):
         builder.add_edge(node, "controller")
     builder.add_edge("finalize", END)

@@ -14,10 +14,11 @@ from collections.abc import Mapping, Sequence
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from saga_kgqa.context import SagaContext
+from saga_kgqa.graph.knowledge_log import knowledge_log_text
 from saga_kgqa.kg.core.profiles import PROFILES
 from saga_kgqa.prompts import dialect_wording, load_prompt, render_prompt
 from saga_kgqa.schema import SchemaIndex
-from saga_kgqa.state import AnswerType, KnowledgeEntry, PriorTurn, PruneRequest, Step, TypeState
+from saga_kgqa.state import AnswerType, PriorTurn, PruneRequest, Step, TypeState
 from saga_kgqa.state.schema import SagaState
 from saga_kgqa.tools.render import compact_iri
 from saga_kgqa.tools.text_safety import quoted
@@ -30,15 +31,6 @@ CLASS_LABEL_CHARS = 40
 _DATATYPE_NAMESPACES = ("http://www.w3.org/2001/XMLSchema#", "http://www.w3.org/1999/02/22-rdf-syntax-ns#")
 
 _ANSWER_TYPE_KEYS = ("kg_name", "answer_type_id_rule", "answer_type_mappings", "example_person", "person_id")
-_OUTCOME_TAGS = {
-    "ok": "[ok]",
-    "info": "[info]",
-    "empty": "[fail] Empty",
-    "blocked": "[fail] BLOCKED",
-    "rejected": "[fail] rejected",
-    "error": "[fail] error",
-    "refused": "[fail] refused",
-}
 
 
 def answer_type_messages(question: str, context: SagaContext, classes: Sequence[str] = ()) -> list[BaseMessage]:
@@ -206,14 +198,6 @@ def theta_lines(theta: TypeState | None, limit: int, prefixes: Mapping[str, str]
         subject = key if key.startswith("?") else compact_iri(key, prefixes)
         lines.append(f"- {subject}: {names}")
     return lines
-
-
-def knowledge_log_text(entries: Sequence[KnowledgeEntry], limit: int) -> str:
-    """The last ``limit`` knowledge-log entries, oldest first."""
-    shown = list(entries)[-limit:] if limit else []
-    if not shown:
-        return "(nothing yet)"
-    return "\n".join(f"{_OUTCOME_TAGS[e.outcome]} step {e.step}: {e.summary}" for e in shown)
 
 
 def history_text(history: Sequence[Step], window: int) -> str:

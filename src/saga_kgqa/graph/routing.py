@@ -11,7 +11,10 @@ from typing import Any, Literal
 
 from saga_kgqa.state import Action
 
-ActionRoute = Literal["search", "lookup", "patterns", "examples", "execute", "refuse_action", "finalize"]
+ActionRoute = Literal[
+    "search", "lookup", "patterns", "examples", "execute", "refuse_action", "check_answer", "finalize"
+]
+CheckRoute = Literal["controller", "finalize"]
 LookupRoute = Literal["prune_fallback", "controller", "finalize"]
 
 _TOOL_NODES: dict[str, ActionRoute] = {
@@ -26,15 +29,17 @@ _TOOL_NODES: dict[str, ActionRoute] = {
 def route_action(state: Mapping[str, Any]) -> ActionRoute:
     """After the controller: the chosen tool's node, ``refuse_action``, or ``finalize`` (stop or budget)."""
     try:
+        action = state.get("pending_action")
+        if state.get("stop_reason") == "stop" and isinstance(action, Action) and action.tool == "stop":
+            return "check_answer"
         if state.get("stop_reason"):
             return "finalize"
-        action = state.get("pending_action")
         if not isinstance(action, Action):
             return "finalize"
         if action.problem is not None:
             return "refuse_action"
         if action.tool == "stop":
-            return "finalize"
+            return "check_answer"
         return _TOOL_NODES.get(action.tool, "refuse_action")
     except Exception:
         return "finalize"
@@ -44,5 +49,13 @@ def route_after_lookup(state: Mapping[str, Any]) -> LookupRoute:
     """After lookup: the prune fallback when a prune request is waiting, else back to the controller."""
     try:
         return "prune_fallback" if state.get("prune_request") is not None else "controller"
+    except Exception:
+        return "finalize"
+
+
+def route_after_check(state: Mapping[str, Any]) -> CheckRoute:
+    """After the answer checks: ``finalize`` when the stop stands, else back to the controller."""
+    try:
+        return "finalize" if state.get("stop_reason") else "controller"
     except Exception:
         return "finalize"

@@ -23,7 +23,7 @@ from saga_kgqa.graph.records import discovered_types, knowledge, step_record
 from saga_kgqa.state import ANSWER_KEY, Action, KnowledgeEntry, Outcome, PruneRequest, QueryAttempt, TypeState
 from saga_kgqa.state.schema import SagaState
 from saga_kgqa.tools import LookupResult
-from saga_kgqa.tools.execute import ExecuteOutcome, ExecuteSettings
+from saga_kgqa.tools.execute.tool import ExecuteOutcome, ExecuteSettings
 from saga_kgqa.tools.text_safety import graph_text
 
 #: Characters of an error message shown to the model (the execute tool shows as many).
@@ -48,7 +48,7 @@ class ToolNodes:
             return _failed(action, step, exc)
         outcome: Outcome = "ok" if result.hits else "empty"
         entry = knowledge(step, outcome, f"search {action.argument[:60]!r}: {len(result.hits)} hits")
-        return _finish(action, step, result.text, outcome, [entry])
+        return finish_action(action, step, result.text, outcome, [entry])
 
     def examples(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
         """Run ``examples(property)``."""
@@ -59,7 +59,7 @@ class ToolNodes:
             return _failed(action, step, exc)
         outcome: Outcome = "ok" if result.found else "empty"
         entry = knowledge(step, outcome, f"examples {result.info.property.id}: {len(result.examples)} triples")
-        return _finish(action, step, result.text, outcome, [entry])
+        return finish_action(action, step, result.text, outcome, [entry])
 
     def patterns(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
         """Run ``patterns(entity)``: its patterns ranked for the question, type-filtered like lookup."""
@@ -78,7 +78,7 @@ class ToolNodes:
             return _failed(action, step, exc)
         outcome: Outcome = "ok" if result.found else "empty"
         summary = f"patterns {action.argument[:60]}: {len(result.shown)} shown, {len(result.hidden)} hidden by type"
-        return _finish(action, step, result.text, outcome, [knowledge(step, outcome, summary)])
+        return finish_action(action, step, result.text, outcome, [knowledge(step, outcome, summary)])
 
     def lookup(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
         """Run the type-constrained ``lookup(entity)``; an untyped entity goes to the prune fallback."""
@@ -104,7 +104,9 @@ class ToolNodes:
             f"lookup {result.entity.id}: {len(result.types)} types, {result.shown} properties shown, "
             f"{len(result.hidden)} hidden by domain"
         )
-        return _finish(action, step, result.text, outcome, [knowledge(step, outcome, summary), *entries], theta_delta)
+        return finish_action(
+            action, step, result.text, outcome, [knowledge(step, outcome, summary), *entries], theta_delta
+        )
 
     def execute(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
         """Run ``execute(sparql)``: guard, type check, run, record result types, diagnose an empty result."""
@@ -119,7 +121,7 @@ class ToolNodes:
         outcome: Outcome = result.status
         entries = [knowledge(step, outcome, execute_summary(result))]
         entries += discovered_types(state.get("theta"), theta_delta, step, tools.prefixes)
-        delta = _finish(action, step, result.text, outcome, entries, theta_delta)
+        delta = finish_action(action, step, result.text, outcome, entries, theta_delta)
         delta["attempts"] = [attempt]
         return delta
 
@@ -130,7 +132,7 @@ class ToolNodes:
         if not isinstance(action, Action):
             return {"pending_action": None}
         problem = action.problem or "This action cannot run."
-        return _finish(action, step, problem, "refused", [knowledge(step, "refused", problem)])
+        return finish_action(action, step, problem, "refused", [knowledge(step, "refused", problem)])
 
 
 def execute_summary(result: ExecuteOutcome) -> str:
@@ -204,10 +206,10 @@ def _failed(action: Action, step: int, exc: ToolInputError | BackendError) -> di
         fault = "the query must change" if exc.query_at_fault else "not a problem with your request"
         retry = "retrying later may help" if exc.retryable else "retrying the same call will not help"
         text = f"The graph failed ({type(exc).__name__}: {message}); {fault}; {retry}."
-    return _finish(action, step, text, "error", [knowledge(step, "error", text)])
+    return finish_action(action, step, text, "error", [knowledge(step, "error", text)])
 
 
-def _finish(
+def finish_action(
     action: Action,
     step: int,
     observation: str,
@@ -215,6 +217,7 @@ def _finish(
     entries: list[KnowledgeEntry],
     theta_delta: TypeState | None = None,
 ) -> dict[str, Any]:
+    """The state delta of a handled action: its history step, knowledge-log entries, tool message and Θ delta."""
     delta: dict[str, Any] = {
         "pending_action": None,
         "history": [step_record(step, action, observation, outcome)],

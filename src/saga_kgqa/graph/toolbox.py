@@ -16,12 +16,14 @@ from typing import TYPE_CHECKING
 
 from saga_kgqa.context import SagaContext
 from saga_kgqa.dialects import Dialect
+from saga_kgqa.errors import SagaError
+from saga_kgqa.kg.guard.sparql_terms import iri as sparql_iri
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.remote.wikidata_search import WikidataEntitySearch
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools import GroundingToolkit, LookupResult, PropertyExamplesResult, SearchResult, ToolCaps
-from saga_kgqa.tools.execute import ExecuteOutcome, ExecuteSettings, execute
+from saga_kgqa.tools.execute.tool import ExecuteOutcome, ExecuteSettings, execute
 
 if TYPE_CHECKING:
     from saga_kgqa.patterns.ranking import Ranking
@@ -92,6 +94,22 @@ class ToolView:
             settings=replace(settings, type_check=settings.type_check and self.type_filter),
             step=step,
         )
+
+    def mentions(self, iri: str) -> bool:
+        """True when the schema index or the graph holds the IRI (one bounded ASK); a failed probe says True.
+
+        The answer checks ask it before calling an unseen IRI possibly invented.
+        """
+        schema = self.toolkit.context.schema
+        if schema.property_schema(iri) is not None or iri in schema.classes:
+            return True
+        term = sparql_iri(iri)
+        try:
+            return self.toolkit.context.reads().ask(
+                f"{{ {term} ?p ?o }} UNION {{ ?s ?p {term} }} UNION {{ ?s {term} ?o }}"
+            )
+        except SagaError:
+            return True
 
     def resolve(self, argument: str) -> str | None:
         """The IRI of a prefixed name, ``<iri>`` or absolute IRI, or ``None`` when it is not one."""

@@ -24,7 +24,7 @@ from saga_kgqa.patterns.enrichment import EnrichSettings, enrich
 from saga_kgqa.patterns.retrieval import retrieve_many
 from saga_kgqa.state.mars import MarsState, PatternEntry
 from saga_kgqa.state.records import QueryAttempt, Step
-from saga_kgqa.tools.execute import ExecuteSettings
+from saga_kgqa.tools.execute.tool import ExecuteSettings
 from saga_kgqa.tools.text_safety import graph_text
 
 _MENTIONS = 5

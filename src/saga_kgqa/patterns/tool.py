@@ -16,7 +16,7 @@ from saga_kgqa.patterns.ranking import Ranking
 from saga_kgqa.patterns.retrieval import retrieve_patterns
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools.context import ToolContext
-from saga_kgqa.tools.dialect_reads import graph_superclasses
+from saga_kgqa.tools.lookup.dialect_reads import graph_superclasses
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,7 +30,13 @@ Basis = Literal[
     "superclass",
     "numeric",
     "conflict",
+    "unknown_ancestry",
+    "observed_domain",
+    "unconfirmed_source",
 ]
+
+#: The rule that hid a property at lookup (:mod:`saga_kgqa.tools.lookup.hiding`).
+HideRule = Literal["domain_conflict", "closed_schema"]
 
 
 class Verdict(BaseModel):

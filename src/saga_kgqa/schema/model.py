@@ -140,7 +140,16 @@ class PropertySchema(BaseModel):
 
 
 class ClassInfo(BaseModel):
-    """One class of the hierarchy."""
+    """One class of the hierarchy.
+
+    Attributes:
+        iri: The class IRI.
+        label: Preferred label, if any.
+        description: Short description, if any.
+        parents: Direct superclasses.
+        origins: Names of the sources behind ``parents`` (``kgtk-p279``, ``yago45_schema``, ...);
+            empty for a formal schema read from the graph itself.
+    """
 
     model_config = _FROZEN
 
@@ -148,6 +157,7 @@ class ClassInfo(BaseModel):
     label: str | None = None
     description: str | None = None
     parents: IriSet = frozenset()
+    origins: tuple[str, ...] = ()
 
 
 class BuildSettings(BaseModel):
@@ -216,6 +226,7 @@ class SchemaIndex(BaseModel):
     _hierarchy: ClassHierarchy | None = PrivateAttr(default=None)
     _placed: frozenset[str] | None = PrivateAttr(default=None)
     _prominence: dict[str, int] | None = PrivateAttr(default=None)
+    _closed: bool | None = PrivateAttr(default=None)
 
     def __eq__(self, other: object) -> bool:
         # Compare the data only: pydantic would also compare the cached hierarchy.
@@ -248,6 +259,23 @@ class SchemaIndex(BaseModel):
                         placed.update(count.type_iri for count in evidence.counts)
             self._placed = frozenset(placed)
         return self._placed
+
+    def is_closed(self) -> bool:
+        """True when the schema declares itself closed: a flat formal ontology (computed once).
+
+        A schema is read as closed when it has classes, no class has a superclass, and every
+        property with a domain has a formal one (nothing induced or curated). That is the
+        shape of a relational export such as Spider4SPARQL's: one class per table, every row
+        typed with exactly its table, so the classes are disjoint by construction and a class
+        with no superclass really has none. In any other schema a class without a recorded
+        superclass has an *unknown* ancestry (CK25 never says Supplier ⊑ Agent), and lookup
+        keeps what its domain would hide.
+        """
+        if self._closed is None:
+            flat = bool(self.classes) and not any(info.parents for info in self.classes.values())
+            constrained = [entry for entry in self.properties.values() if entry.domain]
+            self._closed = flat and bool(constrained) and all(e.domain_source == "formal" for e in constrained)
+        return self._closed
 
     def class_prominence(self, iri: str) -> int:
         """How many properties name the class in their domain or range (counts computed once).

@@ -8,9 +8,11 @@ Sources under the data directory (``../shared/data`` by default):
 * ``codex``: real triples with the P31 types of their entities, from which the domain and
   range of every property without a curated one are induced (source ``induced``).
 
+* ``wikidata_p279``: KGTK's subset of the P279 class hierarchy (22,064 direct edges), in the
+  class table with the origin ``kgtk-p279``.
+
 The P2302 constraint classes themselves are not in the offline data (see
-:mod:`saga_kgqa.schema.wikidata_constraints` for reading them from an endpoint), and
-neither is the P279 hierarchy: the class table holds only what YAGO's shapes imply.
+:mod:`saga_kgqa.schema.wikidata_constraints` for reading them from an endpoint).
 Class ranges are kept only for item-valued properties, whose values are entities.
 """
 
@@ -26,8 +28,12 @@ from saga_kgqa.schema.vocab import SchemaVocabulary
 from saga_kgqa.schema.wikidata_constraints import SUBJECT_TYPE_CONSTRAINT, VALUE_TYPE_CONSTRAINT, WD
 from saga_kgqa.schema.wikidata_metadata import WIKIBASE_ITEM, PropertyMetadata, read_property_metadata
 from saga_kgqa.schema.wikidata_sources import (
+    P279_DIR,
+    P279_FILE,
+    P279_ORIGIN,
     count_side_types,
     read_entity_types,
+    read_p279_edges,
     read_text2kgbench,
     read_triples,
     read_type_labels,
@@ -50,6 +56,7 @@ def build_wikidata_offline_index(
     settings: InductionSettings | None = None,
     curated: bool = True,
     widen_curated: bool = True,
+    hierarchy: bool = True,
 ) -> SchemaIndex:
     """Build the offline Wikidata index from the data directory.
 
@@ -66,6 +73,9 @@ def build_wikidata_offline_index(
             curated-only index drops 6.5% of the true subjects and 60% of the true objects
             (curated ``country`` does not admit ``sovereign state``), the widened one 1.1%
             and 11%. Pass ``False`` for the paper's rule (curated wins outright).
+        hierarchy: Add KGTK's P279 edges (``wikidata_p279/``, when the directory is there) to the
+            class table, each class naming ``kgtk-p279`` among its origins. ``False`` keeps only
+            what YAGO's shapes imply, as a private graph's partial hierarchy would.
 
     Returns:
         The index, keyed by direct-property IRIs (``wdt:P57``).
@@ -74,6 +84,8 @@ def build_wikidata_offline_index(
         ConfigurationError: A source file is missing or malformed.
     """
     settings = settings or InductionSettings()
+    p279_file = data_dir / P279_DIR / P279_FILE
+    p279 = list(read_p279_edges(p279_file)) if hierarchy and p279_file.parent.is_dir() else []
     metadata = read_property_metadata(data_dir / METADATA_DIR)
     sources: list[CuratedSchema] = []
     if curated:
@@ -116,9 +128,9 @@ def build_wikidata_offline_index(
         type_predicates=vocabulary.type_predicates,
         subclass_predicates=vocabulary.subclass_predicates,
         properties=properties,
-        classes=_class_table(properties, sources, codex),
+        classes=_class_table(properties, sources, codex, p279),
         settings=BuildSettings(induce=True, support=settings.support, min_sample=settings.min_sample),
-        notes=_notes(metadata, sources, induced_origin if widen_curated and sources else None),
+        notes=_notes(metadata, sources, induced_origin if widen_curated and sources else None, len(p279)),
     )
 
 
@@ -153,16 +165,27 @@ def _side(
 
 
 def _class_table(
-    properties: dict[str, PropertySchema], sources: list[CuratedSchema], codex: Path
+    properties: dict[str, PropertySchema],
+    sources: list[CuratedSchema],
+    codex: Path,
+    p279: list[tuple[str, str]],
 ) -> dict[str, ClassInfo]:
     labels = read_type_labels(codex / "types_en.json.gz")
     parents: dict[str, set[str]] = {}
+    origins: dict[str, list[str]] = {}
     names: set[str] = set()
     for source in sources:
         for child, supers in source.parents.items():
             parents.setdefault(child, set()).update(supers)
             names.add(child)
             names |= supers
+            origins.setdefault(child, []).append(source.name)
+    for child_qid, parent_qid in p279:
+        child, parent = WD + child_qid, WD + parent_qid
+        parents.setdefault(child, set()).add(parent)
+        names |= {child, parent}
+        if P279_ORIGIN not in origins.setdefault(child, []):
+            origins[child].append(P279_ORIGIN)
     for entry in properties.values():
         names |= entry.domain | entry.range
     curated_labels = {iri: label for source in sources for iri, label in source.labels.items()}
@@ -170,20 +193,27 @@ def _class_table(
     for name in sorted(names):
         label, description = labels.get(name, (curated_labels.get(name), None))
         table[name] = ClassInfo(
-            iri=name, label=label, description=description, parents=frozenset(parents.get(name, ()))
+            iri=name,
+            label=label,
+            description=description,
+            parents=frozenset(parents.get(name, ())),
+            origins=tuple(dict.fromkeys(origins.get(name, ()))),
         )
     return table
 
 
 def _notes(
-    metadata: dict[str, PropertyMetadata], sources: list[CuratedSchema], widened_by: str | None
+    metadata: dict[str, PropertyMetadata], sources: list[CuratedSchema], widened_by: str | None, p279_edges: int
 ) -> tuple[str, ...]:
     subject = sum(1 for m in metadata.values() if SUBJECT_TYPE_CONSTRAINT.removeprefix(WD) in m.constraint_types)
     value = sum(1 for m in metadata.values() if VALUE_TYPE_CONSTRAINT.removeprefix(WD) in m.constraint_types)
     notes = [
         f"{subject} properties carry a subject type constraint and {value} a value type constraint in "
         "Wikidata, whose classes (P2308) are not in the offline data; read them from an endpoint",
-        "no P279 hierarchy offline: the class table holds only the subclass links YAGO's shapes imply",
+        f"class hierarchy: {p279_edges} P279 edges from {P279_ORIGIN} (wikidata_p279) and the subclass links "
+        "YAGO's shapes imply"
+        if p279_edges
+        else "no P279 hierarchy offline: the class table holds only the subclass links YAGO's shapes imply",
     ]
     if widened_by:
         notes.append(f"curated domains and ranges are widened with the types induced from {widened_by}")

@@ -25,6 +25,34 @@ WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
 _QID = re.compile(r"Q[1-9][0-9]*")
 _PID = re.compile(r"P[1-9][0-9]*")
+#: KGTK's subset of Wikidata's class hierarchy (``../shared/data/wikidata_p279/``, data README §4b).
+P279_DIR = "wikidata_p279"
+P279_FILE = "derived.P279.tsv.gz"
+P279_ORIGIN = "kgtk-p279"
+
+
+def read_p279_edges(path: Path) -> Iterator[tuple[str, str]]:
+    """Yield ``(class QID, superclass QID)`` from a KGTK edge file (``id node1 label node2``, P279 rows only).
+
+    Raises:
+        ConfigurationError: The file is missing, or its header lacks ``node1``/``label``/``node2``.
+    """
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as handle:
+            header = handle.readline().rstrip("\n").split("\t")
+            try:
+                node1, label, node2 = header.index("node1"), header.index("label"), header.index("node2")
+            except ValueError:
+                raise ConfigurationError(f"{path}: not a KGTK edge file (header {header[:4]})") from None
+            for line in handle:
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) <= max(node1, label, node2) or parts[label] != "P279":
+                    continue
+                child, parent = parts[node1], parts[node2]
+                if _QID.fullmatch(child) and _QID.fullmatch(parent):
+                    yield child, parent
+    except (OSError, EOFError) as exc:
+        raise ConfigurationError(f"cannot read {path}: {exc}") from exc
 
 
 def read_text2kgbench(directory: Path, *, name: str = "text2kgbench_wikidata_ontologies") -> CuratedSchema:

@@ -14,9 +14,9 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from saga_kgqa.errors import SagaError
-from saga_kgqa.eval.agent_answerer import AgentAnswerer
-from saga_kgqa.eval.predictions import PredictionRecord
-from saga_kgqa.eval.questions import BenchmarkQuestion
+from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
+from saga_kgqa.eval.qa.predictions import PredictionRecord
+from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.graph.builder import build_graph
 from saga_kgqa.graph.caller import CallerModelFactory, CallerToolboxFactory
 from saga_kgqa.serve.mcp_models import AskOutput, cap_rows

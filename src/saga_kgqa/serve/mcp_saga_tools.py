@@ -26,7 +26,7 @@ from saga_kgqa.serve.mcp_models import (
     cap_rows,
 )
 from saga_kgqa.serve.mcp_tooling import RETRY_NOTE, ToolHost, ToolSpec
-from saga_kgqa.tools.execute import ExecuteSettings
+from saga_kgqa.tools.execute.tool import ExecuteSettings
 from saga_kgqa.tools.results import Ref, Value
 
 

@@ -26,9 +26,9 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.predictions import PredictionRecord, PredictionStatus, TraceCounters
-from saga_kgqa.eval.questions import BenchmarkQuestion
-from saga_kgqa.eval.runner import Answerer, read_run, run_benchmark
+from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus, TraceCounters
+from saga_kgqa.eval.qa.questions import BenchmarkQuestion
+from saga_kgqa.eval.qa.runner import Answerer, read_run, run_benchmark
 
 #: The TEXT2SPARQL'26 budget per question.
 DEFAULT_SECONDS = 180.0

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.agent_answerer import AgentAnswerer
 from saga_kgqa.eval.loaders import load_benchmark
-from saga_kgqa.eval.questions import BenchmarkQuestion
-from saga_kgqa.eval.runner import Answerer, GoldReplayAnswerer
+from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
+from saga_kgqa.eval.qa.questions import BenchmarkQuestion
+from saga_kgqa.eval.qa.runner import Answerer, GoldReplayAnswerer
 from saga_kgqa.graph.builder import SagaGraph, build_graph
 from saga_kgqa.graph.caller import CallerModelFactory, CallerToolboxFactory
 from saga_kgqa.graph.defaults import toolbox_for_source

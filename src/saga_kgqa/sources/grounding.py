@@ -4,7 +4,7 @@ Each takes a :class:`~saga_kgqa.sources.session.SourceSet` and a source *name* a
 a pydantic result whose ``text`` is the capped observation for a model. Where a function
 overlaps an existing tool it *is* that tool on the named source: search, lookup and
 execute are :class:`~saga_kgqa.tools.toolkit.GroundingToolkit` and
-:func:`~saga_kgqa.tools.execute.execute` with the source's schema index (declared, else
+:func:`~saga_kgqa.tools.execute.tool.execute` with the source's schema index (declared, else
 surveyed) and its persistent name index; there is no second copy of them.
 """
 
@@ -16,8 +16,8 @@ from saga_kgqa.sources.resolution import EntityResolution, name_index, resolve_e
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.sources.summary import SourceSummary, source_summary
 from saga_kgqa.state import TypeState
-from saga_kgqa.tools.execute import execute
-from saga_kgqa.tools.execute_models import ExecuteOutcome, ExecuteSettings
+from saga_kgqa.tools.execute.models import ExecuteOutcome, ExecuteSettings
+from saga_kgqa.tools.execute.tool import execute
 from saga_kgqa.tools.results import LookupResult, SearchResult
 from saga_kgqa.tools.toolkit import GroundingToolkit
 

@@ -2,7 +2,7 @@
 
 Matched through labels, alternative labels, name-like literals and the identifier
 literals the survey found (accession forms normalised), over the source's persistent
-full-text index (:class:`~saga_kgqa.tools.fulltext.FullTextIndex`), built with the store
+full-text index (:class:`~saga_kgqa.tools.search.fulltext.FullTextIndex`), built with the store
 on first use and reused after. Hits are IRIs, never blank nodes, each with its classes
 and label. The search tool of a source uses the same index, so there is one search.
 """
@@ -17,10 +17,10 @@ from saga_kgqa.errors import BackendError, ConfigurationError
 from saga_kgqa.schema.survey_model import SourceSurvey
 from saga_kgqa.sources.session import OpenSource, SourceSet
 from saga_kgqa.sources.virtuoso_text import VIRTUOSO_PROFILE, has_native_text, native_search
-from saga_kgqa.tools.fulltext import IDENTIFIER_SOURCE, FullTextIndex
-from saga_kgqa.tools.identifier_forms import is_identifier_property, looks_like_identifier
-from saga_kgqa.tools.label_index import NameEntry, NameMatch, name_predicates, read_names, schema_names
 from saga_kgqa.tools.render import compact_iri
+from saga_kgqa.tools.search.fulltext import IDENTIFIER_SOURCE, FullTextIndex
+from saga_kgqa.tools.search.identifier_forms import is_identifier_property, looks_like_identifier
+from saga_kgqa.tools.search.label_index import NameEntry, NameMatch, name_predicates, read_names, schema_names
 from saga_kgqa.tools.text_safety import graph_text, quoted
 
 _LABEL_CHARS = 200

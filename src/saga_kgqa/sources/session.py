@@ -22,7 +22,7 @@ from saga_kgqa.schema.survey_cache import cached_survey, default_survey_dir
 from saga_kgqa.schema.survey_model import SourceSurvey, SurveyLimits
 from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.tools.context import ToolCaps
-from saga_kgqa.tools.fulltext import FullTextIndex
+from saga_kgqa.tools.search.fulltext import FullTextIndex
 from saga_kgqa.tools.toolkit import GroundingToolkit
 
 #: Directory inside a store (``saga load``) that holds its full-text name index.

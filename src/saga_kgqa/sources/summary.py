@@ -14,8 +14,8 @@ from pydantic import BaseModel, ConfigDict
 
 from saga_kgqa.schema.survey_model import SourceSurvey, SurveyedClass
 from saga_kgqa.sources.session import SourceSet
-from saga_kgqa.tools.label_index import local_name as _local
 from saga_kgqa.tools.render import compact_iri
+from saga_kgqa.tools.search.label_index import local_name as _local
 from saga_kgqa.tools.text_safety import cap_block, graph_text
 
 #: Characters of one grounding tool result shown to a model (AutoSchema, appendix A.3).

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from saga_kgqa.errors import BackendError
 from saga_kgqa.kg.guard.sparql_terms import iri, string_literal
 from saga_kgqa.sources.session import OpenSource
-from saga_kgqa.tools.identifier_forms import identifier_forms
-from saga_kgqa.tools.label_index import MatchKind, NameMatch, normalise
+from saga_kgqa.tools.search.identifier_forms import identifier_forms
+from saga_kgqa.tools.search.label_index import MatchKind, NameMatch, normalise
 
 #: The profile whose engine has ``bif:contains``.
 VIRTUOSO_PROFILE = "virtuoso"

@@ -102,6 +102,9 @@ class SagaState(InputState, OutputState, total=False):
     prune_request: PruneRequest | None
     """A lookup waiting for the model to prune it (``lookup``; cleared by ``prune_fallback``)."""
 
+    answers_checked: Annotated[list[str], operator.add]
+    """Final queries the answer checks have seen (``check_answer``; a second stop on one is accepted)."""
+
     steps: Annotated[int, operator.add]
     """Controller steps taken (``controller`` adds 1 per decision)."""
 

@@ -1,7 +1,12 @@
-"""Knowledge-graph tools (search, lookup, property examples, execute, stop) as plain functions."""
+"""Knowledge-graph tools (search, lookup, property examples, execute, stop) as plain functions.
+
+Rooms: ``search`` (name indexes), ``lookup`` (types, kept and hidden properties), ``execute``
+(type check, run, diagnosis, observations); beside them what all tools share: the context, the
+toolkit, bounded graph reads, typed results, rendering and text safety.
+"""
 
 from saga_kgqa.tools.context import ToolCaps
-from saga_kgqa.tools.execute import ExecuteOutcome, ExecuteSettings, execute
+from saga_kgqa.tools.execute.tool import ExecuteOutcome, ExecuteSettings, execute
 from saga_kgqa.tools.render import render_result_table
 from saga_kgqa.tools.render_observations import TextCaps
 from saga_kgqa.tools.results import (

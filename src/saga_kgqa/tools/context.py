@@ -15,10 +15,11 @@ from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
 from saga_kgqa.schema.model import SideEvidence
 from saga_kgqa.tools.graph_reads import Reads, Texts
 from saga_kgqa.tools.identifiers import resolve_iri
-from saga_kgqa.tools.label_index import LabelIndex, NameIndex, name_predicates
+from saga_kgqa.tools.lookup.hiding import HideSettings, Hiding
 from saga_kgqa.tools.render import compact_iri
 from saga_kgqa.tools.render_observations import TextCaps
 from saga_kgqa.tools.results import PropertyInfo, Ref, Value
+from saga_kgqa.tools.search.label_index import LabelIndex, NameIndex, name_predicates
 
 _LANGUAGE_TAG = re.compile(r"[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*")
 
@@ -42,6 +43,7 @@ class ToolCaps:
         raw_chars: Characters of graph text kept in the machine-readable results (labels,
             descriptions, literal values), so a 100 KB description never enters agent state.
         text: Character and byte caps of the rendered observations.
+        hide: Bounds and support threshold of the rules that decide what lookup hides.
     """
 
     entity_hits: int = 8
@@ -56,6 +58,7 @@ class ToolCaps:
     deadline_s: float = 20.0
     raw_chars: int = 1000
     text: TextCaps = field(default_factory=TextCaps)
+    hide: HideSettings = field(default_factory=HideSettings)
 
 
 class ToolContext:
@@ -114,6 +117,7 @@ class ToolContext:
             raise ConfigurationError(f"not a language tag: {language[:40]!r}")
         self.language = language
         self._label_index: NameIndex | None = None
+        self.hiding = Hiding(schema, self.vocabulary, self.caps.hide)
 
     def reads(self) -> Reads:
         """A fresh query helper whose notes belong to one tool call."""

@@ -2,7 +2,7 @@
 
 Everything from the graph goes through the primitives of :mod:`saga_kgqa.tools.render`
 (capped, invisible characters removed, tag-like text defanged, labels quoted), and each
-observation ends under its byte cap. Lookup is rendered by :mod:`saga_kgqa.tools.render_lookup`.
+observation ends under its byte cap. Lookup is rendered by :mod:`saga_kgqa.tools.lookup.render`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from saga_kgqa.tools.label_index import normalise
 from saga_kgqa.tools.render import cap_bytes, id_text, literal_text, names_list
 from saga_kgqa.tools.results import (
     PropertyExamplesResult,
@@ -20,6 +19,7 @@ from saga_kgqa.tools.results import (
     SearchResult,
     Value,
 )
+from saga_kgqa.tools.search.label_index import normalise
 from saga_kgqa.tools.text_safety import graph_text, quoted
 
 

@@ -15,9 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from saga_kgqa.kg.core.result import TermKind
 from saga_kgqa.schema import CompatibilityMode, SchemaSource
-from saga_kgqa.schema.compatibility import Basis, Decision
+from saga_kgqa.schema.compatibility import Basis, Decision, HideRule
 from saga_kgqa.state import TypeState
-from saga_kgqa.tools.label_index import MatchKind
+from saga_kgqa.tools.search.label_index import MatchKind
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
@@ -112,7 +112,17 @@ class KeptProperty(BaseModel):
 
 
 class HiddenProperty(BaseModel):
-    """A property of an entity that lookup hid, and why."""
+    """A property of an entity that lookup hid, and why.
+
+    Attributes:
+        info: The property with its domain and range.
+        value_count: How many values the entity has for it.
+        basis: The compatibility rule behind the conflict.
+        reason: One sentence naming the conflict and what confirmed it.
+        rule: Which hide rule hid it (:mod:`saga_kgqa.tools.lookup.hiding`): ``domain_conflict``
+            (every type's ancestry is recorded and none reaches the domain) or
+            ``closed_schema`` (a flat, closed ontology).
+    """
 
     model_config = _FROZEN
 
@@ -120,6 +130,7 @@ class HiddenProperty(BaseModel):
     value_count: int
     basis: Basis
     reason: str
+    rule: HideRule = "domain_conflict"
 
 
 class ToolResult(BaseModel):

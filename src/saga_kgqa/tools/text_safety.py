@@ -12,6 +12,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from saga_kgqa.kg.guard.algebra_text import AlgebraWriter
 
 #: Default cap for one piece of graph text shown to a model.
 DEFAULT_TEXT_CAP = 200
@@ -89,3 +94,11 @@ def cap_block(text: str, max_chars: int) -> str:
         return text
     kept = text[:max_chars].rsplit("\n", 1)[0]
     return f"{kept}\n[… {len(text) - len(kept)} more characters cut]"
+
+
+def display_writer(prefixes: Mapping[str, str]) -> AlgebraWriter:
+    """A writer for showing parts of a model's query: prefixed names, every term cleaned."""
+    # Imported here: the writer needs rdflib, which text safety itself never does.
+    from saga_kgqa.kg.guard.algebra_text import AlgebraWriter
+
+    return AlgebraWriter(prefixes, clean=graph_text)

@@ -17,10 +17,10 @@ from saga_kgqa.kg.remote.wikidata_search import WikidataEntitySearch
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools.context import ToolCaps, ToolContext
-from saga_kgqa.tools.label_index import NameIndex
-from saga_kgqa.tools.lookup import lookup_entity
+from saga_kgqa.tools.lookup.tool import lookup_entity
 from saga_kgqa.tools.results import LookupResult, PropertyExamplesResult, SearchResult
-from saga_kgqa.tools.search import property_examples, search_names
+from saga_kgqa.tools.search.label_index import NameIndex
+from saga_kgqa.tools.search.tool import property_examples, search_names
 
 
 class GroundingToolkit:

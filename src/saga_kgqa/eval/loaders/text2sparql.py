@@ -18,7 +18,7 @@ from typing import Any
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.eval.datasets import CK25_DIR, load_spider_dev
 from saga_kgqa.eval.loaders.files import LoadedBenchmark, object_list, read_json, read_yaml, text_field
-from saga_kgqa.eval.questions import AnswerKind, BenchmarkQuestion, infer_kind, values_document
+from saga_kgqa.eval.qa.questions import AnswerKind, BenchmarkQuestion, infer_kind, values_document
 from saga_kgqa.kg.core.result import Term
 
 DB25_DIR = "text2sparql_db25"

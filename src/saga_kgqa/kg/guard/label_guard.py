@@ -75,7 +75,7 @@ class LabelRewritingGuard:
         except LabelServiceError as exc:
             raise QueryRejected(
                 f"this store has no label service and the SERVICE wikibase:label block could not be rewritten "
-                f"({exc}); bind labels with rdfs:label and FILTER(LANG(...) = \"en\") instead",
+                f'({exc}); bind labels with rdfs:label and FILTER(LANG(...) = "en") instead',
                 reason="service",
             ) from None
         # Always checked again, so a block the rewrite missed is refused, never sent. The

@@ -136,7 +136,7 @@ def _read_block(inner: list[Token], prefixes: Mapping[str, str]) -> tuple[list[s
         iri = _expand(predicate, prefixes)
         if _expand(subject, prefixes) == _BD + "serviceParam" and iri == _WIKIBASE + "language":
             if obj.kind != "string":
-                raise LabelServiceError("wikibase:language takes a string such as \"en,fr\"")
+                raise LabelServiceError('wikibase:language takes a string such as "en,fr"')
             for code in obj.text.strip("\"'").split(","):
                 code = code.strip()
                 code = AUTO_LANGUAGE if code == "[AUTO_LANGUAGE]" else code
@@ -180,7 +180,7 @@ def _patterns(bindings: list[_Binding], languages: list[str], number: int) -> st
             for k, lang in enumerate(languages):
                 alt, joined = f"{stem}_alt{k}", f"{stem}_{k}"
                 parts.append(
-                    f"OPTIONAL {{ SELECT {binding.subject} (GROUP_CONCAT({alt}; separator=\", \") AS {joined}) "
+                    f'OPTIONAL {{ SELECT {binding.subject} (GROUP_CONCAT({alt}; separator=", ") AS {joined}) '
                     f'WHERE {{ {binding.subject} <{SKOS_ALT_LABEL}> {alt} FILTER(LANG({alt}) = "{lang}") }} '
                     f"GROUP BY {binding.subject} }}"
                 )
@@ -190,8 +190,7 @@ def _patterns(bindings: list[_Binding], languages: list[str], number: int) -> st
             for k, lang in enumerate(languages):
                 name = f"{stem}_{k}"
                 parts.append(
-                    f"OPTIONAL {{ {binding.subject} <{binding.predicate}> {name} "
-                    f'FILTER(LANG({name}) = "{lang}") }}'
+                    f'OPTIONAL {{ {binding.subject} <{binding.predicate}> {name} FILTER(LANG({name}) = "{lang}") }}'
                 )
                 choices.append(name)
             if binding.predicate == RDFS_LABEL:

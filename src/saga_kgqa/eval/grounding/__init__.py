@@ -1,0 +1,1 @@
+"""LLM-free measurements of grounding: retention, detection, tokens, swaps, checks on real trajectories."""

@@ -1,0 +1,162 @@
+"""Answer benchmark questions with the SAGA agent graph, for :func:`saga_kgqa.eval.qa.runner.run_benchmark`.
+
+The graph's own answer keeps literals as lexical strings; scoring needs typed terms, so
+the final query is run once more through a :class:`~saga_kgqa.kg.knowledge_graph.KnowledgeGraph`
+(behind the guard, like every query) and its SPARQL JSON result is the prediction. The
+run is streamed node by node, which gives the actions per tool, the LLM calls and tokens,
+and the executed and empty queries.
+
+Budgets: the step budget is the graph's own (``SagaContext.max_steps``). Seconds and
+tokens are checked here between graph steps: once a budget is spent the stream is closed,
+so the graph stops at the next step boundary (an LLM call under way is not cut), and the
+query the agent's finalize step would have chosen is the answer, with status ``timeout``
+or ``budget_exhausted``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from saga_kgqa.context import SagaContext
+from saga_kgqa.errors import SagaError
+from saga_kgqa.eval.qa.gold import GOLD_LIMITS, GoldRunner
+from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus, TraceCounters
+from saga_kgqa.eval.qa.questions import BenchmarkQuestion
+from saga_kgqa.graph.builder import SagaGraph, run_config
+from saga_kgqa.graph.finalize import choose_final_query, without_exploratory_limit
+from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.state import QueryAttempt, TokenUsage
+
+#: Graph nodes that are agent actions (the controller, answer type and finalize are not).
+TOOL_NODES = frozenset({"search", "lookup", "patterns", "examples", "execute", "prune_fallback", "refuse_action"})
+_STATUS = {
+    "answered": PredictionStatus.ANSWERED,
+    "budget_exhausted": PredictionStatus.BUDGET_EXHAUSTED,
+    "gave_up": PredictionStatus.NO_QUERY,
+    "failed": PredictionStatus.FAILED,
+}
+
+
+@dataclass
+class _Trace:
+    """What the streamed updates of one run add up to."""
+
+    actions: Counter[str] = field(default_factory=Counter)
+    attempts: list[QueryAttempt] = field(default_factory=list)
+    llm_calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    final: dict[str, Any] | None = None
+
+    def add(self, node: str, delta: Any) -> None:
+        if node in TOOL_NODES:
+            self.actions[node] += 1
+        if not isinstance(delta, dict):
+            return
+        self.attempts.extend(a for a in delta.get("attempts") or [] if isinstance(a, QueryAttempt))
+        calls = delta.get("llm_calls")
+        self.llm_calls += calls if isinstance(calls, int) else 0
+        usage = delta.get("token_usage")
+        if isinstance(usage, TokenUsage):
+            self.input_tokens += usage.input_tokens
+            self.output_tokens += usage.output_tokens
+        if node == "finalize":
+            self.final = delta
+
+
+class AgentAnswerer:
+    """Runs the agent on one question and records its final query, answers and trace counters."""
+
+    def __init__(
+        self,
+        graph: SagaGraph,
+        context: SagaContext,
+        executor: GoldRunner,
+        *,
+        limits: ExecutionLimits = GOLD_LIMITS,
+        max_seconds: float | None = None,
+        max_tokens: int | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """Answer with ``graph`` under ``context``; run final queries on ``executor``.
+
+        Args:
+            graph: The compiled agent graph (:func:`saga_kgqa.graph.build_graph`).
+            context: The run's switches and step budget.
+            executor: Where the final query is run for typed answers (the graph the agent used).
+            limits: Limits of that final run.
+            max_seconds: Wall-clock budget per question, checked between graph steps.
+            max_tokens: Token budget (prompt + completion) per question, checked between graph steps.
+            clock: Time source for the seconds budget (tests pass a fake one).
+        """
+        self._graph = graph
+        self._context = context
+        self._executor = executor
+        self._limits = limits
+        self._max_seconds = max_seconds
+        self._max_tokens = max_tokens
+        self._clock = clock
+
+    def __call__(self, question: BenchmarkQuestion, /) -> PredictionRecord:
+        """Answer one question; errors of the final run become a ``failed`` record."""
+        started = self._clock()
+        trace = _Trace()
+        stopped: PredictionStatus | None = None
+        updates = self._graph.stream(
+            {"question": question.question}, run_config(self._context), context=self._context, stream_mode="updates"
+        )
+        try:
+            for update in updates:
+                for node, delta in update.items():
+                    trace.add(node, delta)
+                stopped = self._spent(started, trace)
+                if stopped is not None:
+                    break
+        finally:
+            # A generator at run time (typed as an iterator): closing it stops the graph now.
+            close = getattr(updates, "close", None)
+            if callable(close):
+                close()
+        if trace.final is not None:
+            sparql = trace.final.get("final_sparql")
+            status = _STATUS.get(str(trace.final.get("status")), PredictionStatus.FAILED)
+        else:
+            chosen = choose_final_query(trace.attempts)
+            sparql = None if chosen is None else without_exploratory_limit(chosen.sparql)
+            status = stopped or PredictionStatus.FAILED
+        answers: dict[str, Any] | None = None
+        error: str | None = None
+        if isinstance(sparql, str):
+            try:
+                answers = self._executor.query(sparql, self._limits).to_sparql_json()
+            except SagaError as exc:
+                status, error = PredictionStatus.FAILED, f"{type(exc).__name__}: {exc.message}"
+        return PredictionRecord(
+            question_id=question.id,
+            predicted_sparql=sparql if isinstance(sparql, str) else None,
+            predicted_answers=answers,
+            status=status,
+            error=error,
+            trace=TraceCounters(
+                actions=dict(trace.actions),
+                llm_calls=trace.llm_calls,
+                prompt_tokens=trace.input_tokens,
+                completion_tokens=trace.output_tokens,
+                latency_s=max(0.0, self._clock() - started),
+                queries_executed=len(trace.attempts),
+                queries_empty=sum(a.status == "empty" for a in trace.attempts),
+            ),
+        )
+
+    def _spent(self, started: float, trace: _Trace) -> PredictionStatus | None:
+        if trace.final is not None:
+            return None
+        if self._max_seconds is not None and self._clock() - started > self._max_seconds:
+            return PredictionStatus.TIMEOUT
+        if self._max_tokens is not None and trace.input_tokens + trace.output_tokens > self._max_tokens:
+            return PredictionStatus.BUDGET_EXHAUSTED
+        return None

@@ -1,0 +1,226 @@
+"""A persistent full-text index of names (tantivy) for embedded stores with millions of names.
+
+:class:`~saga_kgqa.tools.search.label_index.LabelIndex` keeps every name in Python and scans them
+per query (difflib for fuzzy matches), which is fine for CK25 and slow for millions of
+names; it is also rebuilt on every run. This index is built once next to the store (or
+in the cache, keyed by the store's content digest), opened in milliseconds, and searched
+by tantivy: exact name, every word, prefix of the last word, fuzzy words (one or two edits), and
+identifier forms (:mod:`~saga_kgqa.tools.search.identifier_forms`: ``GO:0008150`` meets
+``go_0008150``). Only IRIs are indexed: a blank node is never a search hit.
+
+It answers the same ``search(text, limit=…, accept=…, reject=…)`` as ``LabelIndex``, so
+the search tool can use either.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import tantivy
+
+from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.tools.search.identifier_forms import identifier_forms
+from saga_kgqa.tools.search.label_index import MatchKind, NameEntry, NameMatch, local_name, normalise
+
+#: File in the index directory recording what it was built from.
+META_FILE = "saga-fulltext.json"
+#: The ``source`` of names that are identifier literals or IRI local names.
+IDENTIFIER_SOURCE = "identifier"
+FORMAT_VERSION = 2
+
+_SCORES: dict[MatchKind, float] = {"exact": 1.0, "prefix": 0.9, "words": 0.8, "substring": 0.7, "fuzzy": 0.6}
+_WORD = re.compile(r"\w+")
+_CANDIDATES_PER_HIT = 6
+_WRITER_HEAP = 64_000_000
+
+
+def _schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("iri", stored=True, tokenizer_name="raw")
+    builder.add_text_field("name", stored=True, tokenizer_name="default")
+    # The same name stemmed, so "switches" finds "Switch".
+    builder.add_text_field("stem", stored=False, tokenizer_name="en_stem")
+    builder.add_text_field("exact", stored=False, tokenizer_name="raw")
+    builder.add_text_field("ident", stored=False, tokenizer_name="raw")
+    builder.add_text_field("source", stored=True, tokenizer_name="raw")
+    return builder.build()
+
+
+class FullTextIndex:
+    """Names of IRIs in a tantivy index on disk."""
+
+    def __init__(self, index: tantivy.Index, path: Path, meta: dict[str, object], primary: Iterable[str] = ()) -> None:
+        """Wrap an opened index; use :meth:`build` or :meth:`open`."""
+        self._index = index
+        self._schema = index.schema
+        self._searcher = index.searcher()
+        self.path = path
+        self.meta = meta
+        self._primary = frozenset(primary)
+        self.notes: tuple[str, ...] = tuple(str(n) for n in meta.get("notes", []) or [])  # type: ignore[attr-defined]
+
+    def __len__(self) -> int:
+        return int(self._searcher.num_docs)
+
+    @classmethod
+    def build(
+        cls,
+        path: Path,
+        entries: Iterable[NameEntry],
+        *,
+        identifier_sources: Iterable[str] = (),
+        endpoint_id: str = "",
+        primary: Iterable[str] = (),
+        notes: Sequence[str] = (),
+    ) -> FullTextIndex:
+        """Write a fresh index of ``entries`` at ``path`` (an existing one there is replaced).
+
+        Args:
+            path: The index directory.
+            entries: The names (from :func:`~saga_kgqa.tools.search.label_index.read_names`).
+            identifier_sources: Predicates whose literals are identifiers: they are matched
+                by identifier forms as well as by words.
+            endpoint_id: The store's identity, recorded so a stale index is detected.
+            primary: Sources of preferred names (``rdfs:label``).
+            notes: Remarks on how the names were read (limits reached), kept with the index.
+        """
+        if path.exists():
+            shutil.rmtree(path)
+        path.mkdir(parents=True)
+        schema = _schema()
+        index = tantivy.Index(schema, path=str(path))
+        writer = index.writer(heap_size=_WRITER_HEAP, num_threads=1)
+        idents = frozenset(identifier_sources)
+        seen_local: set[str] = set()
+        count = 0
+        for entry in entries:
+            if entry.resource.startswith("_:"):
+                continue
+            ident = entry.source in idents or entry.source == IDENTIFIER_SOURCE
+            forms = identifier_forms(entry.text) if ident else ()
+            writer.add_document(
+                tantivy.Document(
+                    iri=entry.resource,
+                    name=entry.text,
+                    stem=entry.text,
+                    exact=normalise(entry.text),
+                    ident=list(forms),
+                    source=IDENTIFIER_SOURCE if ident else entry.source,
+                )
+            )
+            count += 1
+            if entry.resource not in seen_local:
+                # An IRI's local name is an identifier too (uniprot:P12345, prod-cat-Oscillator).
+                seen_local.add(entry.resource)
+                tail = local_name(entry.resource)
+                forms = identifier_forms(tail)
+                if forms:
+                    # Matched by identifier forms only: a local name's words are not a name.
+                    writer.add_document(tantivy.Document(iri=entry.resource, name="", ident=list(forms), source="iri"))
+        writer.commit()
+        writer.wait_merging_threads()
+        meta: dict[str, object] = {
+            "format_version": FORMAT_VERSION,
+            "endpoint_id": endpoint_id,
+            "names": count,
+            "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
+            "notes": list(notes),
+        }
+        (path / META_FILE).write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        return cls.open(path, primary=primary)
+
+    @classmethod
+    def open(cls, path: Path, *, primary: Iterable[str] = ()) -> FullTextIndex:
+        """Open an index written by :meth:`build`.
+
+        Raises:
+            ConfigurationError: There is no index at ``path``, or it has another format.
+        """
+        try:
+            meta = json.loads((path / META_FILE).read_text(encoding="utf-8"))
+            index = tantivy.Index.open(str(path))
+        except (OSError, ValueError) as exc:
+            raise ConfigurationError(f"no full-text index at {path}: {exc}") from None
+        if not isinstance(meta, dict) or meta.get("format_version") != FORMAT_VERSION:
+            raise ConfigurationError(f"the full-text index at {path} has another format; rebuild it")
+        index.reload()
+        return cls(index, path, meta, primary)
+
+    def search(
+        self, text: str, *, limit: int, accept: frozenset[str] | None = None, reject: frozenset[str] = frozenset()
+    ) -> list[NameMatch]:
+        """Return the best-matching IRIs, best first, one match per IRI (see :class:`LabelIndex.search`)."""
+        query_text = normalise(text)
+        words = _WORD.findall(query_text)
+        if not query_text or limit <= 0:
+            return []
+        query = self._query(query_text, words, identifier_forms(text))
+        wanted = limit * _CANDIDATES_PER_HIT + len(reject)
+        hits = self._searcher.search(query, limit=wanted, count=False).hits
+        best: dict[str, NameMatch] = {}
+        query_forms = set(identifier_forms(text))
+        for score, address in hits:
+            doc = self._searcher.doc(address)
+            resource = str(doc.get_first("iri"))
+            if resource in reject or (accept is not None and resource not in accept):
+                continue
+            source = str(doc.get_first("source"))
+            name = local_name(resource) if source == "iri" else str(doc.get_first("name"))
+            kind = _kind(query_text, words, name, query_forms, source)
+            match = NameMatch(resource, name, source, kind, round(_SCORES[kind] + min(score, 90.0) / 1000, 4))
+            current = best.get(resource)
+            if current is None or self._rank(match) < self._rank(current):
+                best[resource] = match
+        return sorted(best.values(), key=self._rank)[:limit]
+
+    def _query(self, query_text: str, words: list[str], forms: tuple[str, ...]) -> tantivy.Query:
+        schema, occur = self._schema, tantivy.Occur.Should
+        parts: list[tuple[tantivy.Occur, tantivy.Query]] = [
+            (occur, tantivy.Query.boost_query(tantivy.Query.term_query(schema, "exact", query_text), 8.0))
+        ]
+        parts.extend(
+            (occur, tantivy.Query.boost_query(tantivy.Query.term_query(schema, "ident", form), 6.0)) for form in forms
+        )
+        if words:
+            every = [(tantivy.Occur.Must, tantivy.Query.term_query(schema, "name", w)) for w in words[:-1]]
+            every.append((tantivy.Occur.Must, _prefix(schema, words[-1])))
+            parts.append((occur, tantivy.Query.boost_query(tantivy.Query.boolean_query(every), 3.0)))
+            fuzzy = [(occur, tantivy.Query.fuzzy_term_query(schema, "name", w, distance=_edits(w))) for w in words[:8]]
+            parts.append((occur, tantivy.Query.boolean_query(fuzzy)))
+            # Casefolded \w+ words hold no query-syntax operator, so the parser only tokenises (stems) them.
+            stemmed = self._index.parse_query(" ".join(words[:8]), ["stem"], conjunction_by_default=True)
+            parts.append((occur, tantivy.Query.boost_query(stemmed, 2.0)))
+        return tantivy.Query.boolean_query(parts)
+
+    def _rank(self, match: NameMatch) -> tuple[float, bool, int, str]:
+        return (-match.score, match.source not in self._primary, len(match.text), match.resource)
+
+
+def _edits(word: str) -> int:
+    """Typos tolerated in one query word: none in short words, one, two from eight letters ("pontiometer")."""
+    return 0 if len(word) < 4 else 1 if len(word) < 8 else 2
+
+
+def _prefix(schema: tantivy.Schema, word: str) -> tantivy.Query:
+    """Words starting with ``word`` (the last word of a query may be unfinished)."""
+    return tantivy.Query.fuzzy_term_query(schema, "name", word, distance=0, prefix=True)
+
+
+def _kind(query_text: str, words: list[str], name: str, query_forms: set[str], source: str) -> MatchKind:
+    """How a retrieved name matched, with the same tiers as the in-memory index."""
+    key = normalise(name)
+    if key == query_text or (source in (IDENTIFIER_SOURCE, "iri") and query_forms & set(identifier_forms(name))):
+        return "exact"
+    if key.startswith(query_text):
+        return "prefix"
+    name_words = _WORD.findall(key)
+    if all(any(nw.startswith(w) for nw in name_words) for w in words):
+        return "words"
+    if len(query_text) >= 3 and query_text in key:
+        return "substring"
+    return "fuzzy"

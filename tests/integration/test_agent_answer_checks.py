@@ -1,0 +1,87 @@
+"""The answer checks before stop, in whole runs on CK25 driven by a scripted model (issue 13, point 4).
+
+Each check speaks as an observation when the controller first stops; a second stop on the
+same query is accepted; a switched-off check says nothing; nothing is rewritten.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from saga_kgqa.graph.toolbox import SagaToolbox
+from tests.support.agent import open_toolbox, run_agent
+from tests.support.scripted_model import answer_type, tool_call
+
+pytestmark = pytest.mark.shared_data
+
+PV = "PREFIX pv: <http://ld.company.org/prod-vocab/>\n"
+DEPARTMENTS = PV + "SELECT ?d WHERE { ?d a pv:Department }"
+HOCH = "<http://ld.company.org/prod-instances/empl-Heinrich.Hoch%40company.org>"
+
+
+@pytest.fixture(scope="module")
+def ck25(data_dir: Path) -> Iterator[SagaToolbox]:
+    toolbox = open_toolbox([data_dir / "text2sparql_ck25" / "prod-inst.ttl"])
+    yield toolbox
+    toolbox.graph.close()
+
+
+def _check_lines(run_text: str) -> list[str]:
+    return [line for line in run_text.splitlines() if "[check " in line]
+
+
+def test_a_list_for_a_number_meets_the_answer_type_and_question_form_checks(ck25: SagaToolbox) -> None:
+    script = [answer_type("number"), tool_call("execute", sparql=DEPARTMENTS), tool_call("stop"), tool_call("stop")]
+    run = run_agent(ck25, script, question="How many departments are there?")
+    lines = _check_lines(run.model.prompt_text(3))
+    assert any("[check answer_type] the results are entities; the expected answer is a number" in x for x in lines)
+    assert any("[check question_form] the question asks how many" in x for x in lines)
+    # Observations only: the answer is the query as written, and the second stop is accepted.
+    assert run.output["final_sparql"] == DEPARTMENTS and run.output["status"] == "answered"
+    assert run.output["answer"].row_count == 6
+
+
+def test_a_select_for_a_yes_no_question_meets_the_question_form_check(ck25: SagaToolbox) -> None:
+    script = [answer_type("entity"), tool_call("execute", sparql=DEPARTMENTS), tool_call("stop"), tool_call("stop")]
+    run = run_agent(ck25, script, question="Is there a department?")
+    assert any("[check question_form] the question asks yes or no" in x for x in _check_lines(run.model.prompt_text(3)))
+
+
+def test_an_iri_no_observation_showed_and_the_graph_lacks_meets_know_before_use(ck25: SagaToolbox) -> None:
+    # Optional, so the query runs (a required pattern matching nothing would be blocked before it ran).
+    invented = PV + f"SELECT ?m ?s WHERE {{ {HOCH} pv:hasManager ?m OPTIONAL {{ ?m pv:supplier ?s }} }}"
+    script = [answer_type("entity"), tool_call("execute", sparql=invented), tool_call("stop"), tool_call("stop")]
+    run = run_agent(ck25, script, question="Who supplies Heinrich Hoch?")
+    lines = _check_lines(run.model.prompt_text(3))
+    assert any(x.startswith("[check know_before_use] supplier appeared in no observation") for x in lines)
+    assert not any("empl-Heinrich" in x for x in lines)  # it is in the graph: not invented
+
+
+def test_a_query_unrelated_to_the_run_meets_the_consistency_check(ck25: SagaToolbox) -> None:
+    script = [
+        answer_type("entity"),
+        tool_call("search", text="Heinrich Hoch"),
+        tool_call("execute", sparql=DEPARTMENTS),
+        tool_call("stop"),
+        tool_call("stop"),
+    ]
+    run = run_agent(ck25, script, question="Who is Heinrich Hoch's manager?")
+    assert any("[check consistency]" in x for x in _check_lines(run.model.prompt_text(4)))
+
+
+def test_every_check_is_a_switch(ck25: SagaToolbox) -> None:
+    script = [answer_type("number"), tool_call("execute", sparql=DEPARTMENTS), tool_call("stop")]
+    run = run_agent(
+        ck25,
+        script,
+        question="How many departments are there?",
+        check_answer_type=False,
+        check_question_form=False,
+        check_know_before_use=False,
+        check_consistency=False,
+    )
+    assert run.output["status"] == "answered" and run.model.calls == 3
+    assert not any(s.outcome == "refused" for s in run.state["history"])
