@@ -16,22 +16,13 @@ from mcp.types import CallToolResult
 
 from saga_kgqa.settings import example_graph_path
 from tests.support.http_servers import SAGA, server_env
-from tests.support.mcp_servers import http_server, http_session, stdio_session
+from tests.support.mcp_servers import SOURCE_TOOLS, http_server, http_session, stdio_session
 
 EX = "PREFIX ex: <http://example.org/space/> "
 TYPED_QUERY = EX + "SELECT ?x WHERE { ?x a ex:Astronaut }"
 #: ex:launchDate's domain is ex:Mission: on an astronaut it can never match.
 CONFLICT_QUERY = EX + "SELECT ?d WHERE { ?x ex:launchDate ?d }"
 SAGA_TOOLS = {"search", "lookup", "examples", "execute"}
-SOURCE_TOOLS = {
-    "catalog_list",
-    "catalog_categories",
-    "catalog_find",
-    "source_summary",
-    "resolve_entity",
-    "expand_entity",
-    "bridge_sources",
-}
 
 Body = Callable[[ClientSession], Awaitable[None]]
 

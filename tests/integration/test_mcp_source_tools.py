@@ -17,19 +17,10 @@ from mcp import ClientSession
 from mcp.types import CallToolResult
 
 from tests.conftest import TEST_DATA
-from tests.support.mcp_servers import http_server, http_session, stdio_session
+from tests.support.mcp_servers import SOURCE_TOOLS, http_server, http_session, stdio_session
 
 LAB = TEST_DATA / "autoschema" / "lab.trig"
 L = "http://example.org/lab/"
-SOURCE_TOOLS = {
-    "catalog_list",
-    "catalog_categories",
-    "catalog_find",
-    "source_summary",
-    "resolve_entity",
-    "expand_entity",
-    "bridge_sources",
-}
 
 
 def text(result: CallToolResult) -> str:
