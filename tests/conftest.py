@@ -27,6 +27,19 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 TEST_DATA = Path(__file__).resolve().parent / "data"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def store_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Point the CLI's store cache at a per-session directory: tests never write into ~/.cache."""
+    root = tmp_path_factory.mktemp("store-cache")
+    before = os.environ.get("SAGA_STORE_CACHE_DIR")
+    os.environ["SAGA_STORE_CACHE_DIR"] = str(root)
+    yield root
+    if before is None:
+        os.environ.pop("SAGA_STORE_CACHE_DIR", None)
+    else:
+        os.environ["SAGA_STORE_CACHE_DIR"] = before
+
+
 def shared_data_dir() -> Path:
     """The third-party data directory: $SAGA_DATA_DIR, else ../shared/data beside the repo."""
     return Path(os.environ.get("SAGA_DATA_DIR", REPO_ROOT.parent / "shared" / "data"))

@@ -105,7 +105,7 @@ def test_killed_saga_sparql_leaves_no_worker_and_no_temporary_store(tmp_path: Pa
     temp_root.mkdir()
     host = subprocess.Popen(
         [saga(), "sparql", "--data", str(graph), "--timeout", "300", RUNAWAY],
-        env={**os.environ, "TMPDIR": str(temp_root)},
+        env={**os.environ, "TMPDIR": str(temp_root), "SAGA_STORE_CACHE_DIR": "off"},  # the temporary-store path
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

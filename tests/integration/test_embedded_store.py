@@ -6,6 +6,7 @@ host stays responsive) and C3 (updates that slip past the guard change nothing).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import signal
@@ -361,3 +362,52 @@ def test_close_stops_the_worker_deletes_the_temp_store_and_refuses_queries(graph
     for origin in ORIGINS:
         with pytest.raises(EndpointUnavailable, match="closed"):
             opened.execute(query("ASK { ?s ?p ?o }", origin, "ASK"))
+
+
+# --- prestart: the worker starts while the guard checks, without any query sent ---------------------
+
+
+def test_prestart_starts_the_worker_that_the_next_guard_query_uses(graph_file: Path) -> None:
+    with EmbeddedStore.from_files([graph_file]) as store:
+        assert store.worker_pid is None
+        store.prestart()
+        pid = store.worker_pid
+        assert pid is not None and store.worker_starts == 1
+        store.prestart()  # already running: no second process
+        assert store.worker_starts == 1
+        result = store.execute(query("ASK { ?s ?p ?o }", "guard", "ASK"))
+        assert result.boolean is True
+        assert (store.worker_pid, store.worker_starts) == (pid, 1)
+
+
+def test_prestart_never_waits_for_a_query_running_in_another_thread(store: EmbeddedStore) -> None:
+    store.execute(query("ASK { ?s ?p ?o }", "guard", "ASK"))
+    pid = store.worker_pid
+    busy = threading.Event()
+
+    def runaway() -> None:
+        busy.set()
+        with contextlib.suppress(QueryTimeout):
+            store.execute(
+                query("SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }", "guard"),
+                ExecutionLimits(deadline_s=3),
+            )
+
+    thread = threading.Thread(target=runaway)
+    thread.start()
+    busy.wait()
+    time.sleep(0.3)  # let the runaway query take the worker's lock
+    store.prestart()
+    assert thread.is_alive(), "prestart waited for the running query instead of returning"
+    assert store.worker_pid == pid, "prestart must not replace a busy worker"
+    thread.join()
+
+
+def test_a_worker_killed_after_prestart_is_replaced_for_the_query(store: EmbeddedStore) -> None:
+    store.prestart()
+    pid = store.worker_pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    result = store.execute(query("ASK { ?s ?p ?o }", "guard", "ASK"))
+    assert result.boolean is True
+    assert store.worker_pid not in (None, pid)

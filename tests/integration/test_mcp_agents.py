@@ -51,7 +51,7 @@ def test_a_langgraph_react_agent_answers_a_ck25_question_through_saga_mcp(tmp_pa
             return await agent.ainvoke({"messages": [("user", "Who is the manager of Heinrich Hoch?")]})
 
     state = asyncio.run(main())
-    assert model.bound_tools[:4] == ["search", "lookup", "examples", "execute"]
+    assert model.bound_tools[:5] == ["search", "lookup", "examples", "execute", "patterns"]
     assert "resolve_entity" in model.bound_tools  # the source tools reach the host too
     observations = {m.name: m for m in state["messages"] if isinstance(m, ToolMessage)}  # type: ignore[attr-defined]
     assert set(observations) == {"search", "lookup", "execute"}
@@ -89,7 +89,7 @@ def test_the_ask_tool_runs_the_whole_agent_with_the_operator_model(tmp_path: Pat
             return names, await session.call_tool("ask", {"question": "Which missions did Jim Lovell fly?"})
 
     names, result = asyncio.run(main())
-    assert names == {"search", "lookup", "examples", "execute", "ask"} | SOURCE_TOOLS
+    assert names == {"search", "lookup", "patterns", "examples", "execute", "ask"} | SOURCE_TOOLS
     structured = result.structuredContent  # type: ignore[attr-defined]
     assert structured["status"] == "answered", result
     assert structured["sparql"] is not None and "ex:crewMember ex:JimLovell" in structured["sparql"]

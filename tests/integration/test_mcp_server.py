@@ -22,7 +22,8 @@ EX = "PREFIX ex: <http://example.org/space/> "
 TYPED_QUERY = EX + "SELECT ?x WHERE { ?x a ex:Astronaut }"
 #: ex:launchDate's domain is ex:Mission: on an astronaut it can never match.
 CONFLICT_QUERY = EX + "SELECT ?d WHERE { ?x ex:launchDate ?d }"
-SAGA_TOOLS = {"search", "lookup", "examples", "execute"}
+SAGA_TOOLS = {"search", "lookup", "patterns", "examples", "execute"}
+QUESTION = "Which missions did Jim Lovell fly?"
 
 Body = Callable[[ClientSession], Awaitable[None]]
 
@@ -68,6 +69,15 @@ async def every_tool(session: ClientSession) -> None:
     looked = await session.call_tool("lookup", {"entity": "ex:JimLovell"})
     assert looked.structuredContent is not None and looked.structuredContent["types"] == ["ex:Astronaut"]
     assert "ex:employer" in {p["id"] for p in looked.structuredContent["properties"]}
+    ranked = await session.call_tool("patterns", {"entity": "ex:JimLovell", "question": QUESTION, "top_n": 3})
+    assert not ranked.isError, text(ranked)
+    assert ranked.structuredContent is not None and ranked.structuredContent["types"] == ["ex:Astronaut"]
+    shown = ranked.structuredContent["patterns"]
+    assert len(shown) == 3 and {"property": "ex:crewMember", "label": "crew member", "direction": "in"}.items() <= (
+        next(p for p in shown if p["property"] == "ex:crewMember").items()
+    )
+    assert "Patterns of ex:JimLovell ranked for the question (top 3 of" in text(ranked)
+    assert "?subject 'crew member' (ex:crewMember) 'Jim Lovell' (ex:JimLovell)" in text(ranked)
     example = await session.call_tool("examples", {"property": "ex:crewMember"})
     assert example.structuredContent is not None and example.structuredContent["found"] is True
     assert example.structuredContent["examples"], text(example)
@@ -89,6 +99,12 @@ async def bad_arguments(session: ClientSession) -> None:
     assert unknown.isError and "configured sources: example" in text(unknown) and "Hint" in text(unknown)
     missing = await session.call_tool("lookup", {})
     assert missing.isError and "entity" in text(missing)
+    unasked = await session.call_tool("patterns", {"entity": "ex:JimLovell"})
+    assert unasked.isError and "question" in text(unasked)
+    not_an_id = await session.call_tool("patterns", {"entity": "Jim Lovell", "question": QUESTION})
+    assert not_an_id.isError and "Hint" in text(not_an_id), text(not_an_id)
+    too_many = await session.call_tool("patterns", {"entity": "ex:JimLovell", "question": QUESTION, "top_n": 500})
+    assert too_many.isError and "top_n" in text(too_many)
     rejected = await session.call_tool("execute", {"sparql": "DELETE WHERE { ?s ?p ?o }"})
     assert rejected.isError and "[REJECTED]" in text(rejected)
     assert rejected.structuredContent is not None and rejected.structuredContent["status"] == "rejected"
@@ -107,6 +123,10 @@ async def capped(session: ClientSession) -> None:
     assert len(text(result)) <= 700
     assert len(json.dumps(result.structuredContent)) <= 600
     assert result.structuredContent["truncated"] is True and result.structuredContent["row_count"] == 300
+    ranked = await session.call_tool("patterns", {"entity": "ex:Apollo11", "question": "Who flew Apollo 11?"})
+    assert ranked.structuredContent is not None and not ranked.isError, text(ranked)
+    assert len(text(ranked)) <= 700 and len(json.dumps(ranked.structuredContent)) <= 600
+    assert ranked.structuredContent["truncated"] is True and ranked.structuredContent["patterns"]
 
 
 def test_results_are_capped() -> None:
@@ -182,3 +202,27 @@ def test_a_failing_endpoint_is_an_error_payload_that_names_only_the_source(tmp_p
             assert "source 'down'" in error["message"]
 
     on_stdio(body, env={"SAGA_CATALOG": str(catalog)})
+
+
+def test_patterns_hide_what_lookup_hides(tmp_path: Path) -> None:
+    # ex:launchDate's domain is ex:Mission: on the astronaut, lookup and patterns both hide it.
+    extra = tmp_path / "extra.ttl"
+    extra.write_text(
+        "@prefix ex: <http://example.org/space/> .\n@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .\n"
+        'ex:JimLovell ex:launchDate "1970-04-11"^^xsd:date .\n',
+        encoding="utf-8",
+    )
+    catalog = tmp_path / "catalog.toml"
+    catalog.write_text(f'[sources.space]\ndata = ["{example_graph_path()}", "{extra}"]\n', encoding="utf-8")
+    seen: dict[str, CallToolResult] = {}
+
+    async def body(session: ClientSession) -> None:
+        seen["lookup"] = await session.call_tool("lookup", {"entity": "ex:JimLovell"})
+        seen["patterns"] = await session.call_tool("patterns", {"entity": "ex:JimLovell", "question": "When?"})
+
+    on_stdio(body, env={"SAGA_CATALOG": str(catalog)})
+    looked, ranked = seen["lookup"].structuredContent, seen["patterns"].structuredContent
+    assert looked is not None and ranked is not None, text(seen["patterns"])
+    assert "ex:launchDate" in looked["hidden"] and ranked["hidden"] == ["ex:launchDate"]
+    assert "ex:launchDate" not in {p["property"] for p in ranked["patterns"]}
+    assert "patterns hidden: their domain or range conflicts" in text(seen["patterns"])

@@ -5,6 +5,8 @@ The remote branch (``endpoint=...``) is tested where kg/remote/endpoint.py lives
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -135,3 +137,25 @@ def test_the_data_files_prefixes_are_usable_in_queries_and_survive_a_persisted_s
     ttl.write_text("@prefix rdfs: <http://evil.example/> .\n<http://a/x> <http://a/p> 1 .\n", encoding="utf-8")
     with KnowledgeGraph(open_backend(data=[ttl])) as graph:
         assert graph.profile.prefixes["rdfs"] == "http://www.w3.org/2000/01/rdf-schema#"
+
+
+_LAZY_GUARD = """
+import sys
+from pathlib import Path
+from saga_kgqa.kg.core.query import from_template
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.kg.opening import open_backend
+with KnowledgeGraph(open_backend(data=[Path(sys.argv[1])])) as graph:
+    graph.run(from_template("SELECT ?s WHERE { ?s ?p ?o } LIMIT 1", limit=1))
+    print("template", "saga_kgqa.kg.guard.query_guard" in sys.modules, "rdflib.plugins.sparql" in sys.modules)
+    graph.query("SELECT ?s WHERE { ?s ?p ?o }")
+    print("guarded", "saga_kgqa.kg.guard.query_guard" in sys.modules)
+"""
+
+
+def test_the_guard_and_its_parser_load_only_when_a_text_query_needs_them(turtle: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _LAZY_GUARD, str(turtle)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[:2] == ["template False False", "guarded True"]

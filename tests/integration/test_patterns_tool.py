@@ -12,6 +12,8 @@ from saga_kgqa.graph.toolbox import SagaToolbox
 from saga_kgqa.patterns.ranking import DegreeRanking
 from saga_kgqa.patterns.tool import patterns_tool
 from saga_kgqa.tools import GroundingToolkit
+from saga_kgqa.tools.context import ToolCaps
+from saga_kgqa.tools.lookup.hiding import HideSettings
 from tests.support.agent import open_toolbox, run_agent
 from tests.support.scripted_model import answer_type, tool_call
 
@@ -78,13 +80,21 @@ def test_patterns_hide_what_lookup_hides(ck25: SagaToolbox) -> None:
     schema = view.toolkit.context.schema
     entry = schema.properties[PV + "hasManager"].model_copy(update={"domain": frozenset({PV + "Product"})})
     changed = schema.model_copy(update={"properties": {**schema.properties, PV + "hasManager": entry}})
-    kit = GroundingToolkit(ck25.graph, changed, prefixes=view.prefixes)
+    # Sampled employees do use hasManager, which lookup reads as an observed domain member and keeps
+    # (tools.hiding); an unreachable support makes the fabricated conflict one the schema confirms.
+    caps = ToolCaps(hide=HideSettings(min_users=10**6))
+    kit = GroundingToolkit(ck25.graph, changed, prefixes=view.prefixes, caps=caps)
     lookup = kit.lookup(HOCH)
     result = patterns_tool(kit.context, HOCH, question=QUESTION, ranking=DegreeRanking())
     lookup_hidden = {hidden.info.property.iri for hidden in lookup.hidden}
     assert PV + "hasManager" in lookup_hidden
     hidden_out = {p.prop for p in result.hidden if p.direction == "out"}
     assert hidden_out == lookup_hidden
+    # With the observation on (the default), both keep it: patterns follow lookup's rule, not a copy of it.
+    observing = GroundingToolkit(ck25.graph, changed, prefixes=view.prefixes)
+    assert not observing.lookup(HOCH).hidden
+    kept = patterns_tool(observing.context, HOCH, question=QUESTION, ranking=DegreeRanking())
+    assert PV + "hasManager" in {p.prop for p in kept.shown if p.direction == "out"}
     assert PV + "hasManager" not in {p.prop for p in result.shown if p.direction == "out"}
     assert "hidden: their domain or range conflicts" in result.text
     unfiltered = patterns_tool(kit.context, HOCH, question=QUESTION, ranking=DegreeRanking(), type_filter=False)

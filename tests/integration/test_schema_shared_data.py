@@ -10,7 +10,8 @@ import rdflib
 
 from saga_kgqa.kg.core.query import from_template
 from saga_kgqa.kg.embedded.store import EmbeddedStore
-from saga_kgqa.kg.guard.sparql_algebra import iter_triple_patterns, parse_algebra, unescape_local_name
+from saga_kgqa.kg.guard.sparql_algebra import iter_triple_patterns, parse_algebra
+from saga_kgqa.kg.guard.sparql_terms import unescape_local_name
 from saga_kgqa.schema import SchemaIndex, build_schema_index
 from saga_kgqa.state import extract_type_patterns
 

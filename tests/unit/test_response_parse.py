@@ -7,6 +7,7 @@ import json
 import pytest
 
 from saga_kgqa.kg.core.result import QueryResult, Term
+from saga_kgqa.kg.remote import response_parse
 from saga_kgqa.kg.remote.response_parse import parse_graph, parse_solutions
 
 BINDINGS = [
@@ -111,3 +112,42 @@ def test_graph_answers_parse_and_salvage() -> None:
         parse_graph(NTRIPLES[:-10], "application/n-triples", "CONSTRUCT", max_rows=10, complete=True)
     with pytest.raises(ValueError, match="N-Triples or Turtle"):
         parse_graph(NTRIPLES, "application/sparql-results+json", "CONSTRUCT", max_rows=10, complete=True)
+
+
+AGREEMENT_BODIES = [
+    json.dumps(DOCUMENT).encode(),
+    json.dumps(DOCUMENT, indent=2, ensure_ascii=False).encode(),
+    b'{"head": {"vars": []}, "results": {"bindings": [{}]}}',
+    b'{"head": {"vars": ["a", "b"]}, "results": {"bindings": [{"a": {"type": "literal", "value": "x"},'
+    b' "b": {"type": "typed-literal", "value": "1"}}, {"a": {"value": "x", "type": "bnode"}}]}}',
+    b'{"results": {"ordered": true, "bindings": []}, "head": {"vars": ["s"], "link": []}}',
+    b'{"head": {}, "boolean": false}',
+    b'{"head": {"vars": ["s"]}, "results": []}',
+    b'{"head": {"vars": ["s"]}, "results": {"bindings": {}}}',
+    b'{"head": {"vars": ["s"]}, "results": {"bindings": [{"s": 1}]}}',
+    b'{"head": {"vars": ["s"]}, "results": {"bindings": [{"s": {"type": "x", "value": "v"}}]}}',
+    b'{"head": 3, "results": {"bindings": []}}',
+    b'{"head": {"vars": ["s"]}, "boolean": 1}',
+    b"[]",
+    b"null",
+    b'{"head": {"vars": ["s"]}}',
+    b"",
+    b"<html></html>",
+]
+
+
+def _outcome(body: bytes, form: str, max_rows: int) -> object:
+    try:
+        return parse_solutions(body, form, max_rows=max_rows, complete=True)  # type: ignore[arg-type]
+    except ValueError:
+        return ValueError
+
+
+@pytest.mark.parametrize("body", AGREEMENT_BODIES)
+@pytest.mark.parametrize(("form", "max_rows"), [("SELECT", 100), ("SELECT", 1), ("ASK", 1)])
+def test_the_whole_document_reading_agrees_with_the_walk(
+    body: bytes, form: str, max_rows: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    whole = _outcome(body, form, max_rows)
+    monkeypatch.setattr(response_parse, "WHOLE_PARSE_BYTES", -1)  # every body takes the walk
+    assert whole == _outcome(body, form, max_rows)

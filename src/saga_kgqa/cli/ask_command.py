@@ -15,17 +15,24 @@ from typing import Annotated, Any
 
 import typer
 
-from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption, dialect_name, dialect_option
-from saga_kgqa.cli.output import fail, print_json, stdout
-from saga_kgqa.context import (
-    EmbeddingRuntimeName,
-    EntitySearch,
-    GroundingTools,
-    Matching,
-    Method,
-    PatternRanking,
-    ToolCalling,
+from saga_kgqa.cli.options import (
+    DataOption,
+    EmbeddingRuntimeOption,
+    EndpointOption,
+    MarsAugmentedQuestionOption,
+    MarsExamplesOption,
+    MarsHopLimitOption,
+    MarsTopNOption,
+    MarsTypologyOption,
+    MarsVerificationOption,
+    PatternRankingOption,
+    ProfileOption,
+    dialect_name,
+    dialect_option,
+    mars_switches,
 )
+from saga_kgqa.cli.output import fail, print_json, stdout
+from saga_kgqa.context import EntitySearch, GroundingTools, Matching, Method, ToolCalling
 from saga_kgqa.errors import SagaError
 
 #: Exit status of a run that finished without an answer (budget exhausted, gave up, failed).
@@ -104,20 +111,14 @@ def ask(
     grounding_tools: Annotated[
         GroundingTools | None, _switch("SAGA's grounding tools: lookup, patterns or both (default lookup).")
     ] = None,
-    mars_top_n: Annotated[int | None, _switch("MARS: patterns shown per hop (default 20).")] = None,
-    mars_hop_limit: Annotated[int | None, _switch("MARS: pattern expansions (default 5).")] = None,
-    mars_examples: Annotated[bool | None, _switch("MARS: instances per pattern (default on).")] = None,
-    mars_typology: Annotated[bool | None, _switch("MARS: domain and range per pattern (default on).")] = None,
-    mars_verification: Annotated[bool | None, _switch("MARS: verify the executed query (default on).")] = None,
-    mars_augmented_question: Annotated[
-        bool | None, _switch("MARS: the model names expected entity types (default off).")
-    ] = None,
-    pattern_ranking: Annotated[
-        PatternRanking | None, _switch("MARS: embedding, bm25, degree or random (default embedding).")
-    ] = None,
-    embedding_runtime: Annotated[
-        EmbeddingRuntimeName | None, _switch("MARS: minilm, e5 or openai (SAGA_EMBEDDING_BASE_URL) (default minilm).")
-    ] = None,
+    mars_top_n: MarsTopNOption = None,
+    mars_hop_limit: MarsHopLimitOption = None,
+    mars_examples: MarsExamplesOption = None,
+    mars_typology: MarsTypologyOption = None,
+    mars_verification: MarsVerificationOption = None,
+    mars_augmented_question: MarsAugmentedQuestionOption = None,
+    pattern_ranking: PatternRankingOption = None,
+    embedding_runtime: EmbeddingRuntimeOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON document.")] = False,
     trace: Annotated[
         Path | None, typer.Option(help="Append the full trajectory to this JSONL file.", rich_help_panel=_RUN)
@@ -179,14 +180,16 @@ def ask(
             "entity_search": entity_search,
             "tool_calling": tool_calling,
             "grounding_tools": grounding_tools,
-            "mars_top_n": mars_top_n,
-            "mars_hop_limit": mars_hop_limit,
-            "mars_examples": mars_examples,
-            "mars_typology": mars_typology,
-            "mars_verification": mars_verification,
-            "mars_augmented_question": mars_augmented_question,
-            "pattern_ranking": pattern_ranking,
-            "embedding_runtime": embedding_runtime,
+            **mars_switches(
+                mars_top_n,
+                mars_hop_limit,
+                mars_examples,
+                mars_typology,
+                mars_verification,
+                mars_augmented_question,
+                pattern_ranking,
+                embedding_runtime,
+            ),
         },
         method=method,
         checkpoint_db=checkpoint_target(checkpoint_db) if checkpoint_db else None,

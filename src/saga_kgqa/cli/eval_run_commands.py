@@ -1,8 +1,9 @@
-"""``saga eval run`` and ``saga eval ablate``: resumable benchmark runs and the paper's ablations."""
+"""``saga eval run``: resumable benchmark runs, and the options and helpers ``saga eval ablate`` shares."""
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, cast
@@ -17,8 +18,23 @@ from saga_kgqa.cli.eval_options import (
     LanguageOption,
     benchmark_questions,
 )
-from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption, dialect_name, dialect_option
-from saga_kgqa.cli.output import fail, print_json, stdout
+from saga_kgqa.cli.options import (
+    DataOption,
+    EmbeddingRuntimeOption,
+    EndpointOption,
+    MarsAugmentedQuestionOption,
+    MarsExamplesOption,
+    MarsHopLimitOption,
+    MarsTopNOption,
+    MarsTypologyOption,
+    MarsVerificationOption,
+    PatternRankingOption,
+    ProfileOption,
+    dialect_name,
+    dialect_option,
+    mars_switches,
+)
+from saga_kgqa.cli.output import fail, print_json
 from saga_kgqa.cli.progress import progress_bar
 from saga_kgqa.cli.store_commands import open_graph
 from saga_kgqa.context import Dialect, EntitySearch, Method
@@ -77,6 +93,7 @@ DialectOption = Annotated[
 SchemaOption = Annotated[
     Path | None, typer.Option("--schema", help="Schema index from `saga index build` (default: build it now).")
 ]
+MethodOption = Annotated[Method, typer.Option(help="saga (the controller) or mars (the pattern pipeline).")]
 EntitySearchOption = Annotated[
     EntitySearch,
     typer.Option(help="Name search: off (the graph's names) or wikidata-api (wbsearchentities; SAGA_CONTACT)."),
@@ -99,7 +116,7 @@ def chat_model_factory(context: SagaContext, *, model_concurrency: int | None = 
     return factory
 
 
-def _context(
+def run_context(
     data: list[Path] | None,
     endpoint: str | None,
     profile: str | None,
@@ -107,11 +124,13 @@ def _context(
     base_url: str | None,
     steps: int,
     tools: ToolSettings,
+    switches: Mapping[str, Any],
 ) -> SagaContext:
+    """The run's context: the command's values, then ``switches`` given, else ``SAGA_<FIELD>``, else defaults."""
     from saga_kgqa.context import SagaContext
 
     joined = ",".join(str(p) for p in data) if data else None
-    return SagaContext(
+    return SagaContext.from_env(
         model=model,
         base_url=base_url,
         data=joined,
@@ -121,6 +140,7 @@ def _context(
         dialect=tools.dialect,
         schema_index=str(tools.schema_file) if tools.schema_file else None,
         entity_search=tools.entity_search,
+        **{name: value for name, value in switches.items() if value is not None},
     )
 
 
@@ -162,7 +182,7 @@ def tool_settings(
     return ToolSettings(chosen, schema_file, sources, entity_search)
 
 
-def _cache_settings(
+def cache_settings(
     endpoint: str | None, cache_dir: Path | None, cache_mode: CacheMode | None, default_dir: Path
 ) -> tuple[Path | None, CacheMode]:
     """Record/replay is on by default for endpoints (a rerun replays instead of asking again), off for local data."""
@@ -203,13 +223,14 @@ def open_toolbox(
     )
 
 
-def _agent_answerer_for(
+def agent_answerer_for(
     factory: ModelFactory,
     toolbox: SagaToolbox,
     max_seconds: float | None,
     max_tokens: int | None,
     method: Method = "saga",
 ) -> Any:
+    """Per context, an answerer that streams the chosen graph (SAGA's controller or MARS) over one toolbox."""
     from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
     from saga_kgqa.graph.builder import SagaGraph, build_graph
 
@@ -255,7 +276,15 @@ def run_command(
     dialect: DialectOption = None,
     schema_file: SchemaOption = None,
     entity_search: EntitySearchOption = "off",
-    method: Annotated[Method, typer.Option(help="saga (the controller) or mars (the pattern pipeline).")] = "saga",
+    method: MethodOption = "saga",
+    mars_top_n: MarsTopNOption = None,
+    mars_hop_limit: MarsHopLimitOption = None,
+    mars_examples: MarsExamplesOption = None,
+    mars_typology: MarsTypologyOption = None,
+    mars_verification: MarsVerificationOption = None,
+    mars_augmented_question: MarsAugmentedQuestionOption = None,
+    pattern_ranking: PatternRankingOption = None,
+    embedding_runtime: EmbeddingRuntimeOption = None,
     shard: Annotated[
         str | None,
         typer.Option(help="Answer only shard I of N (I/N, by question id); merge with `saga eval merge`."),
@@ -272,8 +301,18 @@ def run_command(
         questions = benchmark_questions(benchmark, data_dir, language, graph_name)[:limit]
         questions = shard_questions(questions, chosen_shard)
         tools = tool_settings(benchmark, profile, dialect, schema_file, data_dir, entity_search)
-        context = _context(data, endpoint, profile, model, base_url, max_steps, tools)
-        cache = _cache_settings(endpoint, cache_dir, cache_mode, out.with_name(out.name + ".cache"))
+        switches = mars_switches(
+            mars_top_n,
+            mars_hop_limit,
+            mars_examples,
+            mars_typology,
+            mars_verification,
+            mars_augmented_question,
+            pattern_ranking,
+            embedding_runtime,
+        )
+        context = run_context(data, endpoint, profile, model, base_url, max_steps, tools, switches)
+        cache = cache_settings(endpoint, cache_dir, cache_mode, out.with_name(out.name + ".cache"))
         config: dict[str, Any] = {
             "benchmark": benchmark,
             "language": language,
@@ -292,7 +331,7 @@ def run_command(
         else:
             factory = chat_model_factory(context, model_concurrency=model_concurrency)
             toolbox = open_toolbox(data, endpoint, profile, *cache, tools)
-            chosen = _agent_answerer_for(factory, toolbox, max_seconds, max_tokens, method)(context)
+            chosen = agent_answerer_for(factory, toolbox, max_seconds, max_tokens, method)(context)
             config |= {"context": dataclasses.asdict(context), "max_seconds": max_seconds, "max_tokens": max_tokens}
             config["method"] = method
         with progress_bar(f"{benchmark}: questions", len(questions)) as advance:
@@ -314,73 +353,10 @@ def run_command(
     print_json(report)
 
 
-def ablate_command(
-    benchmark: BenchmarkArgument,
-    gold: Annotated[Path, typer.Option(help="Gold store written by `saga eval gold`.")],
-    out_dir: Annotated[Path, typer.Option(help="Directory of the per-variant predictions files.")],
-    components: Annotated[bool, typer.Option(help="Run the paper's Table 5 component switches.")] = True,
-    coverage: Annotated[bool, typer.Option(help="Run the paper's Table 6 schema-coverage levels.")] = False,
-    seed: Annotated[int, typer.Option(help="Seed of the schema-coverage masks.")] = 0,
-    data_dir: DataDirOption = None,
-    language: LanguageOption = "en",
-    graph_name: GraphOption = None,
-    data: DataOption = None,
-    endpoint: EndpointOption = None,
-    profile: ProfileOption = None,
-    model: ModelOption = "",
-    base_url: BaseUrlOption = None,
-    max_steps: MaxStepsOption = 20,
-    concurrency: ConcurrencyOption = 1,
-    model_concurrency: ModelConcurrencyOption = None,
-    retry_failed: RetryOption = False,
-    limit: LimitOption = None,
-    cache_dir: CacheDirOption = None,
-    cache_mode: CacheModeOption = None,
-    max_seconds: MaxSecondsOption = None,
-    max_tokens: MaxTokensOption = None,
-    dialect: DialectOption = None,
-    schema_file: SchemaOption = None,
-    entity_search: EntitySearchOption = "off",
-) -> None:
-    """Run the agent once per ablation variant and print the variants side by side (markdown)."""
-    from saga_kgqa.eval.qa.ablation import ablation_table, ablation_variants, run_ablation
-    from saga_kgqa.eval.qa.gold import GoldStore
-
-    try:
-        cache = _cache_settings(endpoint, cache_dir, cache_mode, out_dir / "cache")
-        questions = benchmark_questions(benchmark, data_dir, language, graph_name)[:limit]
-        tools = tool_settings(benchmark, profile, dialect, schema_file, data_dir, entity_search)
-        base = _context(data, endpoint, profile, model, base_url, max_steps, tools)
-        base = dataclasses.replace(base, coverage_seed=seed)
-        toolbox = open_toolbox(data, endpoint, profile, *cache, tools)
-        summaries = run_ablation(
-            questions,
-            GoldStore.load(gold),
-            base,
-            _agent_answerer_for(
-                chat_model_factory(base, model_concurrency=model_concurrency), toolbox, max_seconds, max_tokens
-            ),
-            out_dir,
-            ablation_variants(components=components, coverage=coverage),
-            config={
-                "benchmark": benchmark,
-                "language": language,
-                "graph": graph_name,
-                "limit": limit,
-                "max_seconds": max_seconds,
-                "max_tokens": max_tokens,
-            },
-            retry_failed=retry_failed,
-            concurrency=concurrency,
-            schema=toolbox.schema,
-        )
-    except SagaError as exc:
-        fail(exc)
-    stdout.print(ablation_table(summaries), markup=False, highlight=False)
-
-
 def add_run_commands(eval_app: typer.Typer) -> None:
-    """Add ``run`` and ``ablate`` to the ``saga eval`` group."""
+    """Add ``run``, ``ablate`` and ``merge`` to the ``saga eval`` group."""
+    from saga_kgqa.cli.eval_ablate_command import ablate_command
+
     eval_app.command("run")(run_command)
     eval_app.command("ablate")(ablate_command)
     eval_app.command("merge")(merge_command)

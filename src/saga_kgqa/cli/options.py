@@ -12,7 +12,7 @@ from typing import Annotated, Any, get_args
 
 import typer
 
-from saga_kgqa.context import DIALECT_ALIASES, Dialect
+from saga_kgqa.context import DIALECT_ALIASES, Dialect, EmbeddingRuntimeName, PatternRanking
 
 #: The graph dialects, in the order ``--help`` lists them.
 DIALECT_NAMES: tuple[Dialect, ...] = get_args(Dialect)
@@ -76,3 +76,51 @@ DataDirOption = Annotated[
     Path | None,
     typer.Option("--data-dir", help="Third-party data directory (default: $SAGA_DATA_DIR, else ../shared/data)."),
 ]
+
+# MARS's switches, shared by `saga ask`, `saga eval run` and `saga eval ablate`: unset (None) options fall
+# back to SAGA_MARS_* (and SAGA_PATTERN_RANKING, SAGA_EMBEDDING_RUNTIME), then to the context's defaults.
+MARS_PANEL = "MARS switches (explicit > SAGA_<NAME> environment > default)"
+
+
+def _mars(help_text: str) -> Any:
+    return typer.Option(help=help_text, rich_help_panel=MARS_PANEL, show_default=False)
+
+
+MarsTopNOption = Annotated[int | None, _mars("MARS: patterns shown per hop (default 20).")]
+MarsHopLimitOption = Annotated[int | None, _mars("MARS: pattern expansions (default 5).")]
+MarsExamplesOption = Annotated[bool | None, _mars("MARS: instances per pattern (default on).")]
+MarsTypologyOption = Annotated[bool | None, _mars("MARS: domain and range per pattern (default on).")]
+MarsVerificationOption = Annotated[bool | None, _mars("MARS: verify the executed query (default on).")]
+MarsAugmentedQuestionOption = Annotated[
+    bool | None, _mars("MARS: the model names expected entity types (default off).")
+]
+PatternRankingOption = Annotated[
+    PatternRanking | None, _mars("MARS and patterns(): embedding, bm25, degree or random (default embedding).")
+]
+EmbeddingRuntimeOption = Annotated[
+    EmbeddingRuntimeName | None,
+    _mars("Embedding model: minilm, e5 or openai (SAGA_EMBEDDING_BASE_URL) (default minilm)."),
+]
+
+
+def mars_switches(
+    top_n: int | None,
+    hop_limit: int | None,
+    examples: bool | None,
+    typology: bool | None,
+    verification: bool | None,
+    augmented_question: bool | None,
+    pattern_ranking: str | None,
+    embedding_runtime: str | None,
+) -> dict[str, Any]:
+    """The MARS options as context fields, ``None`` where unset (the environment or the default decides)."""
+    return {
+        "mars_top_n": top_n,
+        "mars_hop_limit": hop_limit,
+        "mars_examples": examples,
+        "mars_typology": typology,
+        "mars_verification": verification,
+        "mars_augmented_question": augmented_question,
+        "pattern_ranking": pattern_ranking,
+        "embedding_runtime": embedding_runtime,
+    }

@@ -41,6 +41,7 @@ def open_graph(
     Raises:
         ConfigurationError: The options contradict each other or name nothing usable.
     """
+    from saga_kgqa.kg.embedded.store_cache import open_cache
     from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
     from saga_kgqa.kg.opening import open_backend
 
@@ -62,6 +63,8 @@ def open_graph(
         profile=profile,
         cache_dir=cache_dir,
         cache_mode=cache_mode,
+        # A user runs saga sparql/lookup on the same file many times: load it once (SAGA_STORE_CACHE_DIR).
+        store_cache=open_cache() if files else None,
     )
     return KnowledgeGraph(backend)
 

@@ -110,8 +110,8 @@ class TraceFacts:
         table[tool] = table.get(tool, 0) + 1
 
 
-def read_trace(path: Path) -> TraceFacts:
-    """Read every observation of the traces file.
+def load_traces(path: Path) -> list[dict[str, Any]]:
+    """The traces file's questions: each a dict with ``question``, ``generated_sparqls`` and ``actions``.
 
     Raises:
         ConfigurationError: The file is missing or not the traces' JSON.
@@ -125,8 +125,17 @@ def read_trace(path: Path) -> TraceFacts:
         raise ConfigurationError(f"cannot read {path}: {exc}") from exc
     if not isinstance(questions, list):
         raise ConfigurationError(f"{path} is not a list of agent traces")
+    return [question for question in questions if isinstance(question, dict)]
+
+
+def read_trace(path: Path) -> TraceFacts:
+    """Read every observation of the traces file.
+
+    Raises:
+        ConfigurationError: The file is missing or not the traces' JSON.
+    """
     facts = TraceFacts()
-    for action in _actions(questions):
+    for action in _actions(load_traces(path)):
         name = str(action.get("action_name", ""))
         argument = str(action.get("action_argument", ""))
         observation = action.get("observation")
@@ -139,10 +148,9 @@ def read_trace(path: Path) -> TraceFacts:
     return facts
 
 
-def _actions(questions: list[Any]) -> Iterator[dict[str, Any]]:
+def _actions(questions: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
     for question in questions:
-        if isinstance(question, dict):
-            yield from (a for a in question.get("actions", []) if isinstance(a, dict))
+        yield from (a for a in question.get("actions", []) if isinstance(a, dict))
 
 
 def _read_search(facts: TraceFacts, _argument: str, observation: str) -> bool:

@@ -12,20 +12,33 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from types import TracebackType
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from saga_kgqa.errors import QueryTimeout
 from saga_kgqa.kg.core.backend import ExecutionLimits, KGBackend
 from saga_kgqa.kg.core.profiles import EndpointProfile
 from saga_kgqa.kg.core.query import CheckedQuery, from_template
 from saga_kgqa.kg.core.result import QueryResult
-from saga_kgqa.kg.guard.label_guard import LabelRewritingGuard, runs_label_service
-from saga_kgqa.kg.guard.query_guard import QueryGuard
+
+if TYPE_CHECKING:
+    # The guard pulls in rdflib's SPARQL parser (~0.3 s): built on first use, so commands
+    # that only run project templates (saga lookup) never pay for it.
+    from saga_kgqa.kg.guard.label_guard import LabelRewritingGuard
+    from saga_kgqa.kg.guard.query_guard import QueryGuard
 
 #: Backends whose ``endpoint_id`` starts with this are local stores (the embedded one):
 #: their own named graphs are theirs to query with FROM; a remote endpoint's are not.
 LOCAL_STORE_PREFIX = "embedded:"
 _MAX_NAMED_GRAPHS = 10_000
 _NAMED_GRAPHS = f"SELECT DISTINCT ?g WHERE {{ GRAPH ?g {{ }} }} LIMIT {_MAX_NAMED_GRAPHS}"
+
+
+@runtime_checkable
+class _Prestartable(Protocol):
+    """A backend with a slow first start (the embedded store's worker) that can begin early."""
+
+    def prestart(self) -> None:
+        """Begin starting without waiting and without sending any query."""
 
 
 class KnowledgeGraph:
@@ -47,11 +60,26 @@ class KnowledgeGraph:
         """
         self._backend = backend
         self._own_graphs: frozenset[str] | None = None
-        own = self._named_graphs if backend.endpoint_id.startswith(LOCAL_STORE_PREFIX) else frozenset[str]()
-        self._guard = guard or QueryGuard(backend.profile, allowed_graphs=own)
-        # Off WDQS, Wikidata's label service is rewritten into plain patterns (and checked again).
-        self._label_guard = None if runs_label_service(backend) else LabelRewritingGuard(self._guard)
+        self._guard: QueryGuard | None = guard
+        self._label_guard: LabelRewritingGuard | None = None
+        self._guards_ready = False
         self._limits = limits or ExecutionLimits()
+
+    def _checkers(self) -> tuple[QueryGuard, LabelRewritingGuard | None]:
+        """The guard and the label-rewriting guard, built on first use."""
+        if not self._guards_ready:
+            from saga_kgqa.kg.guard.label_guard import LabelRewritingGuard, runs_label_service
+            from saga_kgqa.kg.guard.query_guard import QueryGuard
+
+            if self._guard is None:
+                local = self._backend.endpoint_id.startswith(LOCAL_STORE_PREFIX)
+                own = self._named_graphs if local else frozenset[str]()
+                self._guard = QueryGuard(self._backend.profile, allowed_graphs=own)
+            # Off WDQS, Wikidata's label service is rewritten into plain patterns (and checked again).
+            self._label_guard = None if runs_label_service(self._backend) else LabelRewritingGuard(self._guard)
+            self._guards_ready = True
+        assert self._guard is not None
+        return self._guard, self._label_guard
 
     def _named_graphs(self) -> frozenset[str]:
         """A local store's own named graphs, which FROM / FROM NAMED may name (read once)."""
@@ -68,7 +96,7 @@ class KnowledgeGraph:
     @property
     def guard(self) -> QueryGuard:
         """The guard every text query passes."""
-        return self._guard
+        return self._checkers()[0]
 
     @property
     def endpoint_id(self) -> str:
@@ -81,9 +109,10 @@ class KnowledgeGraph:
         Raises:
             QueryRejected: The guard refused the query.
         """
-        if self._label_guard is not None:
-            return self._label_guard.check(text, default_limit=default_limit)
-        return self._guard.check(text, default_limit=default_limit)
+        guard, label_guard = self._checkers()
+        if label_guard is not None:
+            return label_guard.check(text, default_limit=default_limit)
+        return guard.check(text, default_limit=default_limit)
 
     def query(self, text: str | bytes, limits: ExecutionLimits | None = None) -> QueryResult:
         """Check query text with the guard, then run it.
@@ -102,6 +131,8 @@ class KnowledgeGraph:
         """
         limits = limits or self._limits
         started = time.monotonic()
+        if isinstance(self._backend, _Prestartable):
+            self._backend.prestart()  # its start overlaps the guard's check; no query is sent before it
         # Inject one row more than the row cap, so a cut answer is reported as truncated.
         checked = self.check(text, default_limit=limits.max_rows + 1)
         # The guard's own time is part of the query's deadline: the backend gets what is left.

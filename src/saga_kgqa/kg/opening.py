@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.cache.replay_cache import CacheMode, RecordReplayBackend
@@ -19,6 +20,9 @@ from saga_kgqa.kg.embedded.declared_prefixes import (
 from saga_kgqa.kg.embedded.loading import build_store
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 
+if TYPE_CHECKING:
+    from saga_kgqa.kg.embedded.store_cache import StoreCache
+
 
 def open_backend(
     *,
@@ -31,6 +35,7 @@ def open_backend(
     cache_mode: CacheMode | str = CacheMode.OFF,
     default_graphs: Sequence[str] = (),
     named_graphs: Sequence[str] = (),
+    store_cache: StoreCache | None = None,
 ) -> KGBackend:
     """Open one knowledge-graph backend from operator settings.
 
@@ -55,6 +60,8 @@ def open_backend(
             (``default-graph-uri``), for an endpoint only. Without them, a profile
             with system graphs (Virtuoso) scopes queries to the store's data graphs.
         named_graphs: Graphs a query may name with ``GRAPH`` (``named-graph-uri``), for an endpoint only.
+        store_cache: Where files given without ``store_dir`` are loaded once and reused read-only
+            (keyed by their content); a temporary store per call when omitted or when they do not fit it.
 
     Returns:
         The backend, wrapped in a :class:`RecordReplayBackend` when caching is on.
@@ -74,7 +81,7 @@ def open_backend(
             raise ConfigurationError("give either an endpoint URL or local data/a store directory, not both")
         backend = _open_endpoint(endpoint, profile, contact, tuple(default_graphs), tuple(named_graphs))
     else:
-        backend = _open_uncached(data=data or [], store_dir=store_dir, profile=profile)
+        backend = _open_uncached(data=data or [], store_dir=store_dir, profile=profile, store_cache=store_cache)
     if mode is CacheMode.OFF or cache_dir is None:
         return backend
     return RecordReplayBackend(backend, cache_dir=cache_dir, mode=mode)
@@ -115,7 +122,9 @@ def _open_endpoint(
     return make(base)
 
 
-def _open_uncached(*, data: list[Path], store_dir: Path | None, profile: str | None) -> KGBackend:
+def _open_uncached(
+    *, data: list[Path], store_dir: Path | None, profile: str | None, store_cache: StoreCache | None
+) -> KGBackend:
     # The data's own prefixes (pv:, ex:, ...) join the profile's, so the ids the tools
     # show are the ids the guard accepts in a query.
     base_profile = get_profile(profile or "embedded")
@@ -132,6 +141,10 @@ def _open_uncached(*, data: list[Path], store_dir: Path | None, profile: str | N
         declared = read_declared_prefixes(data)
         build_store(store_dir, data, finish=lambda built: save_store_prefixes(built, declared))
         return EmbeddedStore(store_dir, profile=file_profile)
+    if data and store_cache is not None:
+        cached = EmbeddedStore.from_cache(store_cache, data, profile=file_profile)
+        if cached is not None:
+            return cached
     if data:
         return EmbeddedStore.from_files(data, profile=file_profile)
     if store_dir is not None:

@@ -2,8 +2,10 @@
 
 The combination neither paper has: MARS's ranked, enriched patterns, with SAGA's rule that a
 property whose domain (outgoing) or range (incoming) conflicts with the entity's known types
-is hidden. The verdict is the schema index's own compatibility check, the one lookup calls, so
-both tools hide exactly the same properties; an unknown domain or an untyped entity keeps all.
+is hidden. An outgoing pattern is decided by lookup's own rule (:mod:`saga_kgqa.tools.lookup.hiding`:
+hidden only when the schema or the data confirms the conflict), so both tools hide exactly the
+same properties; an incoming one by the schema's range check. An unknown domain or an untyped
+entity keeps all.
 """
 
 from __future__ import annotations
@@ -65,10 +67,17 @@ def patterns_tool(
         types |= type_state.types_of(entity, provenances=("declared", "pattern", "trace"))
     checked = types | graph_superclasses(reads, context.dialect, sorted(types), limit=context.caps.types_read * 10)
     found = retrieve_patterns(context, entity)
+    # Outgoing: lookup's own decision (tools.hiding: hidden only when the schema or the data confirms it).
+    outgoing = sorted({p.prop for p in found.patterns if p.direction == "out"})
+    decisions = context.hiding.decide(reads, types, outgoing, mode=context.mode, entity=entity) if type_filter else {}
     kept: list[Pattern] = []
     hidden: list[Pattern] = []
     for pattern in found.patterns:
-        (kept if not type_filter or _fits(context, checked, pattern) else hidden).append(pattern)
+        if pattern.direction == "out":
+            fits = pattern.prop not in decisions or not decisions[pattern.prop].hidden
+        else:
+            fits = not type_filter or _range_fits(context, checked, pattern)
+        (kept if fits else hidden).append(pattern)
     top = ranking.rank(question, kept)[:top_n]
     notes = [*found.notes, *reads.notes]
     if hidden:
@@ -83,10 +92,6 @@ def patterns_tool(
     return PatternsResult(entity, frozenset(types), tuple(top), tuple(hidden), text)
 
 
-def _fits(context: ToolContext, types: set[str], pattern: Pattern) -> bool:
-    """Lookup's rule: the entity's types against the domain (outgoing) or the range (incoming)."""
-    if pattern.direction == "out":
-        verdict = context.schema.compatibility(types, pattern.prop, mode=context.mode)
-    else:
-        verdict = context.schema.range_compatibility(types, pattern.prop, mode=context.mode)
-    return verdict.keeps
+def _range_fits(context: ToolContext, types: set[str], pattern: Pattern) -> bool:
+    """An incoming pattern: the entity's types (with their graph superclasses) against the property's range."""
+    return context.schema.range_compatibility(types, pattern.prop, mode=context.mode).keeps

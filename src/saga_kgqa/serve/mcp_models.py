@@ -126,6 +126,27 @@ class ExecuteOutput(ToolOutput):
     problem: str | None = Field(default=None, description="Why the guard rejected the query (status 'rejected').")
 
 
+class PatternOut(BaseModel):
+    """One triple pattern of the entity: a property, its direction and how many triples use it."""
+
+    property: str
+    label: str | None = None
+    direction: Literal["out", "in"] = Field(
+        description="out: (entity, property, ?value); in: (?subject, property, entity)."
+    )
+    count: int = Field(default=0, description="Triples with this property in this direction (a lower bound if cut).")
+
+
+class PatternsOutput(ToolOutput):
+    """An entity's patterns ranked for a question (best first), and the ones hidden by their domain or range."""
+
+    entity: str = ""
+    question: str = ""
+    types: list[str] = Field(default_factory=list)
+    patterns: list[PatternOut] = Field(default_factory=list)
+    hidden: list[str] = Field(default_factory=list, description="Properties whose domain or range conflicts.")
+
+
 class AskOutput(ToolOutput):
     """The whole agent's answer to a question."""
 

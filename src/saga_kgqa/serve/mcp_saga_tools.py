@@ -42,10 +42,8 @@ def _value(value: Value) -> str:
 
 def saga_tools(host: ToolHost) -> list[ToolSpec]:
     """The four SAGA tools over ``host``'s sources."""
-    names = host.sources.names
-    source_doc = f"Source name, one of: {', '.join(names)} (default {host.sources.default})."
-    Source = Annotated[str | None, Field(description=source_doc, json_schema_extra={"enum": [*names, None]})]
-    listing = f"Sources:\n{host.sources.describe()}"
+    Source = Annotated[str | None, host.source_field()]
+    listing = host.source_listing()
     open_world = host.sources.any_remote
 
     async def search(

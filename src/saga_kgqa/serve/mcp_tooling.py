@@ -23,7 +23,7 @@ import anyio.to_thread
 from mcp.server.fastmcp import Context
 from mcp.server.fastmcp.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import BackendError, ConfigurationError, SagaError, ToolInputError
@@ -88,6 +88,16 @@ class ToolHost:
     def session(self, ctx: Context[Any, Any, Any]) -> SessionState:
         """The calling session's state (one per MCP session; one for a stdio server)."""
         return self.sessions.get(ctx.session)
+
+    def source_field(self) -> Any:
+        """The field of a tool's optional ``source`` parameter: the configured names, listed in its schema."""
+        names = self.sources.names
+        doc = f"Source name, one of: {', '.join(names)} (default {self.sources.default})."
+        return Field(description=doc, json_schema_extra={"enum": [*names, None]})
+
+    def source_listing(self) -> str:
+        """The configured sources, for a tool's description."""
+        return f"Sources:\n{self.sources.describe()}"
 
     def run_context(self) -> SagaContext:
         """The server's switches as a caller-style run context: no infrastructure field set (names only)."""

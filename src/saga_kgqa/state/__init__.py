@@ -1,5 +1,7 @@
 """Typed agent state: the type state Θ, the knowledge log, the action history and the graph schemas."""
 
+from typing import TYPE_CHECKING, Any
+
 from saga_kgqa.state.records import (
     Action,
     Answer,
@@ -16,7 +18,6 @@ from saga_kgqa.state.records import (
     TraceSummary,
     add_token_usage,
 )
-from saga_kgqa.state.type_patterns import extract_type_patterns, type_patterns_in
 from saga_kgqa.state.type_state import (
     ANSWER_KEY,
     TypeEvidence,
@@ -29,6 +30,9 @@ from saga_kgqa.state.type_state import (
     type_state_of,
     variable_key,
 )
+
+if TYPE_CHECKING:
+    from saga_kgqa.state.type_patterns import extract_type_patterns, type_patterns_in
 
 __all__ = [
     "ANSWER_KEY",
@@ -58,3 +62,13 @@ __all__ = [
     "type_state_of",
     "variable_key",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # type_patterns parses SPARQL with rdflib (~0.3 s to import): loaded on first use, so a
+    # command that only reads the graph (saga lookup) never pays for it.
+    if name in {"extract_type_patterns", "type_patterns_in"}:
+        from saga_kgqa.state import type_patterns
+
+        return getattr(type_patterns, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -32,7 +32,8 @@ from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import BNode, URIRef, Variable
 
 from saga_kgqa.errors import QueryRejected
-from saga_kgqa.kg.guard.sparql_algebra import iter_nodes, parse_algebra, unescape_local_name
+from saga_kgqa.kg.guard.sparql_algebra import iter_nodes, parse_algebra
+from saga_kgqa.kg.guard.sparql_terms import unescape_local_name
 from saga_kgqa.schema.vocab import DEFAULT_SUBCLASS_PREDICATES, DEFAULT_TYPE_PREDICATES
 from saga_kgqa.state.type_state import TypeEvidence, TypeState, type_state_of
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from saga_kgqa.dialects.model import RDF_DIALECT, Dialect
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.core.result import Term
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.remote.wikidata_search import WikidataEntitySearch
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
 from saga_kgqa.schema.model import SideEvidence
 from saga_kgqa.tools.graph_reads import Reads, Texts
@@ -20,6 +20,10 @@ from saga_kgqa.tools.render import compact_iri
 from saga_kgqa.tools.render_observations import TextCaps
 from saga_kgqa.tools.results import PropertyInfo, Ref, Value
 from saga_kgqa.tools.search.label_index import LabelIndex, NameIndex, name_predicates
+
+if TYPE_CHECKING:
+    # Only a type here: the HTTP stack (and the guard's SPARQL parser it pulls) stays out of local lookups.
+    from saga_kgqa.kg.remote.wikidata_search import WikidataEntitySearch
 
 _LANGUAGE_TAG = re.compile(r"[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*")
 

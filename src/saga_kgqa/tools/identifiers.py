@@ -11,8 +11,7 @@ import re
 from collections.abc import Mapping
 
 from saga_kgqa.errors import QueryRejected, ToolInputError
-from saga_kgqa.kg.guard.sparql_algebra import unescape_local_name
-from saga_kgqa.kg.guard.sparql_terms import iri
+from saga_kgqa.kg.guard.sparql_terms import iri, unescape_local_name
 from saga_kgqa.tools.text_safety import graph_text
 
 #: Longest argument accepted; real IRIs are far shorter.

@@ -26,8 +26,8 @@ from typing import Any
 from rdflib.paths import AlternativePath, InvPath, MulPath, NegatedPath, SequencePath
 from rdflib.term import BNode, Literal, URIRef, Variable
 
-from saga_kgqa.kg.guard.sparql_algebra import iter_nodes, parse_algebra, unescape_local_name
-from saga_kgqa.kg.guard.sparql_terms import iri
+from saga_kgqa.kg.guard.sparql_algebra import iter_nodes, parse_algebra
+from saga_kgqa.kg.guard.sparql_terms import iri, unescape_local_name
 from saga_kgqa.schema.vocab import DEFAULT_TYPE_PREDICATES
 
 # A triple with the predicate unfolded: a plain IRI, or an opaque path kept as a constraint.

@@ -1,14 +1,11 @@
 """The pre-execution check on queries real models wrote: GRASP's released CK25 runs, re-run here (issue 13).
 
 GRASP's two released CK25 runs (``grasp_ck25/``, gpt-4.1-mini) record every ``execute``
-tool call of every trajectory. Each query is sent through :func:`saga_kgqa.tools.execute.tool.execute`
-on the CK25 graph (guard, type check, the run) and, when the check blocked it, run once more
-without the check to see whether it would have returned anything:
-
-* ``real_empty_blocked``: of the queries that returned nothing or were blocked, the share
-  the check blocked (each block says what to use instead);
-* ``real_false_blocks``: blocked queries that return rows when run (target 0);
-* ``checkable``: queries the guard accepted (the share that could be checked at all).
+tool call of every trajectory. Each query is checked and run here on the CK25 graph, which we
+hold completely (so what it returns is measured, not read back), by the shared path of
+:mod:`saga_kgqa.eval.grounding.trajectories` (its docstring defines the figures); with the
+default settings, so the data-confirmed vacuous-pattern blocks count too (each block says what
+to use instead).
 
 :func:`measure_final_checks` runs the answer checks over each run's final queries against
 GRASP's own per-question scores (``*.evaluation.json``).
@@ -26,6 +23,7 @@ from pathlib import Path
 from saga_kgqa.checks import CHECKS, CheckInput, run_checks
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.eval.grounding.answer_checks_spinach import expected_kind
+from saga_kgqa.eval.grounding.trajectories import TrajectoryQuery, TrajectoryTally, measure_trajectories
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.tools.execute.tool import ExecuteSettings, execute
@@ -36,33 +34,6 @@ RUNS: tuple[str, ...] = ("gpt-41-mini.search_extended", "gpt-41-mini.search_exte
 _PREFIX_LINE = re.compile(r"^([A-Za-z][\w-]*): <([^<>\s]+?)>?\s*$")
 _DECLARED = re.compile(r"PREFIX\s+([A-Za-z][\w-]*)?:", re.I)
 _USED = re.compile(r"(?<![\w?$<])([A-Za-z][\w-]*):")
-
-
-@dataclass(slots=True)
-class TrajectoryTally:
-    """Outcomes of the re-run queries."""
-
-    queries: int = 0
-    by_status: dict[str, int] = field(default_factory=dict)
-    blocked_empty: int = 0
-    false_blocks: list[str] = field(default_factory=list)
-    missed_empty: list[str] = field(default_factory=list)
-    block_texts: list[str] = field(default_factory=list)
-
-    @property
-    def checkable(self) -> int:
-        """Queries the guard accepted."""
-        return self.queries - self.by_status.get("rejected", 0)
-
-    @property
-    def empty_or_blocked(self) -> int:
-        """Queries that returned nothing or were blocked."""
-        return self.by_status.get("empty", 0) + self.by_status.get("blocked", 0)
-
-    @property
-    def empty_blocked_share(self) -> float:
-        """Blocked queries (confirmed empty) over the empty-or-blocked ones."""
-        return self.blocked_empty / self.empty_or_blocked if self.empty_or_blocked else 0.0
 
 
 def grasp_queries(data_dir: Path) -> Iterator[tuple[str, str]]:
@@ -99,25 +70,9 @@ def with_prefixes(sparql: str, prefixes: dict[str, str]) -> str:
 
 
 def measure(graph: KnowledgeGraph, schema: SchemaIndex, data_dir: Path, details: int = 5) -> TrajectoryTally:
-    """Re-run every GRASP query through execute and tally what the check did."""
-    tally = TrajectoryTally()
-    settings = ExecuteSettings(diagnose_empty=False)
-    unchecked = ExecuteSettings(type_check=False, diagnose_empty=False, record_types=False)
-    for qid, sparql in grasp_queries(data_dir):
-        tally.queries += 1
-        outcome = execute(sparql, graph=graph, schema=schema, settings=settings)
-        tally.by_status[outcome.status] = tally.by_status.get(outcome.status, 0) + 1
-        if outcome.status == "blocked":
-            raw = execute(sparql, graph=graph, schema=schema, settings=unchecked)
-            if raw.status == "ok" and (raw.row_count > 0 or raw.boolean):
-                tally.false_blocks.append(f"{qid}: {' '.join(sparql.split())[:200]}")
-            else:
-                tally.blocked_empty += 1
-                if len(tally.block_texts) < details:
-                    tally.block_texts.append(f"{qid}: {outcome.text[:400]}")
-        elif outcome.status == "empty":
-            tally.missed_empty.append(f"{qid}: {' '.join(sparql.split())[:200]}")
-    return tally
+    """Check every GRASP query, run it here, and tally what the check did."""
+    queries = (TrajectoryQuery(qid, sparql) for qid, sparql in grasp_queries(data_dir))
+    return measure_trajectories(graph, schema, queries, ExecuteSettings(diagnose_empty=False), details)
 
 
 def _implicit_prefixes(messages: list[dict[str, object]]) -> dict[str, str]:

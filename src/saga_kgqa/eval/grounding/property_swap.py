@@ -18,9 +18,8 @@ from dataclasses import dataclass
 
 from saga_kgqa.eval.datasets import GoldQuestion
 from saga_kgqa.eval.grounding.gold_patterns import PropertyUse
-from saga_kgqa.kg.guard.sparql_algebra import unescape_local_name
 from saga_kgqa.kg.guard.sparql_lexer import Token, tokenize
-from saga_kgqa.kg.guard.sparql_terms import iri
+from saga_kgqa.kg.guard.sparql_terms import iri, unescape_local_name
 from saga_kgqa.schema import SchemaIndex
 
 

@@ -2,9 +2,10 @@
 
 :func:`score_run` scores every prediction record of a run against a gold store (unusable
 gold is counted, not scored). :func:`run_ablation` runs one benchmark once per variant of
-the agent's switches -- the paper's Table 5 components and Table 6 schema-coverage levels
-(seeded) -- each into its own resumable predictions file, and returns one summary per
-variant; :func:`ablation_table` lays them out as a markdown table.
+the agent's switches -- the paper's Table 5 components (or MARS's ablations: top-N, hop
+limit, examples, typology, verification) and Table 6 schema-coverage levels (seeded) --
+each into its own resumable predictions file, and returns one summary per variant;
+:func:`ablation_table` lays them out as a markdown table.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from saga_kgqa.context import SagaContext
+from saga_kgqa.context import Method, SagaContext
 from saga_kgqa.eval.qa.gold import GoldStore
 from saga_kgqa.eval.qa.predictions import PredictionRecord, summarise_traces
 from saga_kgqa.eval.qa.questions import BenchmarkQuestion
@@ -29,6 +30,17 @@ COMPONENT_VARIANTS: dict[str, dict[str, Any]] = {
     "-type_filter": {"type_filter": False},
     "-persistent_type_state": {"persistent_type_state": False},
     "-answer_type_prior": {"answer_type_prior": False},
+}
+#: MARS's ablations: top-N and hop limit either side of the defaults (20, 5), and each context feature off.
+MARS_VARIANTS: dict[str, dict[str, Any]] = {
+    "full": {},
+    "top_n=10": {"mars_top_n": 10},
+    "top_n=30": {"mars_top_n": 30},
+    "hop_limit=1": {"mars_hop_limit": 1},
+    "hop_limit=10": {"mars_hop_limit": 10},
+    "-examples": {"mars_examples": False},
+    "-typology": {"mars_typology": False},
+    "-verification": {"mars_verification": False},
 }
 #: The paper's Table 6: fractions of domain/range constraints kept.
 COVERAGE_LEVELS = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -67,9 +79,12 @@ def run_summary(scored: Sequence[ScoredQuestion]) -> dict[str, Any]:
     return summary
 
 
-def ablation_variants(*, components: bool = True, coverage: bool = False) -> dict[str, dict[str, Any]]:
-    """The switch settings to run: Table 5 components and/or Table 6 coverage levels."""
-    variants = dict(COMPONENT_VARIANTS) if components else {}
+def ablation_variants(
+    *, components: bool = True, coverage: bool = False, method: Method = "saga"
+) -> dict[str, dict[str, Any]]:
+    """The switch settings to run: the method's components (SAGA's Table 5 or MARS's) and/or Table 6 levels."""
+    table = MARS_VARIANTS if method == "mars" else COMPONENT_VARIANTS
+    variants = dict(table) if components else {}
     if coverage:
         variants.update({f"coverage={level:g}": {"schema_coverage": level} for level in COVERAGE_LEVELS})
     return variants

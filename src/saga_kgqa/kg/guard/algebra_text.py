@@ -19,8 +19,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import BNode, Literal, URIRef, Variable
 
 from saga_kgqa.errors import QueryRejected
-from saga_kgqa.kg.guard.sparql_algebra import unescape_local_name
-from saga_kgqa.kg.guard.sparql_terms import iri, string_literal
+from saga_kgqa.kg.guard.sparql_terms import iri, string_literal, unescape_local_name
 
 Triple = tuple[Any, Any, Any]
 

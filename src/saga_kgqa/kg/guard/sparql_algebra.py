@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -25,8 +24,6 @@ from rdflib.term import URIRef
 from saga_kgqa.errors import QueryRejected
 from saga_kgqa.kg.guard import sparql_grammar
 
-_PN_LOCAL_ESC = re.compile(r"\\([_~.\-!$&'()*+,;=/?#@%])")
-
 
 class _EscapedIriWarningFilter(logging.Filter):
     """Silence rdflib's "does not look like a valid URI" for IRIs we unescape ourselves."""
@@ -37,11 +34,6 @@ class _EscapedIriWarningFilter(logging.Filter):
 
 
 logging.getLogger("rdflib.term").addFilter(_EscapedIriWarningFilter())
-
-
-def unescape_local_name(value: str) -> str:
-    r"""Remove ``PN_LOCAL_ESC`` backslashes that rdflib leaves in IRIs (``singer\#name`` → ``singer#name``)."""
-    return _PN_LOCAL_ESC.sub(r"\1", value) if "\\" in value else value
 
 
 class _DictPrologue(Prologue):

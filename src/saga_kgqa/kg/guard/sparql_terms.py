@@ -32,3 +32,11 @@ def string_literal(value: str, lang: str | None = None) -> str:
             raise QueryRejected(f"not a language tag: {lang[:40]!r}", reason="bad_literal")
         return f'"{escaped}"@{lang}'
     return f'"{escaped}"'
+
+
+_PN_LOCAL_ESC = re.compile(r"\\([_~.\-!$&'()*+,;=/?#@%])")
+
+
+def unescape_local_name(value: str) -> str:
+    r"""Remove ``PN_LOCAL_ESC`` backslashes that rdflib leaves in IRIs (``singer\#name`` → ``singer#name``)."""
+    return _PN_LOCAL_ESC.sub(r"\1", value) if "\\" in value else value

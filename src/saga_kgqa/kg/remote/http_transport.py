@@ -11,8 +11,10 @@ exactly one internal step, ``_query``:
 
 Here the socket timeout is re-armed before every read with the time left, a watchdog
 shuts the socket down when the deadline passes (this also ends a drip-fed header), and
-bodies are read in small chunks up to a byte cap. HTTP errors come back as replies,
-body read under the same rules, for :mod:`saga_kgqa.kg.remote.http_classify` to judge.
+bodies are read in small chunks up to a byte cap. The watchdog is one long-lived thread
+for all requests (:mod:`saga_kgqa.kg.remote.deadline_watch`), not a thread per request.
+HTTP errors come back as replies, body read under the same rules, for
+:mod:`saga_kgqa.kg.remote.http_classify` to judge.
 
 Redirects are never followed (issue 10, hole 2): the opener has no redirect handler and
 no handler for any scheme but http and https, and a 3xx with a ``Location`` raises
@@ -22,24 +24,22 @@ same deadline, byte cap and redirect rule.
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import http.client
 import socket
-import ssl
-import threading
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from SPARQLWrapper import JSON, POST, TURTLE, SPARQLWrapper
 
 from saga_kgqa.kg.core.clock import Deadline
 from saga_kgqa.kg.core.result import QueryForm
+from saga_kgqa.kg.remote.deadline_watch import watch
 from saga_kgqa.kg.remote.endpoint_url import split_endpoint_url
 from saga_kgqa.kg.remote.http_classify import BodyEnding, HttpReply
+from saga_kgqa.kg.remote.http_opener import SocketRecorder, opener_for
 
 RequestMethod = Literal["GET", "POST", "auto"]
 
@@ -86,113 +86,12 @@ class Redirected(Exception):
         self.location = location
 
 
-class _SocketRecorder:
-    """Keeps the socket of the request's connection so reads can be re-armed and cut."""
-
-    def __init__(self) -> None:
-        self.sock: socket.socket | None = None
-        self.deadline_fired = False
-        self._lock = threading.Lock()
-
-    def record(self, sock: socket.socket | None) -> None:
-        with self._lock:
-            self.sock = sock
-
-    def arm(self, seconds: float) -> None:
-        with self._lock:
-            if self.sock is not None:
-                self.sock.settimeout(max(seconds, 0.001))
-
-    def fire(self) -> None:
-        """Watchdog: the deadline has passed; wake any blocked read by shutting the socket down."""
-        with self._lock:
-            self.deadline_fired = True
-            if self.sock is not None:
-                # Already closed means nothing is blocked on it.
-                with contextlib.suppress(OSError):
-                    self.sock.shutdown(socket.SHUT_RDWR)
-
-
-class _RecordingHTTPConnection(http.client.HTTPConnection):
-    def __init__(self, host: str, *, recorder: _SocketRecorder, **kwargs: Any) -> None:
-        super().__init__(host, **kwargs)
-        self._recorder = recorder
-
-    def connect(self) -> None:
-        super().connect()
-        self._recorder.record(self.sock)
-
-
-class _RecordingHTTPSConnection(http.client.HTTPSConnection):
-    def __init__(self, host: str, *, recorder: _SocketRecorder, **kwargs: Any) -> None:
-        super().__init__(host, **kwargs)
-        self._recorder = recorder
-
-    def connect(self) -> None:
-        super().connect()
-        self._recorder.record(self.sock)
-
-
-class _RecordingHTTPHandler(urllib.request.HTTPHandler):
-    def __init__(self, recorder: _SocketRecorder) -> None:
-        super().__init__()
-        self._recorder = recorder
-
-    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        # do_open forwards extra keyword arguments to the connection class; typeshed's
-        # protocol for that class does not list them.
-        return self.do_open(_RecordingHTTPConnection, req, recorder=self._recorder)  # type: ignore[arg-type]
-
-
-@functools.cache
-def _default_ssl_context() -> ssl.SSLContext:
-    """One verifying TLS context per process: building it loads the CA store (about 60 ms), once per request before."""
-    return ssl.create_default_context()
-
-
-class _RecordingHTTPSHandler(urllib.request.HTTPSHandler):
-    def __init__(self, recorder: _SocketRecorder) -> None:
-        self._ssl_context = _default_ssl_context()
-        super().__init__(context=self._ssl_context)
-        self._recorder = recorder
-
-    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        return self.do_open(
-            _RecordingHTTPSConnection,  # type: ignore[arg-type]  # see _RecordingHTTPHandler.http_open
-            req,
-            context=self._ssl_context,
-            recorder=self._recorder,
-        )
-
-
-def _opener(recorder: _SocketRecorder) -> urllib.request.OpenerDirector:
-    """An opener for http and https only, that follows no redirect.
-
-    ``build_opener`` would add ``HTTPRedirectHandler`` (any host, any scheme, a POST re-sent
-    as GET) and handlers for ftp, file and data URLs. Here a 3xx falls through to the
-    default error handler and comes back as an ``HTTPError`` reply. Same-origin redirects
-    are not followed either: a SPARQL endpoint that redirects is misconfigured or moved,
-    the replay cache is keyed on the configured URL, and a POST re-sent as GET changes the
-    request; the operator can configure the new URL (the error names it).
-    """
-    opener = urllib.request.OpenerDirector()
-    for handler in (
-        urllib.request.ProxyHandler(),  # the operator's proxy settings, as before
-        _RecordingHTTPHandler(recorder),
-        _RecordingHTTPSHandler(recorder),
-        urllib.request.HTTPDefaultErrorHandler(),
-        urllib.request.HTTPErrorProcessor(),
-    ):
-        opener.add_handler(handler)
-    return opener
-
-
 class _RawResponseWrapper(SPARQLWrapper):
     """SPARQLWrapper whose ``query()`` returns the open response, error statuses included."""
 
-    def __init__(self, endpoint: str, *, agent: str, recorder: _SocketRecorder, socket_timeout: float) -> None:
+    def __init__(self, endpoint: str, *, agent: str, recorder: SocketRecorder, socket_timeout: float) -> None:
         super().__init__(endpoint, agent=agent)
-        self._opener = _opener(recorder)
+        self._opener = opener_for(recorder)
         self._socket_timeout = socket_timeout
 
     def _query(self) -> tuple[Any, str]:
@@ -248,7 +147,7 @@ def send(
     remaining = deadline.remaining()
     if remaining <= 0:
         raise DeadlineExceeded
-    recorder = _SocketRecorder()
+    recorder = SocketRecorder()
     bare_url, url_params = split_endpoint_url(url)
     wrapper = _RawResponseWrapper(bare_url, agent=agent, recorder=recorder, socket_timeout=remaining)
     for name, value in (*url_params, *params):
@@ -263,7 +162,7 @@ def send(
     # decide that a query is an update and route it to an update endpoint.
     wrapper.queryString = text
     wrapper.queryType = form
-    with _watchdog(remaining, recorder):
+    with watch(remaining, recorder.fire):
         return _exchange(lambda: wrapper.query().response, url, recorder, deadline, max_bytes)
 
 
@@ -288,8 +187,8 @@ def get(url: str, *, agent: str, accept: str, deadline: Deadline, max_bytes: int
     remaining = deadline.remaining()
     if remaining <= 0:
         raise DeadlineExceeded
-    recorder = _SocketRecorder()
-    opener = _opener(recorder)
+    recorder = SocketRecorder()
+    opener = opener_for(recorder)
     request = urllib.request.Request(url, headers={"User-Agent": agent, "Accept": accept})  # noqa: S310 - http(s) only
 
     def open_response() -> Any:
@@ -298,23 +197,12 @@ def get(url: str, *, agent: str, accept: str, deadline: Deadline, max_bytes: int
         except urllib.error.HTTPError as error:
             return error
 
-    with _watchdog(remaining, recorder):
+    with watch(remaining, recorder.fire):
         return _exchange(open_response, url, recorder, deadline, max_bytes)
 
 
-@contextlib.contextmanager
-def _watchdog(seconds: float, recorder: _SocketRecorder) -> Iterator[None]:
-    timer = threading.Timer(seconds, recorder.fire)
-    timer.daemon = True
-    timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
-
-
 def _exchange(
-    open_response: Callable[[], Any], url: str, recorder: _SocketRecorder, deadline: Deadline, max_bytes: int
+    open_response: Callable[[], Any], url: str, recorder: SocketRecorder, deadline: Deadline, max_bytes: int
 ) -> HttpReply:
     try:
         response = open_response()
@@ -354,7 +242,7 @@ def _declared_length(headers: list[tuple[str, str]]) -> int | None:
 
 
 def _read_body(
-    stream: Any, recorder: _SocketRecorder, deadline: Deadline, cap: int, declared: int | None
+    stream: Any, recorder: SocketRecorder, deadline: Deadline, cap: int, declared: int | None
 ) -> tuple[bytes, BodyEnding]:
     """Read up to ``cap`` bytes in chunks, re-arming the socket timeout with the time left."""
     if stream is None:

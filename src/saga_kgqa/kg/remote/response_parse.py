@@ -10,6 +10,10 @@ stops at the first one that does not (the cut one), so no partial term ever reac
 row. Memory stays bounded by the bytes read plus the rows kept: bindings past the row
 cap are decoded one at a time and dropped.
 
+A complete body of at most :data:`WHOLE_PARSE_BYTES` is read with one ``json.loads`` and
+checked for the same form instead (the walk's per-value overhead was most of saga's
+client-side cost on a loopback Virtuoso); past that size the walk keeps memory bounded.
+
 Graph answers (CONSTRUCT, DESCRIBE) are read with pyoxigraph's streaming parser,
 which yields triples until it meets the cut.
 """
@@ -28,6 +32,9 @@ import pyoxigraph as ox
 from saga_kgqa.kg.core.result import QueryForm, QueryResult, Row, Term
 from saga_kgqa.kg.embedded.oxigraph_terms import CONSTRUCT_VARIABLES, to_term
 
+#: Complete bodies up to this size are decoded whole; the parsed document costs a few
+#: times its size in memory, which is small at this size.
+WHOLE_PARSE_BYTES = 1024 * 1024
 _DECODER = json.JSONDecoder()
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _GRAPH_FORMATS = {
@@ -126,6 +133,33 @@ class _Solutions:
             return
         self.rows.append({str(name): Term.from_json(term) for name, term in item.items()})
 
+    def add_bindings(self, items: list[Any]) -> None:
+        """Add a whole decoded ``bindings`` array (the rows past the cap are only checked)."""
+        kept = items[: max(0, self.max_rows - len(self.rows))]
+        if len(kept) < len(items):
+            self.row_capped = True
+        for item in items[len(kept) :]:
+            if not isinstance(item, dict):
+                raise ValueError("a binding is not a JSON object")
+        rows = self.rows
+        for item in kept:
+            if not isinstance(item, dict):
+                raise ValueError("a binding is not a JSON object")
+            rows.append({str(name): _term(term) for name, term in item.items()})
+
+
+_PLAIN_KINDS = frozenset(("uri", "literal", "bnode"))
+_new_tuple = tuple.__new__
+
+
+def _term(data: Any) -> Term:
+    """:meth:`Term.from_json`, with a shortcut for the common ``{"type", "value"}`` term (IRIs, plain strings)."""
+    if type(data) is dict and len(data) == 2:
+        kind, value = data.get("type"), data.get("value")
+        if kind in _PLAIN_KINDS and type(value) is str:
+            return _new_tuple(Term, (kind, value, None, None))
+    return Term.from_json(data)
+
 
 def parse_solutions(body: bytes, form: QueryForm, *, max_rows: int, complete: bool) -> QueryResult:
     """Parse a SPARQL 1.1 JSON results body (SELECT or ASK).
@@ -151,12 +185,45 @@ def parse_solutions(body: bytes, form: QueryForm, *, max_rows: int, complete: bo
     except UnicodeDecodeError as error:
         raise ValueError(f"the body is not UTF-8: {error}") from error
     found = _Solutions(max_rows)
+    if complete and len(body) <= WHOLE_PARSE_BYTES:
+        _read_whole(text, found)
+        return _build(found, form, max_rows=max_rows, complete=complete, bytes_read=len(body))
     cursor = _Cursor(text, complete=complete)
     with contextlib.suppress(_PrefixEnds):  # a truncated prefix ends somewhere: keep what came before
         _walk_document(cursor, found)
     if complete and cursor.pos != len(text.rstrip()):
         raise ValueError("unexpected data after the JSON document")
     return _build(found, form, max_rows=max_rows, complete=complete, bytes_read=len(body))
+
+
+def _read_whole(text: str, found: _Solutions) -> None:
+    """Decode a complete document at once; the same checks as the walk."""
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"invalid JSON: {error}") from error
+    if not isinstance(document, dict):
+        raise ValueError("expected '{' at offset 0 of the JSON document")
+    if "head" in document:
+        head = document["head"]
+        variables = head.get("vars", []) if isinstance(head, dict) else None
+        if not isinstance(variables, list) or not all(isinstance(v, str) for v in variables):
+            raise ValueError("the result 'head' has no list of variable names")
+        found.variables = variables
+    results = document.get("results")
+    if "results" in document:
+        if not isinstance(results, dict):
+            raise ValueError("expected '{' for the JSON document's 'results'")
+        if "bindings" in results:
+            bindings = results["bindings"]
+            if not isinstance(bindings, list):
+                raise ValueError("expected '[' for the JSON document's 'bindings'")
+            found.seen_bindings = True
+            found.add_bindings(bindings)
+    if "boolean" in document:
+        if not isinstance(document["boolean"], bool):
+            raise ValueError("the ASK result's 'boolean' is not true or false")
+        found.boolean = document["boolean"]
 
 
 def _walk_document(cursor: _Cursor, found: _Solutions) -> None:

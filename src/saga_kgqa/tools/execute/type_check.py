@@ -41,8 +41,8 @@ from rdflib.term import URIRef, Variable
 
 from saga_kgqa.errors import BackendError
 from saga_kgqa.kg.guard.algebra_text import AlgebraTextError, AlgebraWriter, Triple
-from saga_kgqa.kg.guard.sparql_algebra import iter_triple_patterns, unescape_local_name
-from saga_kgqa.kg.guard.sparql_terms import iri
+from saga_kgqa.kg.guard.sparql_algebra import iter_triple_patterns
+from saga_kgqa.kg.guard.sparql_terms import iri, unescape_local_name
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, Verdict
 from saga_kgqa.schema.vocab import RDFS_DATATYPE, RDFS_LITERAL, UNIVERSAL_CLASSES, XSD, XSD_PARENTS, literal_type

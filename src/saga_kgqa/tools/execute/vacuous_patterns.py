@@ -24,8 +24,7 @@ from typing import Any
 from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import URIRef
 
-from saga_kgqa.kg.guard.sparql_algebra import unescape_local_name
-from saga_kgqa.kg.guard.sparql_terms import iri
+from saga_kgqa.kg.guard.sparql_terms import iri, unescape_local_name
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.schema.queries import path_alternative
 from saga_kgqa.tools.graph_reads import Reads

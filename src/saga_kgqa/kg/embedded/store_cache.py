@@ -1,0 +1,238 @@
+"""A bounded cache of read-only stores built from RDF files, keyed by the files' content.
+
+``saga sparql --data f.ttl`` run dozens of times while exploring a graph would bulk-load
+``f.ttl`` into a fresh temporary RocksDB store every time (~0.3 s of a 1 s command, the
+deletion included). The cache keeps the built store under ``~/.cache/saga-kgqa/stores``
+(``$SAGA_STORE_CACHE_DIR``; ``off`` turns it off) and opens it read-only on the next run of
+the same bytes:
+
+* The key is a digest of every file's bytes and RDF format, the loader's version and
+  pyoxigraph's, so an edited file (or another pyoxigraph storage format) gets a new store.
+* Creation is atomic: a store is built in a ``saga-store-<pid>-…`` directory beside the
+  entries and renamed into place only when every file loaded. Two processes building the
+  same entry both succeed and the second discards its copy; a builder killed midway leaves a
+  directory that :func:`~saga_kgqa.kg.embedded.store.sweep_stale_stores` deletes later.
+* The cache is bounded (``$SAGA_STORE_CACHE_MB``, default :data:`DEFAULT_MAX_MB`): after an
+  insert, the least recently used entries go until the total fits. A process using an entry
+  holds a shared ``flock`` on its lock file, and eviction takes it exclusively without
+  waiting, so an entry in use is never deleted. Files too large for the bound are not cached.
+* The root must belong to the current user (created ``0700``): another user's directory could
+  hand us a store they wrote.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyoxigraph as ox
+
+from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.kg.embedded.loading import load_files, sniff_rdf_format
+
+CACHE_ENV = "SAGA_STORE_CACHE_DIR"
+SIZE_ENV = "SAGA_STORE_CACHE_MB"
+#: Total size of the cached stores, in MiB, when ``$SAGA_STORE_CACHE_MB`` is unset.
+DEFAULT_MAX_MB = 1024
+#: Bump when :func:`~saga_kgqa.kg.embedded.loading.load_files` changes what it writes.
+LOADER_VERSION = "1"
+_BUILDING_PREFIX = "saga-store-"
+_HASH_CHUNK_BYTES = 1 << 20
+#: A store takes a few times its source's bytes; bigger inputs would not fit the bound anyway.
+_STORE_BYTES_PER_INPUT_BYTE = 4
+
+
+@dataclass(frozen=True)
+class CachedStore:
+    """An entry in use: its directory, the content digest of its files and the lease on it."""
+
+    store_dir: Path
+    content_digest: str
+    lease_fd: int
+
+    def release(self) -> None:
+        """Drop the shared lock, so the entry may be evicted again."""
+        with contextlib.suppress(OSError):
+            os.close(self.lease_fd)
+
+
+def default_root() -> Path | None:
+    """The cache directory: ``$SAGA_STORE_CACHE_DIR``, else ``$XDG_CACHE_HOME`` or ``~/.cache``; ``None`` when off."""
+    raw = os.environ.get(CACHE_ENV, "").strip()
+    if raw.lower() == "off":
+        return None
+    if raw:
+        return Path(raw)
+    base = os.environ.get("XDG_CACHE_HOME", "").strip()
+    return (Path(base) if base else Path.home() / ".cache") / "saga-kgqa" / "stores"
+
+
+def max_bytes_from_env() -> int:
+    """The cache's size bound in bytes, from ``$SAGA_STORE_CACHE_MB`` or the default.
+
+    Raises:
+        ConfigurationError: The variable is not a whole number of MiB.
+    """
+    raw = os.environ.get(SIZE_ENV, "").strip()
+    if not raw:
+        return DEFAULT_MAX_MB * 1024 * 1024
+    if not raw.isdigit():
+        raise ConfigurationError(f"{SIZE_ENV} must be a whole number of MiB, not {raw!r}")
+    return int(raw) * 1024 * 1024
+
+
+def file_digests(paths: Sequence[Path]) -> tuple[str, str]:
+    """Hash the files once; return (cache key, content digest as in ``loading.content_digest``).
+
+    Raises:
+        ConfigurationError: A file is missing or unreadable.
+    """
+    per_file: list[tuple[str, str]] = []
+    for path in paths:
+        digest = hashlib.sha256()
+        try:
+            fmt = sniff_rdf_format(path)
+            with path.open("rb") as handle:
+                while chunk := handle.read(_HASH_CHUNK_BYTES):
+                    digest.update(chunk)
+        except OSError as exc:
+            raise ConfigurationError(f"cannot read RDF file {path}: {exc}") from exc
+        per_file.append((digest.hexdigest(), fmt.media_type))
+    content = hashlib.sha256("\n".join(sorted(d for d, _ in per_file)).encode()).hexdigest()
+    keyed = "\n".join([f"loader {LOADER_VERSION}", f"pyoxigraph {ox.__version__}", *sorted(map(" ".join, per_file))])
+    return hashlib.sha256(keyed.encode()).hexdigest()[:40], content
+
+
+class StoreCache:
+    """Get-or-build read-only stores for sets of RDF files under one directory."""
+
+    def __init__(self, root: Path, *, max_bytes: int) -> None:
+        """Use ``root`` (created when missing) with a bound of ``max_bytes`` in all."""
+        self._root = root
+        self._max_bytes = max_bytes
+
+    @property
+    def root(self) -> Path:
+        """The cache directory."""
+        return self._root
+
+    def acquire(self, paths: Sequence[Path]) -> CachedStore | None:
+        """Return a leased store of ``paths``, building it when missing; ``None`` when it cannot be cached.
+
+        ``None`` means: the files are too large for the bound, or the root is unusable (not
+        ours, not writable). The caller then builds a temporary store as before.
+
+        Raises:
+            ConfigurationError: A file is missing, unreadable or not valid RDF.
+        """
+        for path in paths:
+            if not path.is_file():
+                raise ConfigurationError(f"RDF file not found: {path}")
+        if sum(path.stat().st_size for path in paths) * _STORE_BYTES_PER_INPUT_BYTE > self._max_bytes:
+            return None
+        if not self._usable_root():
+            return None
+        key, content = file_digests(paths)
+        lease = os.open(self._root / f"{key}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(lease, fcntl.LOCK_SH)
+            entry = self._root / key
+            if not entry.is_dir():
+                self._build(entry, paths)
+                self._evict(keep=entry)
+            os.utime(entry)  # the entry's mtime orders eviction (least recently used first)
+        except BaseException:
+            os.close(lease)
+            raise
+        return CachedStore(entry, content, lease)
+
+    def _usable_root(self) -> bool:
+        try:
+            self._root.mkdir(parents=True, exist_ok=True, mode=0o700)
+            info = self._root.stat()
+        except OSError:
+            return False
+        return info.st_uid == os.getuid() and os.access(self._root, os.W_OK)
+
+    def _build(self, entry: Path, paths: Sequence[Path]) -> None:
+        from saga_kgqa.kg.embedded.store import sweep_stale_stores
+
+        sweep_stale_stores(self._root)  # builders that died midway
+        building = Path(tempfile.mkdtemp(prefix=f"{_BUILDING_PREFIX}{os.getpid()}-", dir=self._root))
+        try:
+            load_files(building, paths)
+            try:
+                building.rename(entry)
+            except OSError:
+                if not entry.is_dir():
+                    raise
+                shutil.rmtree(building, ignore_errors=True)  # another process built it first
+        except BaseException:
+            shutil.rmtree(building, ignore_errors=True)
+            raise
+
+    def _evict(self, *, keep: Path) -> None:
+        entries = [path for path in self._root.iterdir() if path.is_dir() and len(path.name) == 40]
+        sizes = {path: _tree_bytes(path) for path in entries}
+        total = sum(sizes.values())
+        for path in sorted(entries, key=_mtime):
+            if total <= self._max_bytes:
+                return
+            if path == keep:
+                continue
+            if self._delete_unused(path):
+                total -= sizes[path]
+
+    def _delete_unused(self, entry: Path) -> bool:
+        try:
+            lock = os.open(self._root / f"{entry.name}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+        except OSError:
+            return False
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(lock)
+            return False  # in use by another process
+        try:
+            # Renamed first, so no reader ever sees a half-deleted entry under its key.
+            doomed = entry.with_name(f"{_BUILDING_PREFIX}{os.getpid()}-evicted-{entry.name}")
+            entry.rename(doomed)
+            shutil.rmtree(doomed, ignore_errors=True)
+            return True
+        except OSError:
+            return False
+        finally:
+            os.close(lock)
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def _tree_bytes(path: Path) -> int:
+    total = 0
+    for dirpath, _, names in os.walk(path):
+        for name in names:
+            with contextlib.suppress(OSError):
+                total += os.stat(os.path.join(dirpath, name)).st_size
+    return total
+
+
+def open_cache() -> StoreCache | None:
+    """The cache the environment configures, or ``None`` when it is off.
+
+    Raises:
+        ConfigurationError: ``$SAGA_STORE_CACHE_MB`` is malformed.
+    """
+    root = default_root()
+    return None if root is None else StoreCache(root, max_bytes=max_bytes_from_env())
