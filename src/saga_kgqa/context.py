@@ -26,6 +26,8 @@ Matching = Literal["subclass", "exact"]
 EntitySearch = Literal["off", "wikidata-api"]
 #: Grounding tools of SAGA's controller: lookup only (the paper), patterns only, or both.
 GroundingTools = Literal["lookup", "patterns", "both"]
+#: Source tools (catalog, summary, resolve, expand, bridge, execute_on): auto = several sources or an undocumented one.
+SourceTools = Literal["auto", "on", "off"]
 #: Which graph answers: SAGA's controller, or the MARS pattern pipeline.
 Method = Literal["saga", "mars"]
 PatternRanking = Literal["embedding", "bm25", "degree", "random"]
@@ -133,6 +135,18 @@ class SagaContext:
     grounding_tools: GroundingTools = field(
         default="lookup",
         metadata=_describe("SAGA's grounding tools: lookup (the paper), patterns (ranked MARS patterns), or both."),
+    )
+    # Live grounding over the operator's named sources (AutoSchema's A.3 policy, issue 14).
+    source_tools: SourceTools = field(
+        default="auto",
+        metadata=_describe(
+            "Source tools (find_sources, summary, resolve, expand, bridge, execute_on) and the A.3 policy: "
+            "auto (on when the catalog has several sources, or one without a declared schema), on, or off."
+        ),
+    )
+    single_shot: bool = field(
+        default=False,
+        metadata=_describe("At most one call per source grounding tool per question (the AutoSchema ablation)."),
     )
     # MARS (pattern retrieval) switches: the paper's ablations, and how patterns are ranked.
     mars_top_n: int = field(default=20, metadata=_describe("MARS: patterns shown per hop (top-N)."))

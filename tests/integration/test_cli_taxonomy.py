@@ -129,12 +129,13 @@ def test_a_lone_surrogate_from_the_model_becomes_an_observation_and_the_run_goes
 ) -> None:
     surrogate = MockReply(tool_calls=(MockToolCall("execute", {"sparql": 'SELECT ?s WHERE { ?s ?p "\ud800" }'}),))
     db = str(tmp_path / "c.sqlite")
-    with serve_openai_mock([ANSWER_TYPE, surrogate, STOP]) as mock:
+    # The query matches nothing, so the answer checks answer the first stop; the second is accepted.
+    with serve_openai_mock([ANSWER_TYPE, surrogate, STOP, STOP]) as mock:
         model = ["--base-url", mock.base_url, "--model", "m", "--checkpoint-db", db, "--quiet", "--json"]
         result = runner.invoke(app, ["ask", "Which moons orbit Jupiter?", "--thread", "s1", *model])
         assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
         assert result.exit_code in (0, 3), result.output  # the run finished, the thread is not dead
-        assert len(mock.requests) == 3
+        assert len(mock.requests) == 4
         # Every request the provider got was valid UTF-8 JSON (the surrogate would make it unsendable).
         for request in mock.requests:
             json.dumps(request, ensure_ascii=False).encode("utf-8")

@@ -65,7 +65,16 @@ def test_one_question_through_the_http_api(tmp_path: Path) -> None:
         )
         state = server.request("GET", f"/threads/{thread['thread_id']}/state")
     nodes = [next(iter(data)) for event, data in events if event == "updates"]
-    assert nodes == ["predict_answer_type", "controller", "search", "controller", "execute", "controller", "finalize"]
+    assert nodes == [
+        "predict_answer_type",
+        "controller",
+        "search",
+        "controller",
+        "execute",
+        "controller",
+        "check_answer",  # the answer checks run when the controller stops (issue 13)
+        "finalize",
+    ]
     values = state["values"]
     assert values["status"] == "answered"
     assert values["final_sparql"] == SPARQL

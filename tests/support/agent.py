@@ -18,6 +18,7 @@ from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import build_schema_index
+from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.state.checkpointing import checkpoint_serde
 from tests.support.scripted_model import ScriptedChatModel, ScriptItem, model_factory
 
@@ -49,12 +50,22 @@ def run_agent(
     question: str,
     conversation: list[Any] | None = None,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
+    sources: SourceSet | None = None,
     **switches: Any,
 ) -> AgentRun:
-    """Run the graph once with a scripted model; the state is read back from an in-memory checkpointer."""
+    """Run the graph once with a scripted model; the state is read back from an in-memory checkpointer.
+
+    ``sources`` are the operator's named sources the run may ground over (none by default,
+    whatever catalog file the environment names).
+    """
     model = ScriptedChatModel(script)
     saver = checkpointer or InMemorySaver(serde=checkpoint_serde())
-    graph = build_graph(model_factory=model_factory(model), toolbox_factory=lambda _ctx: toolbox, checkpointer=saver)
+    graph = build_graph(
+        model_factory=model_factory(model),
+        toolbox_factory=lambda _ctx: toolbox,
+        sources_factory=lambda _ctx: sources,
+        checkpointer=saver,
+    )
     context = SagaContext(**switches)
     config = dict(run_config(context, thread_id=f"test-{next(_THREADS)}"))
     payload: dict[str, Any] = {"question": question}

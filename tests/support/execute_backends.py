@@ -10,11 +10,12 @@ from saga_kgqa.kg.core.result import QueryResult
 
 
 class CountingBackend:
-    """Wraps a backend and records every query that reaches it, below the guard and the facade."""
+    """Wraps a backend and records every query (and its limits) that reaches it, below the guard and the facade."""
 
     def __init__(self, inner: KGBackend) -> None:
         self.inner = inner
         self.queries: list[CheckedQuery] = []
+        self.limits: list[ExecutionLimits] = []
 
     @property
     def endpoint_id(self) -> str:
@@ -26,6 +27,7 @@ class CountingBackend:
 
     def execute(self, query: CheckedQuery, limits: ExecutionLimits | None = None) -> QueryResult:
         self.queries.append(query)
+        self.limits.append(limits or ExecutionLimits())
         return self.inner.execute(query, limits)
 
     def close(self) -> None:

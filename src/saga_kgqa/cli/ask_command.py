@@ -32,7 +32,7 @@ from saga_kgqa.cli.options import (
     mars_switches,
 )
 from saga_kgqa.cli.output import fail, print_json, stdout
-from saga_kgqa.context import EntitySearch, GroundingTools, Matching, Method, ToolCalling
+from saga_kgqa.context import EntitySearch, GroundingTools, Matching, Method, SourceTools, ToolCalling
 from saga_kgqa.errors import SagaError
 
 #: Exit status of a run that finished without an answer (budget exhausted, gave up, failed).
@@ -105,6 +105,24 @@ def ask(
         _switch("Name search: off (the graph's names) or wikidata-api (wbsearchentities) (default off)."),
     ] = None,
     tool_calling: Annotated[ToolCalling | None, _switch("native tool calls or text actions (default native).")] = None,
+    source: Annotated[
+        str | None,
+        typer.Option(
+            "--source",
+            help="Ask this catalog source (instead of --data/--endpoint); the agent may ground over every source "
+            "of the catalog.",
+        ),
+    ] = None,
+    catalog: Annotated[
+        Path | None, typer.Option("--catalog", help="The catalog file of --source (default: $SAGA_CATALOG).")
+    ] = None,
+    source_tools: Annotated[
+        SourceTools | None,
+        _switch("Source tools and the A.3 policy: auto (several sources, or an undocumented one), on, off."),
+    ] = None,
+    single_shot: Annotated[
+        bool | None, _switch("At most one call per source grounding tool per question (default off).")
+    ] = None,
     method: Annotated[
         Method, typer.Option(help="saga (the controller) or mars (pattern retrieval pipeline).", rich_help_panel=_RUN)
     ] = "saga",
@@ -190,7 +208,11 @@ def ask(
                 pattern_ranking,
                 embedding_runtime,
             ),
+            "source_tools": source_tools,
+            "single_shot": single_shot,
         },
+        source=source,
+        catalog=catalog,
         method=method,
         checkpoint_db=checkpoint_target(checkpoint_db) if checkpoint_db else None,
         trace=trace,

@@ -7,7 +7,8 @@ Kept apart from the option parsing in :mod:`saga_kgqa.cli.ask_command` so that o
 from __future__ import annotations
 
 import uuid
-from contextlib import nullcontext
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -34,6 +35,7 @@ from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
 from saga_kgqa.models import ConfiguredModelFactory, ModelSettings
+from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.state.checkpointing import checkpoint_serde
 from saga_kgqa.state.schema import InputState, require_question
 
@@ -62,6 +64,9 @@ class AskRequest:
         trace: JSONL file the trajectory is appended to.
         live: Show the live view of the steps.
         method: ``saga`` (the controller) or ``mars`` (the pattern pipeline, :mod:`saga_kgqa.mars`).
+        source: A catalog source to ask (instead of ``data``/``endpoint``); the run may ground over
+            the catalog's sources (the ``source_tools`` switch).
+        catalog: The catalog file of ``source`` (``$SAGA_CATALOG`` when ``None``).
     """
 
     question: str | None
@@ -80,6 +85,8 @@ class AskRequest:
     trace: Path | None = None
     live: bool = True
     method: Method = "saga"
+    source: str | None = None
+    catalog: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -134,10 +141,14 @@ def run_ask(request: AskRequest) -> AskResult:
     factory = ConfiguredModelFactory(request.model)
     model_settings = factory.settings_for(context)
     model_settings.require_complete()
-    identity = RunIdentity(
-        graph=graph_identity(request.data, request.endpoint, request.profile, context.dialect, request.method),
-        model=model_settings.describe(),
+    if request.source is not None and (request.data or request.endpoint or request.schema_file):
+        raise ConfigurationError("--source names the graph and its schema; give no --data, --endpoint or --schema")
+    graph_name = (
+        f"source {request.source}"
+        if request.source is not None
+        else graph_identity(request.data, request.endpoint, request.profile, context.dialect, request.method)
     )
+    identity = RunIdentity(graph=graph_name, model=model_settings.describe())
     with CheckpointStore(request.checkpoint_db or default_checkpoint_path(), serde=checkpoint_serde()) as store:
         inputs: InputState | None
         if request.resume is not None:
@@ -149,9 +160,8 @@ def run_ask(request: AskRequest) -> AskResult:
             thread_id, question = request.thread or uuid.uuid4().hex[:12], request.question
             store.start_thread(thread_id, identity, question)
             inputs = {"question": question}
-        with open_graph(request.data, request.endpoint, profile) as knowledge_graph:
-            toolbox = _toolbox(knowledge_graph, context, request)
-            app, limit = _app(request.method, factory, toolbox, store.saver, context)
+        with _opened(request, context, profile) as (toolbox, sources):
+            app, limit = _app(request.method, factory, toolbox, store.saver, context, sources)
             config = question_run_config(
                 question,
                 thread_id=thread_id,
@@ -168,12 +178,30 @@ def run_ask(request: AskRequest) -> AskResult:
     return AskResult(thread_id=thread_id, question=question, values=values)
 
 
+@contextmanager
+def _opened(
+    request: AskRequest, context: SagaContext, profile: str | None
+) -> Iterator[tuple[SagaToolbox, SourceSet | None]]:
+    """The run's toolbox, and the catalog's sources when ``--source`` names one (both closed on exit)."""
+    if request.source is None:
+        with open_graph(request.data, request.endpoint, profile) as knowledge_graph:
+            yield _toolbox(knowledge_graph, context, request), None
+        return
+    from saga_kgqa.cli.source_commands import opened_sources
+
+    with opened_sources(request.catalog) as sources:
+        opened = sources.get(request.source)
+        kit = opened.toolkit()
+        yield SagaToolbox(opened.graph, opened.schema(), prefixes=kit.prefixes), sources
+
+
 def _app(
     method: Method,
     factory: ConfiguredModelFactory,
     toolbox: SagaToolbox,
     saver: BaseCheckpointSaver[Any],
     context: SagaContext,
+    sources: SourceSet | None = None,
 ) -> tuple[SagaGraph, int]:
     """The compiled graph of the method, and its recursion limit."""
     if method == "mars":
@@ -182,7 +210,13 @@ def _app(
         mars = build_mars_graph(model_factory=factory, toolbox_factory=lambda _: toolbox, checkpointer=saver)
         # Same input, output and context schemas: the CLI streams both graphs alike.
         return cast(SagaGraph, mars), recursion_limit(context.max_steps)
-    app = build_graph(model_factory=factory, toolbox_factory=lambda _: toolbox, checkpointer=saver)
+    app = build_graph(
+        model_factory=factory,
+        toolbox_factory=lambda _: toolbox,
+        # Named sources only when --source asks for a catalog: a --data/--endpoint run stays one graph.
+        sources_factory=lambda _: sources,
+        checkpointer=saver,
+    )
     return app, recursion_limit(context.max_steps)
 
 

@@ -42,7 +42,12 @@ def execute_command(
     verify: Annotated[bool, typer.Option(help="Confirm a schema conflict against the graph before blocking.")] = True,
     max_rows: Annotated[int, typer.Option(min=1, help="Rows shown in the table.")] = 20,
     timeout: Annotated[
-        float, typer.Option(min=0.1, max=MAX_DEADLINE_S, help="Deadline of the query, in seconds.")
+        float,
+        typer.Option(
+            min=0.1,
+            max=MAX_DEADLINE_S,
+            help="One deadline for the guard, the type check, the query and its diagnosis, in seconds.",
+        ),
     ] = 30.0,
     source: Annotated[
         str | None, typer.Option("--source", help="A source name from the catalog (instead of --data/--endpoint).")

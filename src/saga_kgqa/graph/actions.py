@@ -22,8 +22,20 @@ TOOL_ARGUMENTS: dict[str, str | None] = {
     "patterns": "entity",
     "examples": "property",
     "execute": "sparql",
+    # Source tools (offered only when the run grounds over named sources): "SOURCE: ..." arguments.
+    "find_sources": "text",
+    "summary": "source",
+    "resolve": "request",
+    "expand": "request",
+    "bridge": "sources",
+    "execute_on": "request",
     "stop": None,
 }
+
+#: The tools that ground over named sources (:mod:`saga_kgqa.graph.source_tools`).
+SOURCE_TOOLS = ("find_sources", "summary", "resolve", "expand", "bridge", "execute_on")
+#: The source grounding tools the single-shot switch limits to one call per question (execution is not one).
+SINGLE_SHOT_TOOLS = ("find_sources", "summary", "resolve", "expand", "bridge")
 
 _DESCRIPTIONS = {
     "search": ("Find entities, classes and properties whose names match a text.", "A name or part of one."),
@@ -42,6 +54,25 @@ _DESCRIPTIONS = {
         "Run a SPARQL query and show a truncated result; an empty result comes with a diagnosis.",
         "The whole SPARQL query.",
     ),
+    "find_sources": ("Find the configured sources whose title, description or schema match a text.", "Words."),
+    "summary": (
+        "Show a source's surveyed schema: classes, predicates with object kinds and types, examples, graphs.",
+        "The source name from the catalog.",
+    ),
+    "resolve": ("Map a name or identifier to stable IRIs of one source.", "'SOURCE: name', e.g. 'ck25: Karen Brant'."),
+    "expand": (
+        "Show an entity's outgoing and incoming relation paths in one source, one hop through intermediate nodes.",
+        "'SOURCE: entity', e.g. 'ck25: <http://...>'.",
+    ),
+    "bridge": (
+        "Find candidate joins between two sources (same IRIs, shared identifier values, shared properties) "
+        "with a two-step query plan.",
+        "'LEFT: RIGHT', the two source names.",
+    ),
+    "execute_on": (
+        "Run a SPARQL query on one named source and show a truncated result.",
+        "'SOURCE: the whole SPARQL query'.",
+    ),
     "stop": ("Mark the last executed SPARQL query as the final answer and end.", ""),
 }
 
@@ -49,10 +80,21 @@ _URL_ARGUMENTS = re.compile(r"(endpoint|url|uri|service|host)", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
 
 
-def enabled_tools(grounding: str = "lookup") -> tuple[str, ...]:
-    """The tools of a run under its ``grounding_tools`` switch (``lookup``, ``patterns`` or ``both``)."""
+def enabled_tools(grounding: str = "lookup", *, sources: bool = False, find: bool = False) -> tuple[str, ...]:
+    """The tools of a run.
+
+    Args:
+        grounding: The ``grounding_tools`` switch (``lookup``, ``patterns`` or ``both``).
+        sources: Whether the source tools are offered (:func:`saga_kgqa.graph.source_tools.source_mode`).
+        find: Whether ``find_sources`` is among them (many sources; with few the catalog is in the prompt).
+    """
     off = {"lookup": "patterns", "patterns": "lookup"}.get(grounding)
-    return tuple(name for name in TOOL_ARGUMENTS if name != off)
+    hidden = {off} if off else set()
+    if not sources:
+        hidden |= set(SOURCE_TOOLS)
+    elif not find:
+        hidden.add("find_sources")
+    return tuple(name for name in TOOL_ARGUMENTS if name not in hidden)
 
 
 def tool_signatures(names: Sequence[str] | None = None) -> str:
@@ -144,6 +186,19 @@ def repeated_step(history: Sequence[Step], action: Action) -> Step | None:
     for step in reversed(history):
         if step.outcome != "refused" and (step.tool, normalise_argument(step.argument)) == wanted:
             return step
+    return None
+
+
+def single_shot_refusal(history: Sequence[Step], action: Action) -> str | None:
+    """Why the single-shot switch refuses this action (a second call of one grounding tool), else ``None``."""
+    if action.problem is not None or action.tool not in SINGLE_SHOT_TOOLS:
+        return None
+    for step in history:
+        if step.tool == action.tool and step.outcome != "refused":
+            return (
+                f"Refused: single-shot mode allows one {action.tool} call per question and step {step.step} "
+                "made it. Use what you have, or another tool."
+            )
     return None
 
 

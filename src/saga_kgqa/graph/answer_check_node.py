@@ -19,6 +19,7 @@ from saga_kgqa.context import SagaContext, resolve_context
 from saga_kgqa.graph.dependencies import GraphDependencies
 from saga_kgqa.graph.finalize import choose_final_query, without_exploratory_limit
 from saga_kgqa.graph.records import knowledge
+from saga_kgqa.graph.source_tools import attempt_tools
 from saga_kgqa.graph.tool_nodes import finish_action
 from saga_kgqa.state import Action
 from saga_kgqa.state.schema import SagaState
@@ -54,7 +55,8 @@ class AnswerCheckNode:
         sparql = without_exploratory_limit(chosen.sparql)
         if sparql in state.get("answers_checked", []):
             return {}
-        tools = self.dependencies.tools(context)
+        # A cross-source answer is checked on the source it ran on (execute_on), not the run's graph.
+        tools = attempt_tools(self.dependencies, context, chosen)
         settings = ExecuteSettings(
             type_check=False, record_types=False, diagnose_empty=False, max_result_rows=context.answer_rows
         )

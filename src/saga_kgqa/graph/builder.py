@@ -8,6 +8,7 @@ Wiring (every node returns a delta; routers are pure)::
                                               ├→ patterns ─────────┤
                                               ├→ examples ─────────┤
                                               ├→ execute ──────────┤
+                                              ├→ find_sources, summary, resolve, expand, bridge, execute_on ┤
                                               ├→ refuse_action ────┤→ controller
                                               └→ finalize → END
 
@@ -29,12 +30,13 @@ from langgraph.types import RetryPolicy
 
 from saga_kgqa.context import SagaContext
 from saga_kgqa.graph.answer_check_node import AnswerCheckNode
-from saga_kgqa.graph.dependencies import GraphDependencies, ToolboxFactory
+from saga_kgqa.graph.dependencies import GraphDependencies, SourcesFactory, ToolboxFactory
 from saga_kgqa.graph.finalize import FinalizeNode
 from saga_kgqa.graph.llm_nodes import ModelNodes
 from saga_kgqa.graph.model_calls import ModelFactory, no_model_configured, transient_provider_error
 from saga_kgqa.graph.prompting import prompt_names
 from saga_kgqa.graph.routing import route_action, route_after_check, route_after_lookup
+from saga_kgqa.graph.source_tools import SourceToolNodes
 from saga_kgqa.graph.tool_nodes import ToolNodes
 from saga_kgqa.graph.tracing import traced_tool_node
 from saga_kgqa.state.schema import InputState, OutputState, SagaState
@@ -51,6 +53,7 @@ def build_graph(
     *,
     model_factory: ModelFactory | None = None,
     toolbox_factory: ToolboxFactory | None = None,
+    sources_factory: SourcesFactory | None = None,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
     model_retry: RetryPolicy | None = None,
     name: str = "saga",
@@ -64,6 +67,10 @@ def build_graph(
         toolbox_factory: Returns the :class:`~saga_kgqa.graph.toolbox.SagaToolbox` for a
             context; by default the graph named by ``context.data`` / ``context.endpoint``
             (the shipped example graph when neither is set).
+        sources_factory: Returns the operator's named sources for a context
+            (:class:`~saga_kgqa.sources.session.SourceSet`); with them (several, or one without a
+            declared schema) the controller gets the source tools and AutoSchema's A.3 policy.
+            By default the catalog file (``$SAGA_CATALOG``) when one is configured, else none.
         checkpointer: Attach one only in applications (CLI, tests); ``langgraph dev``
             refuses graphs compiled with a checkpointer.
         model_retry: Retry policy of the model-calling nodes; by default three attempts,
@@ -79,9 +86,14 @@ def build_graph(
 
         toolbox_factory = toolbox_from_context
     prompt_names()  # a missing prompt file fails here, not in the middle of a run
-    dependencies = GraphDependencies(model_factory or no_model_configured, toolbox_factory)
+    if sources_factory is None:
+        from saga_kgqa.graph.defaults import sources_from_catalog_file
+
+        sources_factory = sources_from_catalog_file
+    dependencies = GraphDependencies(model_factory or no_model_configured, toolbox_factory, sources_factory)
     models = ModelNodes(dependencies)
     tools = ToolNodes(dependencies)
+    source_tools = SourceToolNodes(dependencies)
     # Only provider hiccups are retried; a bad request or our own bug fails at once.
     model_retry = model_retry or RetryPolicy(max_attempts=3, initial_interval=1.0, retry_on=transient_provider_error)
 
@@ -98,6 +110,17 @@ def build_graph(
     # Ranked MARS patterns, type-filtered like lookup (only when grounding_tools offers them).
     builder.add_node("patterns", traced_tool_node("patterns", tools.patterns))
     builder.add_node("execute", traced_tool_node("execute", tools.execute))
+    # Grounding over named sources (offered only when the run has them: source_tools switch).
+    source_nodes = {
+        "find_sources": source_tools.find_sources,
+        "summary": source_tools.summary,
+        "resolve": source_tools.resolve,
+        "expand": source_tools.expand,
+        "bridge": source_tools.bridge,
+        "execute_on": source_tools.execute_on,
+    }
+    for source_tool, source_node in source_nodes.items():
+        builder.add_node(source_tool, traced_tool_node(source_tool, source_node))
     # An untyped entity's neighbourhood is pruned by the model (the paper's LLMPrune).
     builder.add_node("prune_fallback", models.prune_fallback, retry_policy=model_retry)
     # Unknown tools, bad arguments and repeated actions are answered without running anything.
@@ -111,7 +134,7 @@ def build_graph(
     builder.add_conditional_edges("controller", route_action)
     builder.add_conditional_edges("lookup", route_after_lookup)
     builder.add_conditional_edges("check_answer", route_after_check)
-    for node in ("search", "patterns", "examples", "execute", "prune_fallback", "refuse_action"):
+    for node in ("search", "patterns", "examples", "execute", *source_nodes, "prune_fallback", "refuse_action"):
         builder.add_edge(node, "controller")
     builder.add_edge("finalize", END)
     return builder.compile(checkpointer=checkpointer, name=name)

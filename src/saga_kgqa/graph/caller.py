@@ -20,6 +20,7 @@ from saga_kgqa.graph.toolbox import SagaToolbox
 from saga_kgqa.models import ModelSettings, chat_model_for, load_factory, prompt_role
 from saga_kgqa.sources.caller import CallerContextRefused, check_caller_context
 from saga_kgqa.sources.catalog import Catalog, ModelRecord
+from saga_kgqa.sources.session import SourceSet
 
 
 class CallerToolboxFactory:
@@ -38,6 +39,29 @@ class CallerToolboxFactory:
         """
         source, _ = check_caller_context(context, self.catalog)
         return toolbox_for_source(source)
+
+
+class CallerSourcesFactory:
+    """The catalog's named sources for the agent's source tools (opened on first use, shared by every run)."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        """Serve the sources of ``catalog``; nothing is opened yet."""
+        self.catalog = catalog
+        self._sources: SourceSet | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self, context: SagaContext) -> SourceSet | None:
+        """The catalog's sources (a caller picks among them only by name, in the tools' arguments).
+
+        A catalog built from the environment (no file: the example graph and ``SAGA_DATA``)
+        has no named sources for the agent, so such a server answers over its one graph as before.
+        """
+        if self.catalog.path is None:
+            return None
+        with self._lock:
+            if self._sources is None:
+                self._sources = SourceSet(self.catalog)
+            return self._sources
 
 
 class CallerModelFactory:

@@ -7,6 +7,7 @@ answers many runs from one).
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -26,12 +27,36 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import build_schema_index
 from saga_kgqa.settings import example_graph_path
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
+from saga_kgqa.sources.catalog import CATALOG_ENV, DEFAULT_CATALOG_PATH, Catalog, SourceRecord
+from saga_kgqa.sources.session import SourceSet
 
 _CacheKey = tuple[str | None, str | None, str | None, str, str | None, str]
 _CACHE: dict[_CacheKey, SagaToolbox] = {}
 _SOURCE_CACHE: dict[SourceRecord, SagaToolbox] = {}
+_SOURCE_SETS: dict[str, SourceSet] = {}
 _LOCK = threading.Lock()
+
+
+def sources_from_catalog_file(_context: SagaContext) -> SourceSet | None:
+    """The operator's named sources when a catalog file is configured (``$SAGA_CATALOG`` or the default file).
+
+    Without a file there are no named sources for the agent: the catalog built from the
+    environment is the run's one graph (plus the example), which the plain tools already
+    serve. Each catalog's sources are opened once for the life of the process.
+
+    Raises:
+        ConfigurationError: The catalog file is unusable.
+    """
+    if not os.environ.get(CATALOG_ENV, "").strip() and not DEFAULT_CATALOG_PATH.expanduser().is_file():
+        return None
+    catalog = Catalog.from_env()
+    key = catalog.model_dump_json()
+    with _LOCK:
+        found = _SOURCE_SETS.get(key)
+        if found is None:
+            found = SourceSet(catalog)
+            _SOURCE_SETS[key] = found
+        return found
 
 
 def toolbox_from_context(context: SagaContext) -> SagaToolbox:

@@ -18,6 +18,7 @@ from langgraph.runtime import Runtime
 
 from saga_kgqa.context import SagaContext, resolve_context
 from saga_kgqa.graph.dependencies import GraphDependencies
+from saga_kgqa.graph.source_tools import attempt_tools
 from saga_kgqa.kg.core.result import QueryResult
 from saga_kgqa.kg.guard.sparql_lexer import tokenize
 from saga_kgqa.state import Action, Answer, QueryAttempt, RunStatus, TraceSummary
@@ -77,9 +78,8 @@ class FinalizeNode:
                 max_rows_shown=min(context.answer_rows, 50),
                 max_bytes=context.max_observation_bytes,
             )
-            outcome = self.dependencies.tools(context).execute(
-                final_sparql, theta=None, step=state.get("steps", 0), settings=settings
-            )
+            tools = attempt_tools(self.dependencies, context, chosen)
+            outcome = tools.execute(final_sparql, theta=None, step=state.get("steps", 0), settings=settings)
             if outcome.status in ("ok", "empty"):
                 answer = answer_of(outcome.result, outcome.text)
                 if stop_reason == "stop":

@@ -21,6 +21,7 @@ from saga_kgqa.graph.actions import (
     enabled_tools,
     missing_action,
     repeated_step,
+    single_shot_refusal,
     tool_schemas,
     tool_signatures,
 )
@@ -34,6 +35,7 @@ from saga_kgqa.graph.prompting import (
     prune_messages,
 )
 from saga_kgqa.graph.records import knowledge, step_record
+from saga_kgqa.graph.source_tools import source_mode, source_prompt_lines
 from saga_kgqa.state import Action, AnswerType, add_token_usage, answer_type_prior
 from saga_kgqa.state.records import AnswerKind
 from saga_kgqa.state.schema import SagaState, require_question
@@ -108,9 +110,12 @@ class ModelNodes:
             return {"pending_action": None, "stop_reason": "max_steps"}
         step = taken + 1
         prefixes = self.dependencies.tools(context).prefixes
-        messages = controller_messages(state, context, prefixes)
+        mode = source_mode(self.dependencies, context)
+        # The step being chosen counts as spent: "steps left" is what remains after it.
+        sources_text = source_prompt_lines(mode, steps_left=context.max_steps - step)
+        messages = controller_messages(state, context, prefixes, sources_text)
         call_id = f"step-{step}"
-        names = enabled_tools(context.grounding_tools)
+        names = enabled_tools(context.grounding_tools, sources=mode.on, find=mode.find)
         if context.tool_calling == "native":
             model = self.dependencies.model_factory(context, "controller").bind_tools(tool_schemas(names))
             reply, usage = invoke_model(model, messages)
@@ -126,6 +131,9 @@ class ModelNodes:
         if action.problem is None and action.tool not in names and action.tool in TOOL_ARGUMENTS:
             problem = f"The tool {action.tool} is switched off in this run. Valid tools: {tool_signatures(names)}."
             action = action.model_copy(update={"problem": problem})
+        refusal = single_shot_refusal(state.get("history", []), action) if context.single_shot else None
+        if refusal is not None:
+            action = action.model_copy(update={"problem": refusal})
         earlier = repeated_step(state.get("history", []), action)
         if earlier is not None:
             problem = (

@@ -101,8 +101,18 @@ def grounding_lines(context: SagaContext, entity_argument: str) -> str:
     return "\n".join(lines)
 
 
-def controller_messages(state: SagaState, context: SagaContext, prefixes: Mapping[str, str]) -> list[BaseMessage]:
-    """The controller prompt (Appendix F.2) for the next step."""
+def controller_messages(
+    state: SagaState, context: SagaContext, prefixes: Mapping[str, str], source_lines: str = ""
+) -> list[BaseMessage]:
+    """The controller prompt (Appendix F.2) for the next step.
+
+    Args:
+        state: The run's state.
+        context: The run's switches.
+        prefixes: Prefixes of the compact ids shown.
+        source_lines: The source tools, A.3 policy and catalog
+            (:func:`saga_kgqa.graph.source_tools.source_prompt_lines`); empty when the run has one graph.
+    """
     wording = dialect_wording(context.dialect)
     actions = "actions_native" if context.tool_calling == "native" else "actions_text"
     system = render_prompt(
@@ -112,7 +122,9 @@ def controller_messages(state: SagaState, context: SagaContext, prefixes: Mappin
         type_context=type_context(state, context, prefixes),
         knowledge_log=knowledge_log_text(state.get("knowledge_log", []), context.knowledge_log_entries),
         action_instructions=render_prompt(
-            actions, grounding_lines=grounding_lines(context, wording["entity_argument"])
+            actions,
+            grounding_lines=grounding_lines(context, wording["entity_argument"]),
+            source_lines=f"{source_lines}\n" if source_lines else "",
         ).strip(),
     )
     closing = "Call exactly one tool." if context.tool_calling == "native" else 'Output one "Thought" and one "Action":'

@@ -12,7 +12,20 @@ from typing import Any, Literal
 from saga_kgqa.state import Action
 
 ActionRoute = Literal[
-    "search", "lookup", "patterns", "examples", "execute", "refuse_action", "check_answer", "finalize"
+    "search",
+    "lookup",
+    "patterns",
+    "examples",
+    "execute",
+    "find_sources",
+    "summary",
+    "resolve",
+    "expand",
+    "bridge",
+    "execute_on",
+    "refuse_action",
+    "check_answer",
+    "finalize",
 ]
 CheckRoute = Literal["controller", "finalize"]
 LookupRoute = Literal["prune_fallback", "controller", "finalize"]
@@ -23,6 +36,12 @@ _TOOL_NODES: dict[str, ActionRoute] = {
     "patterns": "patterns",
     "examples": "examples",
     "execute": "execute",
+    "find_sources": "find_sources",
+    "summary": "summary",
+    "resolve": "resolve",
+    "expand": "expand",
+    "bridge": "bridge",
+    "execute_on": "execute_on",
 }
 
 

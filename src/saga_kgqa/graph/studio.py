@@ -25,12 +25,15 @@ default 2024 may be taken, and the server then silently picks another)::
 from __future__ import annotations
 
 from saga_kgqa.graph.builder import SagaGraph, build_graph
-from saga_kgqa.graph.caller import CallerModelFactory, CallerToolboxFactory
+from saga_kgqa.graph.caller import CallerModelFactory, CallerSourcesFactory, CallerToolboxFactory
 from saga_kgqa.sources.catalog import Catalog
 
 _catalog = Catalog.from_env()
 
 #: The compiled, un-checkpointed graph served as ``saga``.
 graph: SagaGraph = build_graph(
-    model_factory=CallerModelFactory(_catalog), toolbox_factory=CallerToolboxFactory(_catalog), name="saga"
+    model_factory=CallerModelFactory(_catalog),
+    toolbox_factory=CallerToolboxFactory(_catalog),
+    sources_factory=CallerSourcesFactory(_catalog),
+    name="saga",
 )

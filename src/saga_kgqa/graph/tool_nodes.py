@@ -41,7 +41,7 @@ class ToolNodes:
 
     def search(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
         """Run ``search(text)``."""
-        context, action, step = _begin(state, runtime)
+        context, action, step = begin_step(state, runtime)
         try:
             result = self.dependencies.tools(context).search(action.argument)
         except (ToolInputError, BackendError) as exc:
@@ -52,7 +52,7 @@ class ToolNodes:
 
     def examples(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
         """Run ``examples(property)``."""
-        context, action, step = _begin(state, runtime)
+        context, action, step = begin_step(state, runtime)
         try:
             result = self.dependencies.tools(context).examples(action.argument)
         except (ToolInputError, BackendError) as exc:
@@ -65,7 +65,7 @@ class ToolNodes:
         """Run ``patterns(entity)``: its patterns ranked for the question, type-filtered like lookup."""
         from saga_kgqa.patterns.configured import configured_ranking
 
-        context, action, step = _begin(state, runtime)
+        context, action, step = begin_step(state, runtime)
         try:
             result = self.dependencies.tools(context).patterns(
                 action.argument,
@@ -82,7 +82,7 @@ class ToolNodes:
 
     def lookup(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
         """Run the type-constrained ``lookup(entity)``; an untyped entity goes to the prune fallback."""
-        context, action, step = _begin(state, runtime)
+        context, action, step = begin_step(state, runtime)
         tools = self.dependencies.tools(context)
         try:
             result = tools.lookup(action.argument, theta=_theta_for_tools(state, context), step=step)
@@ -110,7 +110,7 @@ class ToolNodes:
 
     def execute(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
         """Run ``execute(sparql)``: guard, type check, run, record result types, diagnose an empty result."""
-        context, action, step = _begin(state, runtime)
+        context, action, step = begin_step(state, runtime)
         tools = self.dependencies.tools(context)
         settings = ExecuteSettings(max_rows_shown=context.max_rows_shown, max_bytes=context.max_observation_bytes)
         result = tools.execute(action.argument, theta=_theta_for_tools(state, context), step=step, settings=settings)
@@ -179,7 +179,8 @@ def prune_request(result: LookupResult, action: Action, step: int) -> PruneReque
     )
 
 
-def _begin(state: SagaState, runtime: Runtime[SagaContext]) -> tuple[SagaContext, Action, int]:
+def begin_step(state: SagaState, runtime: Runtime[SagaContext]) -> tuple[SagaContext, Action, int]:
+    """The run's context, the pending action and the step number a tool node works with."""
     action = state.get("pending_action")
     if not isinstance(action, Action):
         # Routing sends only valid actions here; a hand-edited state still gets an answer.

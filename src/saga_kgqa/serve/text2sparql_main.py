@@ -15,6 +15,7 @@ from saga_kgqa.eval.qa.runner import Answerer, GoldReplayAnswerer
 from saga_kgqa.graph.builder import SagaGraph, build_graph
 from saga_kgqa.graph.caller import CallerModelFactory, CallerToolboxFactory
 from saga_kgqa.graph.defaults import toolbox_for_source
+from saga_kgqa.graph.dependencies import no_sources
 from saga_kgqa.serve.mcp_server import serve_http
 from saga_kgqa.serve.text2sparql import Text2SparqlService, build_app, parse_datasets
 from saga_kgqa.settings import data_dir as shared_data_dir
@@ -33,7 +34,12 @@ def answerer_factory(catalog: Catalog, kind: AnswererKind, model: str | None) ->
     graph: SagaGraph | None = None
     if kind is AnswererKind.AGENT:
         catalog.model(model)  # an unknown model name fails now, not per question
-        graph = build_graph(model_factory=CallerModelFactory(catalog), toolbox_factory=CallerToolboxFactory(catalog))
+        # One dataset per benchmark question: the agent answers over that source alone (no source tools).
+        graph = build_graph(
+            model_factory=CallerModelFactory(catalog),
+            toolbox_factory=CallerToolboxFactory(catalog),
+            sources_factory=no_sources,
+        )
 
     def build(source: str, seconds: float) -> Answerer:
         toolbox = toolbox_for_source(catalog.source(source))

@@ -14,7 +14,7 @@ from typing import Any
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.graph.builder import SagaGraph, build_graph, recursion_limit
-from saga_kgqa.graph.caller import CallerModelFactory, CallerToolboxFactory
+from saga_kgqa.graph.caller import CallerModelFactory, CallerSourcesFactory, CallerToolboxFactory
 from saga_kgqa.graph.defaults import toolbox_for_source
 from saga_kgqa.graph.persistence import CheckpointStore, CheckpointTarget, RunIdentity, ThreadRecord
 from saga_kgqa.graph.tracing import question_run_config
@@ -65,6 +65,7 @@ class WebRuns:
         self.graph: SagaGraph = build_graph(
             model_factory=CallerModelFactory(catalog),
             toolbox_factory=CallerToolboxFactory(catalog),
+            sources_factory=CallerSourcesFactory(catalog),
             checkpointer=self.store.saver,
         )
         self._live: dict[str, RunLog] = {}

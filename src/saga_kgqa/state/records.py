@@ -111,6 +111,7 @@ class QueryAttempt(BaseModel):
         status: ``ok``, ``empty``, ``blocked``, ``rejected`` or ``error``.
         row_count: Rows returned.
         boolean: The answer of an ASK query.
+        source: The named source it ran on (``execute_on``); ``None``: the run's graph.
     """
 
     model_config = _FROZEN
@@ -120,6 +121,7 @@ class QueryAttempt(BaseModel):
     status: Literal["ok", "empty", "blocked", "rejected", "error"]
     row_count: int = 0
     boolean: bool | None = None
+    source: str | None = None
 
 
 class PruneRequest(BaseModel):

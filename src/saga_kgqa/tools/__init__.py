@@ -3,26 +3,56 @@
 Rooms: ``search`` (name indexes), ``lookup`` (types, kept and hidden properties), ``execute``
 (type check, run, diagnosis, observations); beside them what all tools share: the context, the
 toolkit, bounded graph reads, typed results, rendering and text safety.
+
+Names load on first use (PEP 562): importing one tool's module (``tools.lookup.hiding``, say)
+must not pull the execute path and rdflib's SPARQL parser in with it.
 """
 
-from saga_kgqa.tools.context import ToolCaps
-from saga_kgqa.tools.execute.tool import ExecuteOutcome, ExecuteSettings, execute
-from saga_kgqa.tools.render import render_result_table
-from saga_kgqa.tools.render_observations import TextCaps
-from saga_kgqa.tools.results import (
-    Example,
-    HiddenProperty,
-    KeptProperty,
-    LookupResult,
-    PropertyExamplesResult,
-    PropertyInfo,
-    Ref,
-    SearchHit,
-    SearchResult,
-    ToolResult,
-    Value,
-)
-from saga_kgqa.tools.toolkit import GroundingToolkit
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from saga_kgqa.tools.context import ToolCaps
+    from saga_kgqa.tools.execute.tool import ExecuteOutcome, ExecuteSettings, execute
+    from saga_kgqa.tools.render import render_result_table
+    from saga_kgqa.tools.render_observations import TextCaps
+    from saga_kgqa.tools.results import (
+        Example,
+        HiddenProperty,
+        KeptProperty,
+        LookupResult,
+        PropertyExamplesResult,
+        PropertyInfo,
+        Ref,
+        SearchHit,
+        SearchResult,
+        ToolResult,
+        Value,
+    )
+    from saga_kgqa.tools.toolkit import GroundingToolkit
+
+_HOMES = {
+    "Example": "results",
+    "ExecuteOutcome": "execute.tool",
+    "ExecuteSettings": "execute.tool",
+    "GroundingToolkit": "toolkit",
+    "HiddenProperty": "results",
+    "KeptProperty": "results",
+    "LookupResult": "results",
+    "PropertyExamplesResult": "results",
+    "PropertyInfo": "results",
+    "Ref": "results",
+    "SearchHit": "results",
+    "SearchResult": "results",
+    "TextCaps": "render_observations",
+    "ToolCaps": "context",
+    "ToolResult": "results",
+    "Value": "results",
+    "execute": "execute.tool",
+    "render_result_table": "render",
+}
 
 __all__ = [
     "Example",
@@ -44,3 +74,10 @@ __all__ = [
     "execute",
     "render_result_table",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)

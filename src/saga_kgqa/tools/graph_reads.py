@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from saga_kgqa.errors import QueryTimeout
 from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.core.clock import Deadline
 from saga_kgqa.kg.core.query import from_template
 from saga_kgqa.kg.core.result import QueryForm, QueryResult, Row, Term
 from saga_kgqa.kg.guard.sparql_terms import iri, string_literal
@@ -38,12 +39,23 @@ class Reads:
         deadline_s: Wall-clock budget of each query.
         language: Preferred language of labels and descriptions.
         notes: Remarks on limits reached, for the tool result.
+        until: A total deadline the reads share (a tool call's); each query gets at most
+            what is left of it, and none is sent once it has passed.
     """
 
     graph: KnowledgeGraph
     deadline_s: float = 20.0
     language: str = "en"
     notes: list[str] = field(default_factory=list)
+    until: Deadline | None = None
+
+    def query_deadline_s(self) -> float:
+        """The budget of the next query: ``deadline_s``, or less when ``until`` is nearer.
+
+        Raises:
+            QueryTimeout: ``until`` has passed; nothing may be sent.
+        """
+        return self.deadline_s if self.until is None else self.until.cap(self.deadline_s)
 
     def select(self, body: str, *, limit: int, what: str | None = None, form: QueryForm = "SELECT") -> QueryResult:
         """Run ``body`` and return at most ``limit`` rows; note it under ``what`` when more existed.
@@ -52,7 +64,7 @@ class Reads:
         whether the limit cut something off.
         """
         query = from_template(f"{body}\nLIMIT {limit + 1}", form, limit=limit + 1)
-        result = self.graph.run(query, ExecutionLimits(deadline_s=self.deadline_s, max_rows=limit))
+        result = self.graph.run(query, ExecutionLimits(deadline_s=self.query_deadline_s(), max_rows=limit))
         if what is not None and result.truncated:
             self.notes.append(f"{what}: only the first {limit} were read")
         if not result.complete:
@@ -69,7 +81,7 @@ class Reads:
     def ask(self, body: str) -> bool:
         """Run an ASK query built from escaped terms."""
         query = from_template(f"ASK {{ {body} }}", "ASK")
-        result = self.graph.run(query, ExecutionLimits(deadline_s=self.deadline_s, max_rows=1))
+        result = self.graph.run(query, ExecutionLimits(deadline_s=self.query_deadline_s(), max_rows=1))
         return bool(result.boolean)
 
     def types_of(self, entity: str, type_predicates: Sequence[str], *, limit: int) -> list[str]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import time
 from typing import Protocol
 
+from saga_kgqa.errors import QueryTimeout
+
 
 class Clock(Protocol):
     """The time source of the remote backend."""
@@ -66,3 +68,14 @@ class Deadline:
     def expired(self) -> bool:
         """Whether the budget is spent."""
         return self.remaining() <= 0
+
+    def cap(self, seconds: float) -> float:
+        """The budget of one more query under this deadline: ``seconds``, or less when the deadline is nearer.
+
+        Raises:
+            QueryTimeout: The deadline has passed; nothing more may be sent.
+        """
+        left = self.remaining()
+        if left <= 0:
+            raise QueryTimeout(f"the deadline of {self.total_s:g} s has passed")
+        return min(seconds, left)

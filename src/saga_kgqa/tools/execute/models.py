@@ -102,8 +102,10 @@ class ExecuteSettings:
         plain_literals_typed: Read plain literal constants as ``xsd:string`` in range checks.
         record_types: Read the types of returned entities into Θ.
         diagnose_empty: Probe an empty result for the part that emptied it.
-        deadline_s: Budget of the query itself.
-        helper_deadline_s: Budget of each helper query (types, verification).
+        deadline_s: Budget of the whole call: the guard, the type check and its helper
+            queries, the query itself and the empty-result diagnosis share it, each
+            stage getting what the earlier ones left.
+        helper_deadline_s: Budget of each helper query (types, verification), within ``deadline_s``.
         max_result_rows: Rows read from the store (our row cap).
         max_rows_shown: Rows in the table shown to the model.
         max_cell_chars: Cap of each shown cell.

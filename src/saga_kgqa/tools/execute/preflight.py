@@ -2,6 +2,8 @@
 
 The query itself is never sent here; only bounded helper queries built from escaped
 terms (the constants' declared types, the confirmation of a conflict) reach the graph.
+Both checks spend the call's one deadline: a check that used all of it stops the call
+with a timeout naming that check, and each helper query gets at most what is left.
 """
 
 from __future__ import annotations
@@ -13,13 +15,14 @@ from dataclasses import dataclass, field
 from rdflib.plugins.sparql.parserutils import CompValue
 
 from saga_kgqa.errors import QueryRejected, SagaError
+from saga_kgqa.kg.core.clock import SYSTEM_CLOCK, Deadline
 from saga_kgqa.kg.core.query import CheckedQuery
 from saga_kgqa.kg.guard.sparql_algebra import parse_algebra
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex
 from saga_kgqa.state import TypeState, declared_types, merge_type_state, type_patterns_in
 from saga_kgqa.tools.execute.models import ExecuteOutcome, ExecuteSettings
-from saga_kgqa.tools.execute.text import blocked_text, failure_outcome
+from saga_kgqa.tools.execute.text import blocked_text, failure_outcome, stage_timeout_outcome
 from saga_kgqa.tools.execute.type_check import TypeCheckReport, TypeCheckSettings, check_query_types
 from saga_kgqa.tools.execute.vacuous_patterns import VacuousPattern, vacuous_patterns, vacuous_text
 from saga_kgqa.tools.graph_reads import Reads
@@ -62,6 +65,7 @@ def preflight(
     mode: CompatibilityMode = "subclass",
     settings: ExecuteSettings | None = None,
     step: int | None = None,
+    deadline: Deadline | None = None,
 ) -> Preflight:
     """Run the guard and the pre-execution type check; the query itself is never sent.
 
@@ -73,16 +77,25 @@ def preflight(
         mode: ``subclass`` or ``exact`` compatibility.
         settings: Switches and caps.
         step: The agent step, recorded on new type evidence.
+        deadline: The call's total deadline, started by the caller; a new one of
+            ``settings.deadline_s`` when omitted.
 
     Returns:
-        The checks' findings; ``stop`` holds the outcome of a rejected or blocked query.
+        The checks' findings; ``stop`` holds the outcome of a rejected or blocked query, or
+        the timeout of a check that used the whole deadline.
     """
     settings = settings or ExecuteSettings()
+    deadline = deadline or Deadline(SYSTEM_CLOCK, settings.deadline_s)
     try:
         # One row more than the row cap, so the knowledge graph can tell a cut result from a full one.
         checked = graph.check(sparql, default_limit=settings.max_result_rows + 1)
     except QueryRejected as exc:
         return Preflight(checked=None, stop=failure_outcome("rejected", exc, query="", max_bytes=settings.max_bytes))
+    if deadline.expired():
+        timed_out = stage_timeout_outcome(
+            "read-only guard", deadline.total_s, query=checked.text, max_bytes=settings.max_bytes
+        )
+        return Preflight(checked=checked, stop=timed_out)
     prefixes = dict(graph.profile.prefixes)
     display = {**prefixes, **dict(_declared_prefixes(checked.text))}
     root, pattern_types, notes = _analyse(checked, prefixes, schema, step)
@@ -103,6 +116,7 @@ def preflight(
                 unplaced_types_block=settings.unplaced_types_block,
                 plain_literals_typed=settings.plain_literals_typed,
                 deadline_s=settings.helper_deadline_s,
+                until=deadline,
             ),
         )
         notes.extend(report.notes)
@@ -113,7 +127,7 @@ def preflight(
     stop = None
     vacuous_on = settings.type_check and settings.check_vacuous and settings.verify_blocks and bool(schema.properties)
     if vacuous_on and not report.blocked and root is not None:
-        vacuous = _vacuous(root, graph, schema, display, settings)
+        vacuous = _vacuous(root, graph, schema, display, settings, deadline)
         if vacuous:
             stop = ExecuteOutcome(
                 status="blocked",
@@ -132,6 +146,15 @@ def preflight(
             theta_delta=constants,
             blocked=report.blocked,
             notes=tuple(notes),
+        )
+    if stop is None and deadline.expired():
+        # A block stands (it needs no more time); a query that would run has no time left.
+        stop = stage_timeout_outcome(
+            "pre-execution type check",
+            deadline.total_s,
+            query=checked.text,
+            max_bytes=settings.max_bytes,
+            theta_delta=constants,
         )
     return Preflight(
         checked=checked,
@@ -164,10 +187,15 @@ def _analyse(
 
 
 def _vacuous(
-    root: CompValue, graph: KnowledgeGraph, schema: SchemaIndex, display: Mapping[str, str], settings: ExecuteSettings
+    root: CompValue,
+    graph: KnowledgeGraph,
+    schema: SchemaIndex,
+    display: Mapping[str, str],
+    settings: ExecuteSettings,
+    deadline: Deadline,
 ) -> list[VacuousPattern]:
-    """Required patterns that match nothing; a failed helper query blocks nothing."""
-    reads = Reads(graph, deadline_s=settings.helper_deadline_s)
+    """Required patterns that match nothing; a failed (or out-of-time) helper query blocks nothing."""
+    reads = Reads(graph, deadline_s=settings.helper_deadline_s, until=deadline)
     try:
         return vacuous_patterns(root, reads, schema, schema.type_predicates, schema.subclass_predicates, display)
     except SagaError:

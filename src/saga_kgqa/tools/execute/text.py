@@ -125,3 +125,18 @@ def failure_outcome(
         error=error,
         theta_delta=theta_delta or TypeState(),
     )
+
+
+def stage_timeout_outcome(
+    stage: str,
+    total_s: float,
+    *,
+    query: str,
+    max_bytes: int,
+    theta_delta: TypeState | None = None,
+) -> ExecuteOutcome:
+    """The outcome of a call whose ``stage`` used the whole deadline before the query could run."""
+    exc = QueryTimeout(
+        f"the {stage} used the whole deadline of {total_s:g} s before the query could run; nothing more was sent"
+    )
+    return failure_outcome("error", exc, query=query, max_bytes=max_bytes, theta_delta=theta_delta)

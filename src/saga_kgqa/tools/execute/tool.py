@@ -9,15 +9,23 @@ What enters Θ depends on the outcome: the declared types of the query's constan
 always (they are facts read from the graph); the query's own type patterns and the types
 of returned entities only when the query returned rows, so a wrong guess in a failed
 query never becomes evidence that blocks a later one.
+
+One deadline (``ExecuteSettings.deadline_s``) bounds the whole call: the guard, the type
+check, the query and the empty-result diagnosis each get what the earlier stages left.
+A check that used all of it ends the call in a ``QueryTimeout`` observation naming that
+check, and the query is not sent; after the query, what no time is left for is skipped
+with a note.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from dataclasses import replace
 
 from saga_kgqa.errors import BackendError
 from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.kg.core.clock import SYSTEM_CLOCK, Deadline
 from saga_kgqa.kg.core.query import CheckedQuery
 from saga_kgqa.kg.core.result import QueryResult
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
@@ -27,7 +35,7 @@ from saga_kgqa.tools.execute.empty_diagnosis import diagnose_empty
 from saga_kgqa.tools.execute.graph_access import fetch_types
 from saga_kgqa.tools.execute.models import ExecuteError, ExecuteOutcome, ExecuteSettings, ExecuteStatus
 from saga_kgqa.tools.execute.preflight import Preflight, preflight
-from saga_kgqa.tools.execute.text import failure_outcome, types_seen_text
+from saga_kgqa.tools.execute.text import failure_outcome, stage_timeout_outcome, types_seen_text
 from saga_kgqa.tools.render import cap_bytes, render_result_table
 
 __all__ = [
@@ -63,23 +71,35 @@ def execute(
         step: The agent step, recorded on new type evidence.
 
     Returns:
-        The outcome; this function does not raise for bad queries or store failures.
+        The outcome; this function does not raise for bad queries, store failures or a spent deadline.
     """
     settings = settings or ExecuteSettings()
     schema = schema or SchemaIndex()
-    checks = preflight(sparql, graph=graph, schema=schema, theta=theta, mode=mode, settings=settings, step=step)
+    deadline = Deadline(SYSTEM_CLOCK, settings.deadline_s)
+    checks = preflight(
+        sparql, graph=graph, schema=schema, theta=theta, mode=mode, settings=settings, step=step, deadline=deadline
+    )
     checked = checks.checked
     if checks.stop is not None or checked is None:
         # preflight always sets ``stop`` when the guard gave no checked query
         return checks.stop or ExecuteOutcome(status="error", text="[ERROR] the query could not be checked.")
+    left = deadline.remaining()
+    if left <= 0:
+        return stage_timeout_outcome(
+            "pre-execution type check",
+            deadline.total_s,
+            query=checked.text,
+            max_bytes=settings.max_bytes,
+            theta_delta=checks.constants,
+        )
     started = time.perf_counter()
     try:
-        result = graph.run(checked, ExecutionLimits(deadline_s=settings.deadline_s, max_rows=settings.max_result_rows))
+        result = graph.run(checked, ExecutionLimits(deadline_s=left, max_rows=settings.max_result_rows))
     except BackendError as exc:
         return failure_outcome(
             "error", exc, query=checked.text, max_bytes=settings.max_bytes, theta_delta=checks.constants
         )
-    return _finish(checks, checked, result, time.perf_counter() - started, graph, schema, settings, step)
+    return _finish(checks, checked, result, time.perf_counter() - started, graph, schema, settings, step, deadline)
 
 
 def _finish(
@@ -91,8 +111,9 @@ def _finish(
     schema: SchemaIndex,
     settings: ExecuteSettings,
     step: int | None,
+    deadline: Deadline,
 ) -> ExecuteOutcome:
-    """Render a result, record its types, and diagnose it when it is empty."""
+    """Render a result, record its types, and diagnose it when it is empty, in what is left of the deadline."""
     display = checks.display_prefixes
     notes = list(checks.notes)
     row_count = len(result.rows)
@@ -101,13 +122,18 @@ def _finish(
     empty = row_count == 0 if result.form != "ASK" else not result.boolean
     diagnosis = None
     if empty and settings.diagnose_empty and checks.root is not None and result.complete:
-        diagnosis = diagnose_empty(checks.root, graph=graph, display_prefixes=display, settings=settings.diagnosis)
+        left = deadline.remaining()
+        if left > 0:
+            budget = replace(settings.diagnosis, total_deadline_s=min(settings.diagnosis.total_deadline_s, left))
+            diagnosis = diagnose_empty(checks.root, graph=graph, display_prefixes=display, settings=budget)
+        else:
+            notes.append("no time was left in the deadline to find why the result is empty")
     delta = checks.constants
     types_line = ""
     if not empty:
         delta = merge_type_state(delta, checks.pattern_types)
         if settings.record_types and result.form == "SELECT":
-            trace, types_line = _trace(result, graph, schema, settings, display, step, notes)
+            trace, types_line = _trace(result, graph, schema, settings, display, step, notes, deadline)
             delta = merge_type_state(delta, trace)
     shown = 0 if result.form == "ASK" else min(row_count, settings.max_rows_shown)
     table = render_result_table(
@@ -145,6 +171,7 @@ def _trace(
     display: Mapping[str, str],
     step: int | None,
     notes: list[str],
+    deadline: Deadline,
 ) -> tuple[TypeState, str]:
     """Read the types of a sample of the returned entities: trace-local evidence per variable."""
     sample: dict[str, list[str]] = {}
@@ -160,7 +187,7 @@ def _trace(
         return TypeState(), ""
     try:
         types = fetch_types(
-            graph, entities, type_predicates=schema.type_predicates, deadline_s=settings.helper_deadline_s
+            graph, entities, type_predicates=schema.type_predicates, deadline_s=deadline.cap(settings.helper_deadline_s)
         )
     except BackendError as exc:
         notes.append(f"could not read the types of the returned entities ({type(exc).__name__})")

@@ -121,7 +121,7 @@ def check_query_types(
     if constants and schema.properties:
         try:
             constant_types = fetch_types(
-                graph, constants, type_predicates=schema.type_predicates, deadline_s=settings.deadline_s
+                graph, constants, type_predicates=schema.type_predicates, deadline_s=settings.probe_deadline_s()
             )
         except BackendError as exc:
             notes.append(f"could not read the types of the query's constants ({type(exc).__name__})")
@@ -331,7 +331,7 @@ def _graph_has_match(side: Side, term: Any, types: frozenset[str], prop: str, co
         else:
             fixed = AlgebraWriter().term(term)
             body = f"{fixed} {iri(prop)} ?o ." if side == "subject" else f"?s {iri(prop)} {fixed} ."
-        return ask(context.graph, body, deadline_s=context.settings.deadline_s)
+        return ask(context.graph, body, deadline_s=context.settings.probe_deadline_s())
     except (BackendError, AlgebraTextError) as exc:
         context.notes.append(f"could not confirm a conflict on <{prop}> ({type(exc).__name__}); blocked on the schema")
         return None

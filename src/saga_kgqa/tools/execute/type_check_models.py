@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from saga_kgqa.kg.core.clock import Deadline
 from saga_kgqa.schema import CompatibilityMode, SchemaSource
 
 Side = Literal["subject", "object"]
@@ -76,6 +77,8 @@ class TypeCheckSettings:
         block_sources: Schema sources trusted to block (formal, induced, surveyed).
         max_constants: Most constants whose types are read from the graph.
         deadline_s: Budget of each helper query.
+        until: The execute call's total deadline; each helper query gets at most what is
+            left of it (none is sent once it has passed).
         unplaced_types_block: Let a term block even when one of its types has no known
             place in the hierarchy (:meth:`SchemaIndex.placed_classes`). Off for graphs whose
             hierarchy is mostly missing (offline Wikidata): such a type may be a subclass
@@ -93,3 +96,12 @@ class TypeCheckSettings:
     plain_literals_typed: bool = True
     max_constants: int = 50
     deadline_s: float = 5.0
+    until: Deadline | None = None
+
+    def probe_deadline_s(self) -> float:
+        """The budget of the next helper query: ``deadline_s``, or less when ``until`` is nearer.
+
+        Raises:
+            QueryTimeout: ``until`` has passed; nothing may be sent.
+        """
+        return self.deadline_s if self.until is None else self.until.cap(self.deadline_s)
