@@ -13,11 +13,16 @@
   the persistent full-text index and today's in-memory search; recall@1 and @5.
 * Search latency: p50 of the same queries over a synthetic store of --names names (1M by
   default), full-text index vs the in-memory index, measured in one run.
+* Survey cost at scale: requests and seconds of one survey of the ~1M-triple bench graph
+  (bench/store_latency.py's generator, 100,000 entities of 200 classes) in the embedded
+  store and behind a loopback ``oxigraph serve-read-only``, side by side; the request count
+  must stay within :meth:`SurveyLimits.max_requests` whatever the graph's size.
 * Bridging: CK25 cut into two sources along pv:Supplier (the right side's IRIs in another
   namespace, pv:id kept on both); the top candidate must be that join, and its two-step
   plan must reproduce the single-graph answer to "the supplier's country of product X".
 
 Usage: python bench/autoschema.py --data-dir ../shared/data [--names 1000000] [--limit-questions N]
+       python bench/autoschema.py --data-dir ../shared/data --survey-cost-only [--survey-entities 100000]
 """
 
 from __future__ import annotations
@@ -26,7 +31,9 @@ import argparse
 import difflib
 import random
 import re
+import shutil
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -48,6 +55,7 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import SchemaIndex, build_schema_index
 from saga_kgqa.schema.survey import survey_source
+from saga_kgqa.schema.survey_model import SurveyLimits
 from saga_kgqa.sources.bridging import bridge_sources
 from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.grounding import execute_on_source
@@ -57,6 +65,11 @@ from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.search.fulltext import FullTextIndex
 from saga_kgqa.tools.search.label_index import NameEntry, read_names
 from saga_kgqa.tools.toolkit import GroundingToolkit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # store_latency's generator
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.support, when run as a script
+from store_latency import generate_graph
+from tests.support.oxigraph_server import oxigraph_binary, oxigraph_server
 
 PV = "http://ld.company.org/prod-vocab/"
 
@@ -68,8 +81,15 @@ def main() -> None:
     parser.add_argument("--names", type=int, default=1_000_000, help="names in the latency store")
     parser.add_argument("--queries", type=int, default=25, help="search queries timed per index")
     parser.add_argument("--limit-questions", type=int, default=None, help="first N questions of each graph")
+    parser.add_argument("--survey-entities", type=int, default=100_000, help="entities of the survey-cost graph")
+    parser.add_argument("--survey-cost-only", action="store_true", help="measure the survey cost at scale only")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="saga-autoschema-bench-"))
+    cost = _survey_cost(args.survey_entities, work)
+    cost_fields = " ".join(f"{key}={value}" for key, value in cost.items())
+    if args.survey_cost_only:
+        print(f"RESULT {cost_fields}")
+        return
     catalog = discover_graphs(args.data_dir)
     fidelity = [_fidelity(graph, args) for graph in catalog.graphs]
     precision = statistics.mean(p for f in fidelity for p in f["precision"])
@@ -103,7 +123,7 @@ def main() -> None:
         f"false_blocks_surveyed={len(real_blocks)} blocks_surveyed_of_empty_gold={len(empty_gold)} "
         f"retention_declared={_f(d.retention)} "
         f"detection_declared={_f(d.detection)} entity_recall_at1={at1:.4f} entity_recall_at5={at5:.4f} "
-        f"search_p50_ratio={ratio:.1f} bridge_top1={top1:.0f} bridge_plan_agreement={agreement:.4f}"
+        f"search_p50_ratio={ratio:.1f} bridge_top1={top1:.0f} bridge_plan_agreement={agreement:.4f} {cost_fields}"
     )
 
 
@@ -299,6 +319,38 @@ def _latency(count: int, queries: int, work: Path) -> float:
     )
     print(f"  p50 full-text {p50['fulltext'] * 1000:.2f} ms, in-memory {p50['memory'] * 1000:.1f} ms")
     return p50["memory"] / p50["fulltext"]
+
+
+def _survey_cost(entities: int, work: Path) -> dict[str, str]:
+    """One survey of the generated graph in the embedded store and over a loopback endpoint, side by side."""
+    here = work / "survey-cost"
+    (here / "oxigraph").mkdir(parents=True)
+    try:
+        nt = here / "survey-graph.nt"
+        triples = generate_graph(nt, entities)
+        limits = SurveyLimits()
+        bound = limits.max_requests()
+        figures: dict[str, str] = {"survey_triples": str(triples), "survey_request_bound": str(bound)}
+        with KnowledgeGraph(open_backend(data=[nt])) as embedded:
+            survey = survey_source(embedded, source="bench", limits=limits)
+        figures.update(survey_requests_embedded=str(survey.requests), survey_seconds_embedded=f"{survey.seconds:.2f}")
+        print(f"\nsurvey cost over {triples} triples (at most {bound} requests by the limits):")
+        print(f"  embedded: {survey.requests} requests, {survey.seconds:.2f} s, {len(survey.classes)} classes")
+        if oxigraph_binary() is None:
+            print("  loopback endpoint: skipped (no oxigraph CLI)")
+            return figures
+        with (
+            oxigraph_server(nt, here / "oxigraph") as server,
+            KnowledgeGraph(open_backend(endpoint=server.url)) as remote,
+        ):
+            survey = survey_source(remote, source="bench-http", limits=limits)
+        figures.update(survey_requests_http=str(survey.requests), survey_seconds_http=f"{survey.seconds:.2f}")
+        print(f"  loopback oxigraph serve-read-only: {survey.requests} requests, {survey.seconds:.2f} s")
+        within = all(int(figures[k]) <= bound for k in ("survey_requests_embedded", "survey_requests_http"))
+        figures["survey_requests_within_bound"] = str(within).lower()
+        return figures
+    finally:
+        shutil.rmtree(here, ignore_errors=True)  # ~1M triples, twice: not left in /tmp
 
 
 def _bridge(graph: BenchmarkGraph, work: Path) -> tuple[float, float]:

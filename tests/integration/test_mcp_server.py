@@ -16,7 +16,7 @@ from mcp.types import CallToolResult
 
 from saga_kgqa.settings import example_graph_path
 from tests.support.http_servers import SAGA, server_env
-from tests.support.mcp_servers import http_server, http_session, stdio_session
+from tests.support.mcp_servers import SOURCE_TOOLS, http_server, http_session, stdio_session
 
 EX = "PREFIX ex: <http://example.org/space/> "
 TYPED_QUERY = EX + "SELECT ?x WHERE { ?x a ex:Astronaut }"
@@ -55,7 +55,7 @@ def text(result: CallToolResult) -> str:
 
 async def every_tool(session: ClientSession) -> None:
     listed = {tool.name: tool for tool in (await session.list_tools()).tools}
-    assert set(listed) == SAGA_TOOLS  # no model configured: no ask
+    assert set(listed) == SAGA_TOOLS | SOURCE_TOOLS  # no model configured: no ask
     for tool in listed.values():
         assert tool.annotations is not None and tool.annotations.readOnlyHint is True
         assert tool.annotations.openWorldHint is False  # the example graph is local
@@ -184,10 +184,14 @@ def test_a_failing_endpoint_is_an_error_payload_that_names_only_the_source(tmp_p
 
     async def body(session: ClientSession) -> None:
         listed = (await session.list_tools()).tools
-        assert all(tool.annotations is not None and tool.annotations.openWorldHint for tool in listed)
+        # Every tool that reads the graph reaches the remote endpoint; categories read only the catalog.
+        reaching = [tool for tool in listed if tool.name != "catalog_categories"]
+        assert all(tool.annotations is not None and tool.annotations.openWorldHint for tool in reaching)
         for name, arguments in (
             ("execute", {"sparql": "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"}),
             ("search", {"text": "Jim"}),
+            ("resolve_entity", {"text": "Jim"}),
+            ("expand_entity", {"entity": "<http://example.org/space/JimLovell>"}),
         ):
             result = await session.call_tool(name, arguments)
             assert result.isError, name

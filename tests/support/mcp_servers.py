@@ -15,6 +15,19 @@ from mcp.client.streamable_http import streamable_http_client
 
 from tests.support.http_servers import SAGA, saga_server, server_env
 
+#: The source tools of issue 14 that ``saga mcp`` serves beside the SAGA tools.
+SOURCE_TOOLS = frozenset(
+    {
+        "catalog_list",
+        "catalog_categories",
+        "catalog_find",
+        "source_summary",
+        "resolve_entity",
+        "expand_entity",
+        "bridge_sources",
+    }
+)
+
 
 @asynccontextmanager
 async def stdio_session(

@@ -19,13 +19,14 @@ from mcp.server.fastmcp import FastMCP
 from saga_kgqa.serve.mcp_ask import ask_tools
 from saga_kgqa.serve.mcp_pattern_tools import pattern_tools
 from saga_kgqa.serve.mcp_saga_tools import saga_tools
+from saga_kgqa.serve.mcp_source_tools import source_tools
 from saga_kgqa.serve.mcp_tooling import ToolHost, ToolSpec
 
 #: Server name reported at initialization (and in ``server.json``).
 SERVER_NAME = "saga-kgqa"
 
 #: Every tool set the server offers, in listing order.
-TOOL_SETS: tuple[Callable[[ToolHost], list[ToolSpec]], ...] = (saga_tools, pattern_tools, ask_tools)
+TOOL_SETS: tuple[Callable[[ToolHost], list[ToolSpec]], ...] = (saga_tools, pattern_tools, source_tools, ask_tools)
 
 INSTRUCTIONS = (
     "Ground questions over knowledge graphs: search names, look up entities (their types and the "

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.errors import BackendError, ConfigurationError
 from saga_kgqa.schema.survey_model import SourceSurvey
 from saga_kgqa.sources.session import OpenSource, SourceSet
+from saga_kgqa.sources.virtuoso_text import VIRTUOSO_PROFILE, has_native_text, native_search
 from saga_kgqa.tools.render import compact_iri
 from saga_kgqa.tools.search.fulltext import IDENTIFIER_SOURCE, FullTextIndex
 from saga_kgqa.tools.search.identifier_forms import is_identifier_property, looks_like_identifier
-from saga_kgqa.tools.search.label_index import NameEntry, name_predicates, read_names, schema_names
+from saga_kgqa.tools.search.label_index import NameEntry, NameMatch, name_predicates, read_names, schema_names
 from saga_kgqa.tools.text_safety import graph_text, quoted
 
 _LABEL_CHARS = 200
@@ -58,6 +59,7 @@ class EntityResolution(BaseModel):
     query: str
     candidates: tuple[EntityCandidate, ...] = ()
     index_size: int = 0
+    engine: str = Field(default="tantivy", description="The text index searched: tantivy, or virtuoso (its own).")
     notes: tuple[str, ...] = ()
 
 
@@ -96,7 +98,7 @@ def build_name_index(source: OpenSource) -> FullTextIndex:
     """Read every name and identifier literal of the source and write its full-text index."""
     schema, vocabulary = source.schema(), source.vocabulary()
     idents = identifier_predicates(source.survey())
-    predicates = tuple(dict.fromkeys([*name_predicates(schema, vocabulary), *idents]))
+    predicates = resolution_predicates(source)
     reads = source.toolkit().context.reads()
     entries = read_names(reads, predicates, max_names_per_predicate=source.caps.names_per_predicate)
     entries.extend(NameEntry(resource, text, "schema") for resource, text in schema_names(schema))
@@ -127,9 +129,9 @@ def resolve_entity(sources: SourceSet, source: str, text: str, *, limit: int = 8
         BackendError: The source failed while the index was built or types were read.
     """
     opened = sources.get(source)
-    index = name_index(opened)
     schema = opened.schema()
-    matches = index.search(text, limit=limit, reject=frozenset(schema.properties) | frozenset(schema.classes))
+    reject = frozenset(schema.properties) | frozenset(schema.classes)
+    matches, index_size, engine, index_notes = _search(opened, text, limit=limit, reject=reject)
     reads = opened.toolkit().context.reads()
     iris = [m.resource for m in matches]
     types = reads.types_of_many(iris, schema.type_predicates, per_entity=4) if iris else {}
@@ -147,8 +149,37 @@ def resolve_entity(sources: SourceSet, source: str, text: str, *, limit: int = 8
         for m in matches
     )
     return EntityResolution(
-        source=opened.name, query=text, candidates=candidates, index_size=len(index), notes=(*index.notes, *reads.notes)
+        source=opened.name,
+        query=text,
+        candidates=candidates,
+        index_size=index_size,
+        engine=engine,
+        notes=(*index_notes, *reads.notes),
     )
+
+
+def _search(
+    opened: OpenSource, text: str, *, limit: int, reject: frozenset[str]
+) -> tuple[list[NameMatch], int, str, tuple[str, ...]]:
+    """Matches, names indexed, the engine searched and notes: Virtuoso's own index first, else tantivy."""
+    predicates = resolution_predicates(opened)
+    fallback: tuple[str, ...] = ()
+    if has_native_text(opened, predicates):
+        try:
+            return native_search(opened, text, predicates, limit=limit, reject=reject), 0, VIRTUOSO_PROFILE, ()
+        except BackendError as exc:
+            fallback = (f"the engine's full-text search failed ({type(exc).__name__}); used the name index",)
+    elif opened.graph.profile.name == VIRTUOSO_PROFILE:
+        fallback = ("the Virtuoso server has no full-text index over these names; used the name index",)
+    index = name_index(opened)
+    return index.search(text, limit=limit, reject=reject), len(index), "tantivy", (*fallback, *index.notes)
+
+
+def resolution_predicates(source: OpenSource) -> tuple[str, ...]:
+    """The name and identifier predicates resolution matches against (those the name index holds)."""
+    schema, vocabulary = source.schema(), source.vocabulary()
+    idents = identifier_predicates(source.survey())
+    return tuple(dict.fromkeys([*name_predicates(schema, vocabulary), *idents]))
 
 
 def _clean(text: str) -> str:
@@ -157,7 +188,8 @@ def _clean(text: str) -> str:
 
 def render_resolution(result: EntityResolution) -> str:
     """The model's view: one candidate per line."""
-    lines = [f"entities in {result.source} for {result.query!r} ({result.index_size} names indexed):"]
+    searched = "Virtuoso's full-text index" if result.engine == "virtuoso" else f"{result.index_size} names indexed"
+    lines = [f"entities in {result.source} for {result.query!r} ({searched}):"]
     if not result.candidates:
         lines.append("  no match; try another spelling, a shorter name or an identifier")
     for c in result.candidates:

@@ -39,6 +39,8 @@ class OpenSource:
         survey_dir: Where surveys and name indexes of files are cached.
         limits: The survey's bounds.
         caps: The tools' caps.
+        native_text: Whether the engine's own full-text index covers the names (Virtuoso's;
+            ``None`` until probed, see :mod:`saga_kgqa.sources.virtuoso_text`).
     """
 
     record: SourceRecord
@@ -50,6 +52,7 @@ class OpenSource:
     _schema: SchemaIndex | None = None
     _toolkit: GroundingToolkit | None = None
     _names: FullTextIndex | None = None
+    native_text: bool | None = None
     _lock: Lock = field(default_factory=Lock)
 
     @property
