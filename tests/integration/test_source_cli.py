@@ -14,6 +14,7 @@ from saga_kgqa.cli import app
 from saga_kgqa.schema.survey_cache import SURVEY_DIR_ENV, forget_surveys
 from tests.conftest import TEST_DATA
 from tests.support.oxigraph_server import OxigraphServer, serving_in_test
+from tests.support.virtuoso_server import VirtuosoServer
 
 LAB = TEST_DATA / "autoschema" / "lab.trig"
 L = "http://example.org/lab/"
@@ -61,6 +62,27 @@ def catalog(tmp_path: Path, server: OxigraphServer, monkeypatch: pytest.MonkeyPa
 
 @pytest.mark.parametrize("source", ["lab", "remote"])
 def test_source_commands_on_store_and_endpoint(catalog: Path, source: str) -> None:
+    _every_source_command(catalog, source)
+
+
+@pytest.mark.shared_data
+def test_source_commands_on_virtuoso(
+    virtuoso: VirtuosoServer, lab_triples: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The real Virtuoso of the session, the lab graph in a named graph of its own as the source's default graph.
+    forget_surveys()
+    monkeypatch.setenv(SURVEY_DIR_ENV, str(tmp_path / "cache"))
+    virtuoso.load(lab_triples, "http://saga.test/source-cli-lab")
+    catalog = tmp_path / "catalog.toml"
+    catalog.write_text(
+        f'[sources.virt]\nendpoint = "{virtuoso.url}"\nprofile = "virtuoso"\n'
+        'default_graphs = ["http://saga.test/source-cli-lab"]\n',
+        encoding="utf-8",
+    )
+    _every_source_command(catalog, "virt")
+
+
+def _every_source_command(catalog: Path, source: str) -> None:
     code, out, err = saga("source", "survey", source, "--catalog", str(catalog))
     assert code == 0, err
     assert "surveyed 4 classes of 4" in out
@@ -72,8 +94,8 @@ def test_source_commands_on_store_and_endpoint(catalog: Path, source: str) -> No
     code, out, _ = saga("search", "Gene Centre", "--source", source, "--catalog", str(catalog), "--json")
     assert code == 0
     assert json.loads(out)["hits"][0]["resource"]["iri"] == L + "inst2"
-    code, out, _ = saga("lookup", f"<{L}alice>", "--source", source, "--catalog", str(catalog))
-    assert code == 0 and "worksAt" in out
+    code, out, err = saga("lookup", f"<{L}alice>", "--source", source, "--catalog", str(catalog))
+    assert code == 0 and "worksAt" in out, err
     code, out, _ = saga("execute", BLOCKED, "--source", source, "--catalog", str(catalog))
     assert code == 3 and "[BLOCKED]" in out
     code, out, _ = saga("source", "expand", source, f"<{L}alice>", "--catalog", str(catalog))
