@@ -162,6 +162,8 @@ def _print_details(console: Console, m: GraphMeasurement, limit: int) -> None:
             )
         for qid, patterns in list(tally.false_blocks.items())[:limit]:
             console.print(f"[{mode}] false block {qid}: {'; '.join(patterns)}")
+        for qid, patterns in list(tally.empty_gold_blocks.items())[:limit]:
+            console.print(f"[{mode}] blocked gold that matches nothing {qid}: {'; '.join(patterns)}")
     for error in m.errors[:limit]:
         console.print(f"error {error}")
     for note in m.notes[:limit]:

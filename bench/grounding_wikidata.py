@@ -85,7 +85,9 @@ def run_wikidata(args: argparse.Namespace) -> None:
         empty = Path(tempfile.mkdtemp(prefix="saga-freebase-"))
         load_files(empty, [])
         with KnowledgeGraph(EmbeddedStore(empty, profile=get_profile("embedded"), owns_dir=True)) as graph:
-            freebase = measure_gold(graph, freebase_schema, freebase_gold(args.data_dir), FREEBASE_CHECK_SETTINGS)
+            freebase = measure_gold(
+                graph, freebase_schema, freebase_gold(args.data_dir), FREEBASE_CHECK_SETTINGS, run_blocked=False
+            )
         console.print(f"Freebase gold queries: {freebase.queries} ({time.perf_counter() - started:.0f} s)")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -146,6 +148,9 @@ def run_wikidata(args: argparse.Namespace) -> None:
         ("gold pair lost without P279", bare_kept.lost),
         ("missed swap", codex.missed),
         ("wikidata false block", gold.blocked),
+        ("wikidata false block without P279", bare_gold.blocked),
+        ("wikidata gold blocked, matching nothing in the store", gold.blocked_empty),
+        ("the same without P279", bare_gold.blocked_empty),
         ("freebase false block", freebase.blocked),
     ):
         for line in lines[: args.details]:
@@ -164,6 +169,7 @@ def run_wikidata(args: argparse.Namespace) -> None:
         f" detection_no_p279={_ratio(bare_codex.detected, bare_codex.swaps):.3f}"
         f" wikidata_gold_retention_no_p279={bare_kept.retention:.3f}"
         f" false_blocks_rate_no_p279={bare_gold.false_blocks_rate:.3f}"
+        f" blocked_empty_gold={len(gold.blocked_empty)} blocked_empty_gold_no_p279={len(bare_gold.blocked_empty)}"
         f"{endpoint_figures}"
     )
 

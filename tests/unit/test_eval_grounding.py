@@ -42,6 +42,8 @@ class StandInProbe:
     """Filters like lookup (schema compatibility) and blocks swapped properties by name."""
 
     blocks: set[str] = field(default_factory=lambda: {EX + "price", EX + "weight"})
+    unused: set[str] = field(default_factory=set)
+    empty: set[str] = field(default_factory=set)
     checks: list[tuple[str, int, CompatibilityMode]] = field(default_factory=list)
 
     def lookup(self, entity: str, mode: CompatibilityMode) -> LookupView:
@@ -52,9 +54,16 @@ class StandInProbe:
     def subjects(self, use: PropertyUse, limit: int) -> list[str]:
         return [e for e, (_t, props) in GRAPH.items() if use.property_iri in props][:limit]
 
-    def blocked(self, sparql: str, theta: TypeState, mode: CompatibilityMode) -> tuple[str, ...]:
+    def blocked(
+        self, sparql: str, theta: TypeState, mode: CompatibilityMode, *, vacuous: bool = False
+    ) -> tuple[str, ...]:
         self.checks.append((sparql, len(theta), mode))
-        return tuple(p for p in self.blocks if f"<{p}>" in sparql or p.replace(EX, "ex:") in sparql)
+        found = tuple(p for p in self.blocks if f"<{p}>" in sparql or p.replace(EX, "ex:") in sparql)
+        unmatched = tuple(p for p in self.unused if p.replace(EX, "ex:") in sparql) if vacuous else ()
+        return found + unmatched
+
+    def matches_nothing(self, sparql: str) -> bool:
+        return any(p.replace(EX, "ex:") in sparql for p in self.empty)
 
     def raw_neighbourhood(self, entity: str) -> tuple[str, int]:
         return "{" + ", ".join(sorted(GRAPH[entity][1])) + "}", len(GRAPH[entity][1])
@@ -107,6 +116,19 @@ def test_a_gold_query_the_check_blocks_is_a_false_block() -> None:
     probe = StandInProbe(blocks={EX + "salary"})
     result = measure_graph("t", [_q(1, "?e ex:salary ?s")], probe, SCHEMA, MeasureSettings(prefixes=PREFIXES))
     assert set(result.modes["exact"].false_blocks) == {"t:1"}
+
+
+def test_a_gold_query_blocked_for_a_pattern_that_matches_nothing_is_a_false_block_too() -> None:
+    probe = StandInProbe(blocks=set(), unused={EX + "memberOf"})
+    result = measure_graph("t", [_q(1, "?e ex:memberOf ?s")], probe, SCHEMA, MeasureSettings(prefixes=PREFIXES))
+    assert set(result.modes["subclass"].false_blocks) == {"t:1"}
+
+
+def test_a_blocked_gold_query_that_matches_nothing_is_counted_apart() -> None:
+    probe = StandInProbe(blocks=set(), unused={EX + "memberOf"}, empty={EX + "memberOf"})
+    result = measure_graph("t", [_q(1, "?e ex:memberOf ?s")], probe, SCHEMA, MeasureSettings(prefixes=PREFIXES))
+    assert result.modes["subclass"].false_blocks == {}
+    assert set(result.modes["subclass"].empty_gold_blocks) == {"t:1"}
 
 
 def test_a_missed_swap_is_recorded() -> None:

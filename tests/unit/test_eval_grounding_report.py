@@ -50,10 +50,12 @@ def test_result_line_reports_subclass_mode_and_false_blocks_as_a_count() -> None
     m = _measurement("a", 4, 3, 2, 1)
     m.modes["exact"].retained_uses = 2
     m.modes["subclass"].false_blocks["a:1"] = ("?x p ?y",)
+    m.modes["subclass"].empty_gold_blocks["a:2"] = ("?x q ?y",)
+    m.modes["subclass"].empty_gold_blocks["a:3"] = ("?x q ?y",)
     m.tokens.append(TokenSample("e", 3, 30, 60))
     assert result_line(m) == (
-        "RESULT retention=0.7500 retention_exact=0.5000 reduction=0.2500 false_blocks=1 detection=0.5000 "
-        "token_ratio=0.5000"
+        "RESULT retention=0.7500 retention_exact=0.5000 reduction=0.2500 false_blocks=1 blocked_empty_gold=2 "
+        "detection=0.5000 token_ratio=0.5000"
     )
 
 

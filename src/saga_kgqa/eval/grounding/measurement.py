@@ -8,7 +8,10 @@ For each gold query of a graph (see ``bench/grounding.py`` for the command):
   property; a use lost here is one the model could never have been shown;
 * **reduction**: the share of an entity's outgoing properties its lookup hides, averaged
   over the looked-up entities;
-* **false blocks**: gold queries the pre-execution type check blocks (must be none);
+* **false blocks**: gold queries the pre-execution check blocks although they return rows
+  on the graph (must be none); a blocked gold query that matches nothing in the data (Spider's
+  network_1 types ``:highschooler``, its data ``:high_schooler``) is a correct block,
+  counted apart;
 * **detection**: the gold query with one property swapped for one whose declared domain
   excludes the subject's types (seeded), blocked before execution;
 * **tokens**: the compact lookup text against SPINACH's raw JSON of the same entity.
@@ -65,8 +68,18 @@ class GroundingProbe(Protocol):
         """Sample up to ``limit`` entities a variable subject binds in the query's relevant part."""
         ...
 
-    def blocked(self, sparql: str, theta: TypeState, mode: CompatibilityMode) -> tuple[str, ...]:
-        """The patterns the pre-execution check blocks (empty: the query would run)."""
+    def blocked(
+        self, sparql: str, theta: TypeState, mode: CompatibilityMode, *, vacuous: bool = False
+    ) -> tuple[str, ...]:
+        """The patterns the pre-execution check blocks (empty: the query would run).
+
+        The type check's blocks; with ``vacuous``, also the required patterns the graph
+        cannot match.
+        """
+        ...
+
+    def matches_nothing(self, sparql: str) -> bool:
+        """Whether a query returns no rows (or only zero counts) on the graph; ``False`` when unknown."""
         ...
 
     def raw_neighbourhood(self, entity: str) -> tuple[str, int]:
@@ -93,7 +106,10 @@ class ModeTally:
         retained_uses: Those whose property every typed subject's lookup keeps.
         lost: The others, for the report.
         hidden_shares: Per looked-up entity, the share of its outgoing properties hidden.
-        false_blocks: Gold queries the check blocked, with the blocked patterns.
+        false_blocks: Gold queries the check blocked although they return rows, with the
+            blocked patterns.
+        empty_gold_blocks: Gold queries the check blocked that match nothing in the graph
+            (correct blocks), with the blocked patterns.
         swaps: Queries with a property swapped.
         detected: Swapped queries blocked, Θ holding the sampled types of the query's variables.
         detected_without_trace: Swapped queries blocked with an empty Θ.
@@ -105,6 +121,7 @@ class ModeTally:
     lost: list[LostUse] = field(default_factory=list)
     hidden_shares: list[float] = field(default_factory=list)
     false_blocks: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    empty_gold_blocks: dict[str, tuple[str, ...]] = field(default_factory=dict)
     swaps: int = 0
     detected: int = 0
     detected_without_trace: int = 0
@@ -256,10 +273,15 @@ def _measure_question(
     # Θ as an agent that executed the query's parts holds it, and an empty Θ (the query's
     # own type patterns and its constants' declared types are all the check knows).
     thetas = (_trace_state(subject_types), TypeState())
+    empty: bool | None = None
     for mode in MODES:
-        blocked = tuple(pattern for theta in thetas for pattern in probe.blocked(question.sparql, theta, mode))
+        blocked = tuple(
+            pattern for theta in thetas for pattern in probe.blocked(question.sparql, theta, mode, vacuous=True)
+        )
         if blocked:
-            result.modes[mode].false_blocks[question.qid] = blocked
+            empty = probe.matches_nothing(question.sparql) if empty is None else empty
+            tally = result.modes[mode]
+            (tally.empty_gold_blocks if empty else tally.false_blocks)[question.qid] = blocked
     rng = random.Random(f"{settings.seed}:{question.qid}")  # noqa: S311 - a reproducible benchmark draw
     swap = choose_swap(question, uses, subject_types, schema, rng, prefixes=settings.prefixes)
     if swap is None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from saga_kgqa.errors import QueryRejected, QueryTimeout
+from saga_kgqa.errors import QueryRejected, QueryTimeout, SagaError
 from saga_kgqa.eval.grounding.gold_patterns import PropertyUse
 from saga_kgqa.eval.grounding.measurement import MODES, LookupView
 from saga_kgqa.eval.grounding.spinach_format import outgoing_edges, spinach_entry
@@ -80,8 +80,14 @@ class ToolkitProbe:
             self._samples[text] = [row[variable].value for row in rows if variable in row]
         return self._samples[text]
 
-    def blocked(self, sparql: str, theta: TypeState, mode: CompatibilityMode) -> tuple[str, ...]:
-        """The patterns the pre-execution check blocks (the query itself is not run).
+    def blocked(
+        self, sparql: str, theta: TypeState, mode: CompatibilityMode, *, vacuous: bool = False
+    ) -> tuple[str, ...]:
+        """The patterns the pre-execution type check blocks (the query itself is not run).
+
+        With ``vacuous``, also the required patterns the graph cannot match: a block the
+        user sees just the same, so false blocks count them; detection of a swapped
+        property is the type check's alone.
 
         Raises:
             QueryRejected: The guard refused the query.
@@ -92,7 +98,16 @@ class ToolkitProbe:
             message = error.message if error is not None else "the guard refused the query"
             raise QueryRejected(message, reason=(error.reason if error is not None else None) or "guard")
         self.notes.extend(note for note in checks.notes if "could not" in note)
-        return tuple(blocked.pattern for blocked in checks.report.blocked)
+        found = tuple(blocked.pattern for blocked in checks.report.blocked)
+        return found + tuple(item.pattern for item in checks.vacuous) if vacuous else found
+
+    def matches_nothing(self, sparql: str) -> bool:
+        """Whether a query returns no rows, or only zero counts and false, on the graph.
+
+        ``False`` when the query fails or runs out of time: an unproven emptiness never
+        excuses a block.
+        """
+        return matches_nothing(self._graph, sparql, deadline_s=self._sample_deadline_s)
 
     def raw_neighbourhood(self, entity: str) -> tuple[str, int]:
         """SPINACH's JSON of ``entity`` (ids shortened as lookup shortens them) and its number of values."""
@@ -103,3 +118,16 @@ class ToolkitProbe:
 
         edges = outgoing_edges(self._graph, entity, property_labels=label)
         return spinach_entry(edges, lambda value: compact_iri(value, self._prefixes)), len(edges)
+
+
+def matches_nothing(graph: KnowledgeGraph, sparql: str, *, deadline_s: float = 30.0) -> bool:
+    """Whether a query returns no rows, or only zero counts and false, on the graph.
+
+    ``False`` when the query fails or runs out of time: an unproven emptiness never
+    excuses a block.
+    """
+    try:
+        rows = graph.query(sparql, ExecutionLimits(deadline_s=deadline_s, max_rows=5)).rows
+    except SagaError:
+        return False
+    return all(term.value in ("0", "false") for row in rows for term in row.values())

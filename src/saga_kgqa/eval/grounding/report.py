@@ -55,6 +55,7 @@ def _add(into: ModeTally, tally: ModeTally) -> None:
     into.lost.extend(tally.lost)
     into.hidden_shares.extend(tally.hidden_shares)
     into.false_blocks.update(tally.false_blocks)
+    into.empty_gold_blocks.update(tally.empty_gold_blocks)
     into.swaps += tally.swaps
     into.detected += tally.detected
     into.detected_without_trace += tally.detected_without_trace
@@ -165,6 +166,7 @@ def result_line(overall: GraphMeasurement) -> str:
     return (
         f"RESULT retention={_fraction(sub.retention)} retention_exact={_fraction(exact.retention)} "
         f"reduction={_fraction(sub.reduction)} false_blocks={len(sub.false_blocks)} "
+        f"blocked_empty_gold={len(sub.empty_gold_blocks)} "
         f"detection={_fraction(sub.detection)} token_ratio={_fraction(ratio)}"
     )
 

@@ -39,6 +39,8 @@ class Preflight:
         checked: The query as the guard passed it (``None`` when rejected).
         stop: The outcome to return instead of running (rejected or blocked), else ``None``.
         report: The type check's report.
+        vacuous: Required patterns the graph cannot match (a block of their own when the
+            type check blocked nothing).
         root: The query's algebra (``None`` when it could not be analysed).
         pattern_types: The query's own type patterns, as Θ evidence.
         constants: The declared types of the query's constants, as Θ evidence.
@@ -49,6 +51,7 @@ class Preflight:
     checked: CheckedQuery | None
     stop: ExecuteOutcome | None
     report: TypeCheckReport = field(default_factory=TypeCheckReport)
+    vacuous: tuple[VacuousPattern, ...] = ()
     root: CompValue | None = None
     pattern_types: TypeState = field(default_factory=TypeState)
     constants: TypeState = field(default_factory=TypeState)
@@ -125,6 +128,7 @@ def preflight(
         )
     constants = _constant_evidence(report, step)
     stop = None
+    vacuous: list[VacuousPattern] = []
     vacuous_on = settings.type_check and settings.check_vacuous and settings.verify_blocks and bool(schema.properties)
     if vacuous_on and not report.blocked and root is not None:
         vacuous = _vacuous(root, graph, schema, display, settings, deadline)
@@ -160,6 +164,7 @@ def preflight(
         checked=checked,
         stop=stop,
         report=report,
+        vacuous=tuple(vacuous),
         root=root,
         pattern_types=pattern_types,
         constants=constants,

@@ -16,7 +16,6 @@ return a row of zeros over nothing).
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +25,7 @@ from rdflib.term import URIRef
 
 from saga_kgqa.kg.guard.sparql_terms import iri, unescape_local_name
 from saga_kgqa.schema import SchemaIndex
+from saga_kgqa.schema.property_names import nearest_properties
 from saga_kgqa.schema.queries import path_alternative
 from saga_kgqa.tools.graph_reads import Reads
 from saga_kgqa.tools.render import iri_text
@@ -165,11 +165,8 @@ def _unused_property(
 ) -> VacuousPattern:
     pattern = f"{subject} {iri_text(prop, prefixes)} …"
     name = iri_text(prop, prefixes)
-    candidates = {iri_text(p, prefixes): p for p in schema.properties if p != prop}
-    local = name.rsplit(":", 1)[-1].lower()
-    by_local = {key.rsplit(":", 1)[-1].lower(): key for key in candidates}
-    close = difflib.get_close_matches(local, list(by_local), n=_SUGGESTIONS * 2, cutoff=0.5)
-    used = [by_local[c] for c in close if reads.ask(f"?s {iri(candidates[by_local[c]])} ?o")][:_SUGGESTIONS]
+    close = nearest_properties(schema, prop, limit=_SUGGESTIONS * 2)
+    used = [iri_text(p, prefixes) for p in close if reads.ask(f"?s {iri(p)} ?o")][:_SUGGESTIONS]
     where = "is declared but never used" if prop in schema.properties else "occurs nowhere in the graph"
     reason = f"{name} {where}" + (f"; the nearest existing properties are {', '.join(used)}" if used else "")
     return VacuousPattern(pattern, reason, tuple(used))
