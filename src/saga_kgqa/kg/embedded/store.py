@@ -18,6 +18,7 @@ pyoxigraph would call the service over the network itself (docs/faults.md H4).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import re
 import shutil
@@ -35,6 +36,7 @@ from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.core.profiles import EndpointProfile, get_profile
 from saga_kgqa.kg.core.query import CheckedQuery
 from saga_kgqa.kg.core.result import QueryResult
+from saga_kgqa.kg.embedded.dotted_names import escape_dotted_local_names
 from saga_kgqa.kg.embedded.loading import content_digest, load_files, sniff_rdf_format
 from saga_kgqa.kg.embedded.oxigraph_terms import collect_result, has_named_graphs
 from saga_kgqa.kg.embedded.worker import DEFAULT_MAX_CELL_CHARS, QueryWorker
@@ -280,6 +282,9 @@ class EmbeddedStore:
         """
         if _uses_service(query.text):
             raise QueryRejected(_NO_SERVICE, reason="service")
+        escaped = escape_dotted_local_names(query.text)
+        if escaped != query.text:
+            query = dataclasses.replace(query, text=escaped)
         limits = limits or ExecutionLimits()
         if query.origin == "template":
             return self._execute_in_process(query, limits)
