@@ -266,11 +266,28 @@ def test_syntax_error_carries_the_position(store: EmbeddedStore, origin: QueryOr
     assert caught.value.query_at_fault is True
 
 
+def wait_exited(pid: int, within_s: float = 5.0) -> bool:
+    """True once the process has exited (a zombie or gone): its server child's death signal is then queued."""
+    end = time.monotonic() + within_s
+    while time.monotonic() < end:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return True
+        if state in ("Z", "X"):
+            return True
+        time.sleep(0.01)
+    return False
+
+
 def test_worker_killed_while_idle_is_replaced_transparently(store: EmbeddedStore) -> None:
     store.execute(query("ASK { ?s ?p ?o }", "guard", "ASK"))
     pid = store.worker_pid
     assert pid is not None
     os.kill(pid, signal.SIGKILL)
+    # SIGKILL is delivered when the watchdog next runs; until it has exited, its server child (which
+    # holds the pipes) may still answer one more query, and nothing would have been replaced yet.
+    assert wait_exited(pid)
     result = store.execute(query("ASK { ?s ?p ?o }", "guard", "ASK"))
     assert result.boolean is True
     assert store.worker_pid not in (None, pid)
