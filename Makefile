@@ -41,8 +41,9 @@ browser:  ## Debian's Chromium and its driver, for the web page test (skips with
 test: setup conformance browser  ## run the whole test suite
 	.venv/bin/python -m pytest -q
 
-lint: setup  ## ruff and mypy --strict
+lint: setup  ## ruff (lint and format) and mypy --strict
 	.venv/bin/ruff check src tests bench
+	.venv/bin/ruff format --check src tests bench
 	.venv/bin/mypy
 
 run: setup  ## the main job: ask the example graph a question (needs SAGA_BASE_URL and SAGA_MODEL)

@@ -137,4 +137,3 @@ def test_eval_ablate_mars_runs_each_ablation_and_each_changes_what_the_model_see
     assert not any("domain" in p for p in _reason_prompts(mars_typology=False))
     calls = {name: [r.trace.llm_calls for r in _records(out_dir / f"{name}.jsonl")] for name in MARS_VARIANTS}
     assert calls["full"] == [3] * LIMIT and calls["-verification"] == [2] * LIMIT
-

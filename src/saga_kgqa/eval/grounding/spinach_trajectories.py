@@ -38,9 +38,7 @@ def spinach_queries(data_dir: Path) -> Iterator[TrajectoryQuery]:
         ConfigurationError: The traces file is missing or not the traces' JSON.
     """
     for number, trace in enumerate(load_traces(data_dir / TRACE_FILE), start=1):
-        generated = {
-            str(g.get("sparql")): g for g in trace.get("generated_sparqls") or [] if isinstance(g, Mapping)
-        }
+        generated = {str(g.get("sparql")): g for g in trace.get("generated_sparqls") or [] if isinstance(g, Mapping)}
         step = 0
         for action in trace.get("actions") or []:
             if not isinstance(action, Mapping) or action.get("action_name") != "execute_sparql":

@@ -201,9 +201,7 @@ class Hiding:
         for batch in batched(classes, _BATCH):
             # One branch per class with the class written as the path's start: Virtuoso refuses a
             # transitive path whose start comes from VALUES ("transitive start not given").
-            branches = " UNION ".join(
-                f"{{ {iri(cls)} ({path})+ ?sup BIND({iri(cls)} AS ?t) }}" for cls in batch
-            )
+            branches = " UNION ".join(f"{{ {iri(cls)} ({path})+ ?sup BIND({iri(cls)} AS ?t) }}" for cls in batch)
             rows = reads.select(
                 f"SELECT DISTINCT ?t ?sup WHERE {{ {branches} FILTER(isIRI(?sup)) }}",
                 limit=self.settings.ancestors_read,
