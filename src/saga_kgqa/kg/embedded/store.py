@@ -37,6 +37,7 @@ from saga_kgqa.kg.core.profiles import EndpointProfile, get_profile
 from saga_kgqa.kg.core.query import CheckedQuery
 from saga_kgqa.kg.core.result import QueryResult
 from saga_kgqa.kg.embedded.dotted_names import escape_dotted_local_names
+from saga_kgqa.kg.embedded.engine_errors import evaluation_error
 from saga_kgqa.kg.embedded.loading import content_digest, load_files, sniff_rdf_format
 from saga_kgqa.kg.embedded.oxigraph_terms import collect_result, has_named_graphs
 from saga_kgqa.kg.embedded.worker import DEFAULT_MAX_CELL_CHARS, QueryWorker
@@ -309,6 +310,8 @@ class EmbeddedStore:
             raise QuerySyntaxError(f"the store rejected the query: {exc}", server_text=str(exc)) from exc
         except OSError as exc:
             raise EndpointUnavailable(f"the embedded store failed while answering: {exc}") from exc
+        except RuntimeError as exc:
+            raise evaluation_error(f"RuntimeError: {exc}") from exc
 
     def _open_store(self) -> ox.Store:
         if self._store is None:

@@ -41,6 +41,7 @@ from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.core.query import CheckedQuery
 from saga_kgqa.kg.core.result import QueryResult, Row, Term
 from saga_kgqa.kg.embedded import worker_main as wire
+from saga_kgqa.kg.embedded.engine_errors import evaluation_error
 
 #: Address-space cap of a worker, in MiB, when neither the caller nor ``SAGA_WORKER_MEMORY_MB`` sets one.
 #: A worker with a small store open already maps about 0.8 GiB (thread stacks, RocksDB).
@@ -425,7 +426,7 @@ class QueryWorker:
             raise self._memory_error()
         if status == "io_error":
             raise EndpointUnavailable(f"the embedded store failed while answering: {message}")
-        raise BackendError(f"the embedded store could not evaluate the query: {message}")
+        raise evaluation_error(message)
 
 
 def _from_wire(reply: dict[str, Any], elapsed_s: float) -> QueryResult:

@@ -15,6 +15,8 @@ from rdflib.plugins.sparql.algebra import translateQuery, traverse
 from rdflib.plugins.sparql.parser import parseQuery
 from rdflib.term import URIRef
 
+from saga_kgqa.kg.guard.sparql_grammar import quiet_terms
+
 # rdflib's pyparsing grammar is a shared module-level object; parse one query at a time.
 _PARSE_LOCK = threading.Lock()
 
@@ -35,7 +37,7 @@ def is_anchored(text: str, prefixes: Mapping[str, str]) -> bool:
     """
     declared = "".join(f"PREFIX {name}: <{iri}>\n" for name, iri in prefixes.items())
     try:
-        with _PARSE_LOCK:
+        with _PARSE_LOCK, quiet_terms():
             algebra = translateQuery(parseQuery(declared + text)).algebra
     except Exception:  # rdflib raises many types; unparsable just means "not anchored"
         return False

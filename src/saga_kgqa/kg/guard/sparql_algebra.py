@@ -71,12 +71,14 @@ def parse_algebra(
             column) or is too deeply nested to analyse (``reason="too_complex"``).
     """
     try:
-        parsed = sparql_grammar.parse_query(sparql) if comments_blanked else parseQuery(sparql)
-        # Resolve prefixed names with our own prologue first: rdflib's binds one prefix per
-        # namespace, so two prefixes for one IRI (legal SPARQL) lose the first binding.
-        prologue = translatePrologue(parsed[0], None, dict(prefixes or {}), prologue=_DictPrologue())
-        parsed[1] = traverse(parsed[1], visitPost=functools.partial(translatePName, prologue=prologue))
-        query = translateQuery(parsed)
+        # Quiet: rdflib logs a traceback for a literal it cannot convert ("2000"^^xsd:dateTime).
+        with sparql_grammar.quiet_terms():
+            parsed = sparql_grammar.parse_query(sparql) if comments_blanked else parseQuery(sparql)
+            # Resolve prefixed names with our own prologue first: rdflib's binds one prefix per
+            # namespace, so two prefixes for one IRI (legal SPARQL) lose the first binding.
+            prologue = translatePrologue(parsed[0], None, dict(prefixes or {}), prologue=_DictPrologue())
+            parsed[1] = traverse(parsed[1], visitPost=functools.partial(translatePName, prologue=prologue))
+            query = translateQuery(parsed)
     except ParseException as exc:
         raise QueryRejected(f"not a SPARQL query: {exc}", reason="syntax", line=exc.lineno, column=exc.col) from exc
     except RecursionError as exc:

@@ -18,6 +18,7 @@ falls back to rdflib's public ``parseQuery``, which is slower but equivalent her
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import logging
 from collections.abc import Callable, Iterator, Mapping
@@ -117,6 +118,16 @@ def parse_query(text: str) -> Any:
     token = _checking.set(True)
     try:
         return _parse(text)
+    finally:
+        _checking.reset(token)
+
+
+@contextlib.contextmanager
+def quiet_terms() -> Iterator[None]:
+    """Drop rdflib's term warnings (with their tracebacks) while our own code parses or translates."""
+    token = _checking.set(True)
+    try:
+        yield
     finally:
         _checking.reset(token)
 
