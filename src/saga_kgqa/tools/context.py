@@ -19,7 +19,8 @@ from saga_kgqa.tools.lookup.hiding import HideSettings, Hiding
 from saga_kgqa.tools.render import compact_iri
 from saga_kgqa.tools.render_observations import TextCaps
 from saga_kgqa.tools.results import PropertyInfo, Ref, Value
-from saga_kgqa.tools.search.label_index import LabelIndex, NameIndex, name_predicates
+from saga_kgqa.tools.search.label_index import NameIndex, name_predicates
+from saga_kgqa.tools.search.names_cache import DEFAULT_FULLTEXT_NAMES, open_name_index
 
 if TYPE_CHECKING:
     # Only a type here: the HTTP stack (and the guard's SPARQL parser it pulls) stays out of local lookups.
@@ -43,6 +44,9 @@ class ToolCaps:
         properties_read: Distinct outgoing properties read per entity.
         triples_read: Outgoing triples read per lookup (for the values shown).
         names_per_predicate: Names read per name predicate when the search index is built.
+        fulltext_names: Names above which a graph of files gets a persistent full-text
+            index in the cache instead of the in-memory one
+            (:mod:`~saga_kgqa.tools.search.names_cache`).
         deadline_s: Wall-clock budget of each query.
         raw_chars: Characters of graph text kept in the machine-readable results (labels,
             descriptions, literal values), so a 100 KB description never enters agent state.
@@ -59,6 +63,7 @@ class ToolCaps:
     properties_read: int = 1000
     triples_read: int = 2000
     names_per_predicate: int = 500_000
+    fulltext_names: int = DEFAULT_FULLTEXT_NAMES
     deadline_s: float = 20.0
     raw_chars: int = 1000
     text: TextCaps = field(default_factory=TextCaps)
@@ -131,12 +136,14 @@ class ToolContext:
     def label_index(self) -> NameIndex:
         """The name index: the one given to :meth:`use_name_index`, else built from the graph on first use."""
         if self._label_index is None:
-            self._label_index = LabelIndex.build(
+            self._label_index = open_name_index(
                 self.reads(),
+                self.graph.endpoint_id,
                 self.name_predicates,
                 self.schema,
                 primary=self.vocabulary.label_predicates,
                 max_names_per_predicate=self.caps.names_per_predicate,
+                threshold=self.caps.fulltext_names,
             )
         return self._label_index
 

@@ -1,0 +1,135 @@
+"""The name index of a plain run: in memory for a small graph, persistent full-text for a large one.
+
+:class:`~saga_kgqa.tools.search.label_index.LabelIndex` scans every name per search in
+Python and is rebuilt in every process: at 1,000,000 names a search took 7.9 s and the
+build 50 s (``bench/autoschema.py``). Named sources already search a tantivy index built
+once (:mod:`saga_kgqa.sources.resolution`). A plain ``--data`` run over files, whose
+content has a stable identity (the store's ``embedded:files:<digest>`` id), gets the same:
+above ``threshold`` names the index is written to the cache, keyed by that id, and every
+later run opens it in milliseconds without reading a name. Other graphs (a remote
+endpoint, whose content may change; a store directory) keep the in-memory index.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.schema import SchemaIndex
+from saga_kgqa.tools.graph_reads import Reads
+from saga_kgqa.tools.search.label_index import (
+    SCHEMA_SOURCE,
+    LabelIndex,
+    NameEntry,
+    NameIndex,
+    read_names,
+    schema_names,
+)
+
+if TYPE_CHECKING:
+    # tantivy is imported only when a graph is large enough to need it (start-up time, issue 11).
+    from saga_kgqa.tools.search.fulltext import FullTextIndex
+
+#: Names above which a plain run over files gets a persistent full-text index.
+DEFAULT_FULLTEXT_NAMES = 100_000
+_CONTENT_KEYED = "embedded:files:"
+
+
+def names_dir(identity: str) -> Path | None:
+    """Where the persistent name index of an index identity lives (``None``: no stable identity)."""
+    if not identity.startswith(_CONTENT_KEYED):
+        return None
+    from saga_kgqa.schema.survey_cache import default_survey_dir  # beside the surveys, loaded when needed
+
+    digest = hashlib.sha256(identity.encode()).hexdigest()[:24]
+    return default_survey_dir() / "names" / digest
+
+
+def index_identity(endpoint_id: str, predicates: Sequence[str], schema_entries: Sequence[NameEntry], cap: int) -> str:
+    """What a name index is built from: the graph's content, the name predicates, the cap and the schema's names."""
+    digest = hashlib.sha256()
+    for part in (*predicates, str(cap), *(f"{e.resource} {e.text}" for e in schema_entries)):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    return f"{endpoint_id}#names:{digest.hexdigest()[:24]}"
+
+
+def open_name_index(
+    reads: Reads,
+    endpoint_id: str,
+    predicates: Sequence[str],
+    schema: SchemaIndex,
+    *,
+    primary: Sequence[str],
+    max_names_per_predicate: int,
+    threshold: int = DEFAULT_FULLTEXT_NAMES,
+) -> NameIndex:
+    """Open the graph's cached full-text index, else read its names and index them.
+
+    Args:
+        reads: Query helper for reading the names.
+        endpoint_id: The graph's identity (decides whether an index may be cached).
+        predicates: Name predicates to read.
+        schema: The schema index, whose classes and properties are searchable by name too.
+        primary: Sources of preferred names (``rdfs:label``).
+        max_names_per_predicate: LIMIT of each name query.
+        threshold: Names above which the index is written to the cache.
+
+    Returns:
+        The full-text index when one is cached or the graph has more than ``threshold``
+        names and a stable identity; the in-memory index otherwise.
+    """
+    schema_entries = [NameEntry(resource, label, SCHEMA_SOURCE) for resource, label in schema_names(schema)]
+    identity = index_identity(endpoint_id, predicates, schema_entries, max_names_per_predicate)
+    where = names_dir(identity)
+    if where is not None:
+        cached = _open(where, identity, primary)
+        if cached is not None:
+            return cached
+    start = len(reads.notes)
+    entries = read_names(reads, predicates, max_names_per_predicate=max_names_per_predicate)
+    entries.extend(schema_entries)
+    notes = reads.notes[start:]
+    if where is not None and len(entries) > threshold:
+        return _build(where, entries, identity, primary, notes)
+    return LabelIndex(entries, primary=primary, notes=notes)
+
+
+def _open(where: Path, identity: str, primary: Sequence[str]) -> FullTextIndex | None:
+    if not where.is_dir():
+        return None
+    from saga_kgqa.tools.search.fulltext import FullTextIndex
+
+    try:
+        index = FullTextIndex.open(where, primary=primary)
+    except ConfigurationError:
+        return None  # absent, unreadable or of another format: read the names again
+    return index if index.meta.get("endpoint_id") == identity else None
+
+
+def _build(
+    where: Path, entries: list[NameEntry], identity: str, primary: Sequence[str], notes: Sequence[str]
+) -> FullTextIndex:
+    from saga_kgqa.tools.search.fulltext import FullTextIndex
+
+    # Written aside and renamed into place: two runs building at once never see half an index.
+    scratch = where.with_name(f"{where.name}.building-{os.getpid()}")
+    FullTextIndex.build(scratch, entries, endpoint_id=identity, primary=primary, notes=notes)
+    try:
+        scratch.rename(where)
+    except OSError:
+        # Another run put its index there first (or a stale one is in the way): use a valid one, else ours.
+        shutil.rmtree(scratch, ignore_errors=True)
+        found = _open(where, identity, primary)
+        if found is not None:
+            return found
+        with contextlib.suppress(OSError):
+            shutil.rmtree(where)
+        return FullTextIndex.build(where, entries, endpoint_id=identity, primary=primary, notes=notes)
+    return FullTextIndex.open(where, primary=primary)
