@@ -47,6 +47,8 @@ from saga_kgqa.eval.grounding.spinach_lookup_cost import ratio as spinach_ratio
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import build_schema_index
+from saga_kgqa.tools.context import ToolCaps
+from saga_kgqa.tools.lookup.hiding import HideSettings
 
 
 def main() -> None:
@@ -58,6 +60,12 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=5, help="entities sampled per variable subject")
     parser.add_argument("--seed", type=int, default=0, help="seed of the property swaps")
     parser.add_argument("--induce", action="store_true", help="also induce domains the schema does not declare")
+    parser.add_argument(
+        "--support",
+        type=float,
+        default=None,
+        help="lookup's support threshold of an observed domain member (HideSettings.support; 1.01: never)",
+    )
     parser.add_argument("--details", type=int, default=10, help="lost uses and missed swaps listed")
     parser.add_argument("--wikidata", action="store_true", help="measure on Wikidata and Freebase data instead")
     parser.add_argument("--store", type=Path, default=None, help="offline Wikidata store (--wikidata)")
@@ -124,7 +132,8 @@ def _measure(graph: BenchmarkGraph, args: argparse.Namespace) -> GraphMeasuremen
     backend = open_backend(data=list(graph.files))
     with KnowledgeGraph(backend) as kg:
         schema = build_schema_index(backend, induce=args.induce)
-        probe = ToolkitProbe(kg, schema)
+        caps = None if args.support is None else ToolCaps(hide=HideSettings(support=args.support))
+        probe = ToolkitProbe(kg, schema, caps=caps)
         settings = MeasureSettings(samples=args.samples, seed=args.seed, prefixes=dict(kg.profile.prefixes))
         measurement = measure_graph(graph.name, questions, probe, schema, settings)
         measurement.notes.extend(f"{graph.name}: {note}" for note in probe.notes)

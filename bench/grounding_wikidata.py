@@ -7,6 +7,7 @@ import logging
 import shutil
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
@@ -41,6 +42,7 @@ from saga_kgqa.schema import SchemaIndex, build_dialect_index
 from saga_kgqa.schema.wikidata_offline import build_wikidata_offline_index
 from saga_kgqa.tools import GroundingToolkit
 from saga_kgqa.tools.context import ToolCaps
+from saga_kgqa.tools.lookup.hiding import HideSettings
 
 
 def run_wikidata(args: argparse.Namespace) -> None:
@@ -60,12 +62,15 @@ def run_wikidata(args: argparse.Namespace) -> None:
     report = build_wikidata_store(args.data_dir, bare, hierarchy=False)
     console.print(f"built the store without P279: {report.triples} triples ({time.perf_counter() - started:.0f} s)")
     sample = codex_test_sample(args.data_dir, size=args.codex_sample, seed=args.seed)
+    # --support: lookup's threshold of an observed domain member (a sweep of it says what reconciliation keeps).
+    caps = ToolCaps() if args.support is None else ToolCaps(hide=HideSettings(support=args.support))
     try:
         schema = build_dialect_index("wikidata", data_dir=args.data_dir)
         with KnowledgeGraph(EmbeddedStore(store, profile=get_profile("wikidata"))) as graph:
-            kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT)
+            kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT, caps=caps)
             # The paper's entries (label, id, description, domain, range) with value counts and no samples.
-            paper_kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT, caps=ToolCaps(values_per_property=0))
+            paper_caps = replace(caps, values_per_property=0)
+            paper_kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT, caps=paper_caps)
             codex = measure_codex(kit, graph, schema, sample, args.seed, paper_kit=paper_kit)
             console.print(
                 f"CoDEx-M test triples with a typed head: {codex.triples} ({time.perf_counter() - started:.0f} s)"
@@ -75,7 +80,7 @@ def run_wikidata(args: argparse.Namespace) -> None:
         console.print(f"Wikidata gold queries: {gold.queries} ({time.perf_counter() - started:.0f} s)")
         bare_schema = build_wikidata_offline_index(args.data_dir, hierarchy=False)
         with KnowledgeGraph(EmbeddedStore(bare, profile=get_profile("wikidata"))) as graph:
-            kit = GroundingToolkit(graph, bare_schema, dialect=WIKIDATA_DIALECT)
+            kit = GroundingToolkit(graph, bare_schema, dialect=WIKIDATA_DIALECT, caps=caps)
             bare_codex = measure_codex(kit, graph, bare_schema, sample, args.seed)
             bare_gold = measure_gold(graph, bare_schema, wikidata_gold(args.data_dir))
             bare_kept = measure_gold_retention(kit, graph, wikidata_gold(args.data_dir))

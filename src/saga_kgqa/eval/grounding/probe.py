@@ -23,6 +23,7 @@ from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex
 from saga_kgqa.state import TypeState
+from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.execute.preflight import preflight
 from saga_kgqa.tools.render import compact_iri
 from saga_kgqa.tools.toolkit import GroundingToolkit
@@ -38,6 +39,7 @@ class ToolkitProbe:
         *,
         prefixes: Mapping[str, str] | None = None,
         sample_deadline_s: float = 10.0,
+        caps: ToolCaps | None = None,
     ) -> None:
         """Build one toolkit per compatibility mode over ``graph``.
 
@@ -46,10 +48,13 @@ class ToolkitProbe:
             schema: The schema index lookup and the check use.
             prefixes: Extra prefixes for compact ids (the guard must know them too).
             sample_deadline_s: Budget of each query sampling a subject's entities.
+            caps: The tools' caps and hiding settings (the defaults when omitted).
         """
         self._graph = graph
         self._schema = schema
-        self._toolkits = {mode: GroundingToolkit(graph, schema, mode=mode, prefixes=prefixes) for mode in MODES}
+        self._toolkits = {
+            mode: GroundingToolkit(graph, schema, mode=mode, prefixes=prefixes, caps=caps) for mode in MODES
+        }
         self._prefixes = self._toolkits["subclass"].prefixes
         self._sample_deadline_s = sample_deadline_s
         self._samples: dict[str, list[str]] = {}
