@@ -7,6 +7,7 @@ lowered here so a small graph stands in for a large one.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,20 @@ def test_a_store_directory_keeps_the_in_memory_index(cache: Path, tmp_path_facto
 
 def _no_reads(*_args: object, **_kwargs: object) -> list[object]:
     raise AssertionError("the cached index was not used: names were read again")
+
+
+def test_the_cache_keeps_the_most_recently_used_indexes_only(cache: Path) -> None:
+    names = cache / "names"
+    for number in range(names_cache.MAX_CACHED_INDEXES + 3):
+        old = names / f"old{number:02d}"
+        old.mkdir(parents=True)
+        os.utime(old, (1_000_000 + number, 1_000_000 + number))
+    with EmbeddedStore.from_files([DATA]) as store:
+        kit = _kit(store)
+        assert isinstance(kit.context.label_index, FullTextIndex)
+        built = kit.context.label_index.path
+    kept = sorted(p.name for p in names.iterdir())
+    assert len(kept) == names_cache.MAX_CACHED_INDEXES
+    assert built.name in kept
+    # The newest of the old ones stay, the oldest went first.
+    assert "old00" not in kept and f"old{names_cache.MAX_CACHED_INDEXES + 2:02d}" in kept

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 #: Names above which a plain run over files gets a persistent full-text index.
 DEFAULT_FULLTEXT_NAMES = 100_000
+#: Indexes kept in the cache; the least recently opened go first (an index of 1M names is ~100 MB).
+MAX_CACHED_INDEXES = 8
 _CONTENT_KEYED = "embedded:files:"
 
 
@@ -110,7 +112,11 @@ def _open(where: Path, identity: str, primary: Sequence[str]) -> FullTextIndex |
         index = FullTextIndex.open(where, primary=primary)
     except ConfigurationError:
         return None  # absent, unreadable or of another format: read the names again
-    return index if index.meta.get("endpoint_id") == identity else None
+    if index.meta.get("endpoint_id") != identity:
+        return None
+    with contextlib.suppress(OSError):
+        os.utime(where)  # recently used: eviction takes the others first
+    return index
 
 
 def _build(
@@ -132,4 +138,17 @@ def _build(
         with contextlib.suppress(OSError):
             shutil.rmtree(where)
         return FullTextIndex.build(where, entries, endpoint_id=identity, primary=primary, notes=notes)
+    _evict(where.parent, keep=where)
     return FullTextIndex.open(where, primary=primary)
+
+
+def _evict(parent: Path, *, keep: Path, most: int = MAX_CACHED_INDEXES) -> None:
+    """Delete the least recently used indexes beyond ``most`` (never ``keep``, never one being built).
+
+    A run still searching a deleted index keeps its open files (POSIX); its next run rebuilds it.
+    """
+    with contextlib.suppress(OSError):
+        built = [p for p in parent.iterdir() if p.is_dir() and ".building-" not in p.name and p != keep]
+        built.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+        for stale in built[max(most - 1, 0) :]:
+            shutil.rmtree(stale, ignore_errors=True)
