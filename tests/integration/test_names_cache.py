@@ -90,3 +90,12 @@ def test_the_cache_keeps_the_most_recently_used_indexes_only(cache: Path) -> Non
     assert built.name in kept
     # The newest of the old ones stay, the oldest went first.
     assert "old00" not in kept and f"old{names_cache.MAX_CACHED_INDEXES + 2:02d}" in kept
+
+
+def test_another_language_gets_its_own_index(cache: Path) -> None:
+    # Names are read in the preferred language: an English index must not serve a German run.
+    with EmbeddedStore.from_files([DATA]) as store:
+        for language in ("en", "de"):
+            kit = GroundingToolkit(KnowledgeGraph(store), build_schema_index(store), caps=LOW, language=language)
+            assert isinstance(kit.context.label_index, FullTextIndex)
+    assert len(list((cache / "names").iterdir())) == 2

@@ -53,10 +53,12 @@ def names_dir(identity: str) -> Path | None:
     return default_survey_dir() / "names" / digest
 
 
-def index_identity(endpoint_id: str, predicates: Sequence[str], schema_entries: Sequence[NameEntry], cap: int) -> str:
-    """What a name index is built from: the graph's content, the name predicates, the cap and the schema's names."""
+def index_identity(
+    endpoint_id: str, predicates: Sequence[str], schema_entries: Sequence[NameEntry], cap: int, language: str = ""
+) -> str:
+    """What a name index is built from: the graph's content, the name predicates and language, the cap, the schema."""
     digest = hashlib.sha256()
-    for part in (*predicates, str(cap), *(f"{e.resource} {e.text}" for e in schema_entries)):
+    for part in (language, *predicates, str(cap), *(f"{e.resource} {e.text}" for e in schema_entries)):
         digest.update(part.encode())
         digest.update(b"\0")
     return f"{endpoint_id}#names:{digest.hexdigest()[:24]}"
@@ -88,7 +90,8 @@ def open_name_index(
         names and a stable identity; the in-memory index otherwise.
     """
     schema_entries = [NameEntry(resource, label, SCHEMA_SOURCE) for resource, label in schema_names(schema)]
-    identity = index_identity(endpoint_id, predicates, schema_entries, max_names_per_predicate)
+    # Names are read in the preferred language (and untagged): another language is another index.
+    identity = index_identity(endpoint_id, predicates, schema_entries, max_names_per_predicate, reads.language)
     where = names_dir(identity)
     if where is not None:
         cached = _open(where, identity, primary)
