@@ -2,36 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
-import pytest
-
-from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.schema import SchemaIndex, build_schema_index
+from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.tools.execute.empty_diagnosis import DiagnosisSettings
 from saga_kgqa.tools.execute.tool import ExecuteOutcome, ExecuteSettings, execute
 from tests.support.execute_backends import CountingBackend
 
-COMPANY_TTL = Path(__file__).resolve().parent.parent / "data" / "execute" / "company.ttl"
 PREFIX = "PREFIX ex: <http://example.org/company/>\n"
-
-
-@pytest.fixture(scope="module")
-def store() -> Iterator[EmbeddedStore]:
-    with EmbeddedStore.from_files([COMPANY_TTL]) as opened:
-        yield opened
-
-
-@pytest.fixture(scope="module")
-def schema(store: EmbeddedStore) -> SchemaIndex:
-    return build_schema_index(store)
-
-
-@pytest.fixture
-def backend(store: EmbeddedStore) -> CountingBackend:
-    return CountingBackend(store)
 
 
 def run(backend: CountingBackend, schema: SchemaIndex, body: str, **settings: object) -> ExecuteOutcome:

@@ -10,20 +10,15 @@ otherwise, so a block comes from the scope rules and not from an empty graph.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
-from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.schema import SchemaIndex, build_schema_index
+from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.state import TypeState, extract_type_patterns
 from saga_kgqa.tools.execute.tool import ExecuteOutcome, ExecuteSettings, execute
 from saga_kgqa.tools.execute.type_scopes import VariableScope
 from tests.support.execute_backends import CountingBackend
 
-COMPANY_TTL = Path(__file__).resolve().parent.parent / "data" / "execute" / "company.ttl"
 EX = "http://example.org/company/"
 PREFIX = f"PREFIX ex: <{EX}>\n"
 
@@ -31,27 +26,6 @@ PREFIX = f"PREFIX ex: <{EX}>\n"
 HARDWARE_MANAGER = "SELECT (?n AS ?c) WHERE { ?t a ex:Hardware ; ex:hasManager ?n }"
 HARDWARE_SUPERVISOR = "SELECT (?n AS ?c) WHERE { ?t a ex:Hardware ; ex:supervisedBy ?n }"
 EMPLOYEE_NAME = "SELECT (?n AS ?c) WHERE { ?t a ex:Employee ; ex:name ?n }"
-
-
-@pytest.fixture(scope="module")
-def store() -> Iterator[EmbeddedStore]:
-    with EmbeddedStore.from_files([COMPANY_TTL]) as opened:
-        yield opened
-
-
-@pytest.fixture(scope="module")
-def schema(store: EmbeddedStore) -> SchemaIndex:
-    return build_schema_index(store)
-
-
-@pytest.fixture
-def backend(store: EmbeddedStore) -> CountingBackend:
-    return CountingBackend(store)
-
-
-@pytest.fixture
-def graph(backend: CountingBackend) -> KnowledgeGraph:
-    return KnowledgeGraph(backend)
 
 
 def run(

@@ -18,12 +18,12 @@ from saga_kgqa.errors import (
 )
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.schema import SchemaIndex, build_schema_index
+from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.state import merge_type_state
 from saga_kgqa.tools.execute.tool import ExecuteOutcome, ExecuteSettings, execute
 from tests.support.execute_backends import CountingBackend, FailingBackend
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "execute"
+DATA = Path(__file__).resolve().parents[2] / "data" / "execute"
 EX = "http://example.org/company/"
 PREFIX = f"PREFIX ex: <{EX}>\n"
 
@@ -32,16 +32,6 @@ PREFIX = f"PREFIX ex: <{EX}>\n"
 def store() -> Iterator[EmbeddedStore]:
     with EmbeddedStore.from_files([DATA / "company.ttl", DATA / "hostile.ttl"]) as opened:
         yield opened
-
-
-@pytest.fixture(scope="module")
-def schema(store: EmbeddedStore) -> SchemaIndex:
-    return build_schema_index(store)
-
-
-@pytest.fixture
-def backend(store: EmbeddedStore) -> CountingBackend:
-    return CountingBackend(store)
 
 
 def run(backend: CountingBackend, schema: SchemaIndex, body: str, **settings: object) -> ExecuteOutcome:

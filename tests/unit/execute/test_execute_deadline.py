@@ -10,44 +10,19 @@ counting backend below the facade sees every query and the limits it arrived wit
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.schema import SchemaIndex, build_schema_index
+from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.tools.execute import preflight as preflight_module
 from saga_kgqa.tools.execute.tool import ExecuteOutcome, ExecuteSettings, execute
 from saga_kgqa.tools.execute.type_check import TypeCheckReport
 from tests.support.execute_backends import CountingBackend
 
-COMPANY_TTL = Path(__file__).resolve().parent.parent / "data" / "execute" / "company.ttl"
 PREFIX = "PREFIX ex: <http://example.org/company/>\n"
 MATCHING = PREFIX + "SELECT ?e WHERE { ?e ex:hasManager ex:bob }"
 EMPTY = PREFIX + "SELECT ?e WHERE { ?e ex:hasManager ex:bob . ?e ex:memberOf ex:nowhere }"
-
-
-@pytest.fixture(scope="module")
-def store() -> Iterator[EmbeddedStore]:
-    with EmbeddedStore.from_files([COMPANY_TTL]) as opened:
-        yield opened
-
-
-@pytest.fixture(scope="module")
-def schema(store: EmbeddedStore) -> SchemaIndex:
-    return build_schema_index(store)
-
-
-@pytest.fixture
-def backend(store: EmbeddedStore) -> CountingBackend:
-    return CountingBackend(store)
-
-
-@pytest.fixture
-def graph(backend: CountingBackend) -> KnowledgeGraph:
-    return KnowledgeGraph(backend)
 
 
 def slow_guard(graph: KnowledgeGraph, monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
