@@ -2,41 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from saga_kgqa.errors import ConfigurationError, ToolInputError
 from saga_kgqa.kg.embedded.store import EmbeddedStore
-from saga_kgqa.schema import SchemaIndex, SchemaVocabulary, build_schema_index
+from saga_kgqa.schema import SchemaIndex, SchemaVocabulary
 from saga_kgqa.tools.results import SearchHit, SearchResult
 from saga_kgqa.tools.search.label_index import LabelIndex, NameEntry, name_predicates
 from saga_kgqa.tools.toolkit import GroundingToolkit
-from tests.support.grounding import EX, MINI_PREFIXES, MINI_TTL, RES, FailingReader, RecordingReader
+from tests.support.grounding import EX, MINI_PREFIXES, RES, FailingReader, RecordingReader
 
 RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 ALT = "http://www.w3.org/2004/02/skos/core#altLabel"
-
-
-@pytest.fixture(scope="module")
-def store() -> Iterator[EmbeddedStore]:
-    with EmbeddedStore.from_files([MINI_TTL]) as opened:
-        yield opened
-
-
-@pytest.fixture(scope="module")
-def schema(store: EmbeddedStore) -> SchemaIndex:
-    return build_schema_index(store)
-
-
-@pytest.fixture
-def reader(store: EmbeddedStore) -> RecordingReader:
-    return RecordingReader(store)
-
-
-@pytest.fixture
-def kit(reader: RecordingReader, schema: SchemaIndex) -> GroundingToolkit:
-    return GroundingToolkit(reader, schema, prefixes=MINI_PREFIXES)
 
 
 def first(result: SearchResult, kind: str = "entity") -> SearchHit:

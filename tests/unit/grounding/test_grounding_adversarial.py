@@ -8,16 +8,15 @@ its byte cap, keep its line structure, and contain none of those characters or t
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 
 from saga_kgqa.kg.embedded.store import EmbeddedStore
-from saga_kgqa.schema import SchemaIndex, build_schema_index
+from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.render_observations import TextCaps
 from saga_kgqa.tools.toolkit import GroundingToolkit
-from tests.support.grounding import MINI_PREFIXES, MINI_TTL, RES, RecordingReader
+from tests.support.grounding import MINI_PREFIXES, RES, RecordingReader
 
 INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 RAW_TAG = re.compile(r"<\s*/?\s*(tool|system|\|im_start\||\|im_end\|)", re.I)
@@ -44,17 +43,6 @@ def assert_safe(text: str, max_bytes: int) -> None:
     for line in text.splitlines():
         assert line.startswith(LINE_STARTS) or line[0].isdigit() or line.startswith("[…"), line
         assert not line.upper().startswith("SYSTEM")
-
-
-@pytest.fixture(scope="module")
-def store() -> Iterator[EmbeddedStore]:
-    with EmbeddedStore.from_files([MINI_TTL]) as opened:
-        yield opened
-
-
-@pytest.fixture(scope="module")
-def schema(store: EmbeddedStore) -> SchemaIndex:
-    return build_schema_index(store)
 
 
 def toolkit(store: EmbeddedStore, schema: SchemaIndex, observation_bytes: int = 6000) -> GroundingToolkit:

@@ -2,39 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from saga_kgqa.errors import ToolInputError
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.schema import SchemaIndex, build_schema_index
+from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.state import answer_type_prior, extract_type_patterns, merge_type_state
 from saga_kgqa.tools.results import LookupResult
 from saga_kgqa.tools.toolkit import GroundingToolkit
-from tests.support.grounding import EX, MINI_PREFIXES, MINI_TTL, RES, RecordingReader
-
-
-@pytest.fixture(scope="module")
-def store() -> Iterator[EmbeddedStore]:
-    with EmbeddedStore.from_files([MINI_TTL]) as opened:
-        yield opened
-
-
-@pytest.fixture(scope="module")
-def schema(store: EmbeddedStore) -> SchemaIndex:
-    return build_schema_index(store)
-
-
-@pytest.fixture
-def reader(store: EmbeddedStore) -> RecordingReader:
-    return RecordingReader(store)
-
-
-@pytest.fixture
-def kit(reader: RecordingReader, schema: SchemaIndex) -> GroundingToolkit:
-    return GroundingToolkit(reader, schema, prefixes=MINI_PREFIXES)
+from tests.support.grounding import EX, MINI_PREFIXES, RES, RecordingReader
 
 
 def kept_ids(result: LookupResult) -> set[str]:
