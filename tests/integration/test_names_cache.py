@@ -8,6 +8,7 @@ lowered here so a small graph stands in for a large one.
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,14 @@ def test_another_language_gets_its_own_index(cache: Path) -> None:
             kit = GroundingToolkit(KnowledgeGraph(store), build_schema_index(store), caps=LOW, language=language)
             assert isinstance(kit.context.label_index, FullTextIndex)
     assert len(list((cache / "names").iterdir())) == 2
+
+
+def test_two_threads_building_the_same_index_both_get_one(cache: Path) -> None:
+    with EmbeddedStore.from_files([DATA]) as store:
+        kits = [_kit(store) for _ in range(2)]
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            indexes = list(pool.map(lambda kit: kit.context.label_index, kits))
+        assert all(isinstance(index, FullTextIndex) for index in indexes)
+        assert all(kit.search("Jim Lovell").hits[0].resource.label == "Jim Lovell" for kit in kits)
+    left = [p.name for p in (cache / "names").iterdir()]
+    assert len(left) == 1 and ".building-" not in left[0]

@@ -16,6 +16,7 @@ import contextlib
 import hashlib
 import os
 import shutil
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -128,7 +129,9 @@ def _build(
     from saga_kgqa.tools.search.fulltext import FullTextIndex
 
     # Written aside and renamed into place: two runs building at once never see half an index.
-    scratch = where.with_name(f"{where.name}.building-{os.getpid()}")
+    # Unique per build (mkdtemp): two threads of one server may build the same index at once.
+    where.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f"{where.name}.building-", dir=where.parent))
     FullTextIndex.build(scratch, entries, endpoint_id=identity, primary=primary, notes=notes)
     try:
         scratch.rename(where)
