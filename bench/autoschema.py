@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import random
 import re
 import shutil
 import statistics
@@ -64,8 +63,9 @@ from saga_kgqa.tools.search.fulltext import FullTextIndex
 from saga_kgqa.tools.search.label_index import NameEntry, read_names
 from saga_kgqa.tools.toolkit import GroundingToolkit
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # store_latency's generator
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # store_latency and name_index generators
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.support, when run as a script
+from name_index import synthetic_names, with_typos
 from store_latency import generate_graph
 from tests.support.oxigraph_server import oxigraph_binary, oxigraph_server
 
@@ -262,20 +262,8 @@ def _entity_recall(graph: BenchmarkGraph, work: Path) -> tuple[float, float]:
 
 
 def _latency(count: int, queries: int, work: Path) -> float:
-    rng = random.Random(7)
-    syllables = ["ka", "lo", "mi", "ra", "tu", "ve", "sen", "dor", "lin", "bar", "qui", "zel", "pha", "nor"]
-    words = ["".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))) for _ in range(20_000)]
     path = work / "names.nt"
-    chosen = []
-    with path.open("w", encoding="utf-8") as out:
-        for i in range(count):
-            name = f"{rng.choice(words)} {rng.choice(words)} {i}"
-            out.write(
-                f"<http://bench.example.org/e{i}> <http://www.w3.org/2000/01/rdf-schema#label> "
-                f"{string_literal(name)} .\n"
-            )
-            if i % max(count // queries, 1) == 0:
-                chosen.append(name.rsplit(" ", 1)[0])
+    chosen = synthetic_names(path, count, queries)
     started = time.perf_counter()
     with KnowledgeGraph(open_backend(data=[path])) as graph:
         # fulltext_names above the count: this side is the in-memory index a plain run used to build.
@@ -290,8 +278,7 @@ def _latency(count: int, queries: int, work: Path) -> float:
         fulltext = FullTextIndex.build(work / "names-ft", (NameEntry(e.resource, e.text, e.source) for e in entries))
         built_fulltext = time.perf_counter()
     timings: dict[str, list[float]] = {"fulltext": [], "memory": []}
-    typos = [q[:3] + q[4:] if len(q) > 6 else q for q in chosen]  # one deletion: the fuzzy path
-    for query in [*chosen, *typos][: queries * 2]:
+    for query in with_typos(chosen, queries):
         for label, index in (("fulltext", fulltext), ("memory", memory)):
             t = time.perf_counter()
             index.search(query, limit=8)

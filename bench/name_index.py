@@ -44,7 +44,8 @@ def main() -> None:
     os.environ["SAGA_SURVEY_DIR"] = str(work / "cache")  # the bench never writes into ~/.cache
     os.environ["SAGA_STORE_CACHE_DIR"] = str(work / "stores")
     try:
-        path, queries = _graph(work / "names.nt", args.names, args.queries)
+        path = work / "names.nt"
+        queries = with_typos(synthetic_names(path, args.names, args.queries), args.queries)
         big = ToolCaps(names_per_predicate=args.names + 1, fulltext_names=args.threshold)
         with KnowledgeGraph(open_backend(data=[path])) as graph:
             first, first_s = _index(graph, big)
@@ -67,7 +68,11 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _graph(path: Path, count: int, queries: int) -> tuple[Path, list[str]]:
+def synthetic_names(path: Path, count: int, queries: int) -> list[str]:
+    """Write ``count`` rdfs:label triples of made-up two-word names to ``path``; return ``queries`` of the names.
+
+    Shared with ``bench/autoschema.py``'s search latency (the same seed, so the same graph).
+    """
     rng = random.Random(7)
     syllables = ["ka", "lo", "mi", "ra", "tu", "ve", "sen", "dor", "lin", "bar", "qui", "zel", "pha", "nor"]
     words = ["".join(rng.choice(syllables) for _ in range(rng.randint(2, 4))) for _ in range(20_000)]
@@ -81,8 +86,13 @@ def _graph(path: Path, count: int, queries: int) -> tuple[Path, list[str]]:
             )
             if i % max(count // queries, 1) == 0:
                 chosen.append(name.rsplit(" ", 1)[0])
-    typos = [q[:3] + q[4:] if len(q) > 6 else q for q in chosen]  # one deletion: the fuzzy path
-    return path, [*chosen, *typos][: queries * 2]
+    return chosen
+
+
+def with_typos(chosen: list[str], queries: int) -> list[str]:
+    """The names and as many with one letter deleted (the fuzzy path), ``2 * queries`` at most."""
+    typos = [q[:3] + q[4:] if len(q) > 6 else q for q in chosen]
+    return [*chosen, *typos][: queries * 2]
 
 
 def _index(graph: KnowledgeGraph, caps: ToolCaps) -> tuple[NameIndex, float]:
