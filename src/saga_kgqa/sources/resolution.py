@@ -20,7 +20,7 @@ from saga_kgqa.sources.virtuoso_text import VIRTUOSO_PROFILE, has_native_text, n
 from saga_kgqa.tools.render import compact_iri
 from saga_kgqa.tools.search.fulltext import IDENTIFIER_SOURCE, FullTextIndex
 from saga_kgqa.tools.search.identifier_forms import is_identifier_property, looks_like_identifier
-from saga_kgqa.tools.search.label_index import NameEntry, NameMatch, name_predicates, read_names, schema_names
+from saga_kgqa.tools.search.label_index import NameMatch, name_predicates, read_names, schema_entries
 from saga_kgqa.tools.text_safety import graph_text, quoted
 
 _LABEL_CHARS = 200
@@ -101,7 +101,7 @@ def build_name_index(source: OpenSource) -> FullTextIndex:
     predicates = resolution_predicates(source)
     reads = source.toolkit().context.reads()
     entries = read_names(reads, predicates, max_names_per_predicate=source.caps.names_per_predicate)
-    entries.extend(NameEntry(resource, text, "schema") for resource, text in schema_names(schema))
+    entries.extend(schema_entries(schema))
     return FullTextIndex.build(
         source.fulltext_path(),
         entries,

@@ -160,8 +160,7 @@ class LabelIndex:
         """
         start = len(reads.notes)
         entries = read_names(reads, predicates, max_names_per_predicate=max_names_per_predicate)
-        for resource, info_label in schema_names(schema):
-            entries.append(NameEntry(resource, info_label, SCHEMA_SOURCE))
+        entries.extend(schema_entries(schema))
         return cls(entries, primary=primary, notes=reads.notes[start:])
 
     def search(
@@ -241,6 +240,11 @@ def read_names(reads: Reads, predicates: Sequence[str], *, max_names_per_predica
             continue
         entries.extend(NameEntry(row["s"].value, row["name"].value, predicate) for row in rows)
     return entries
+
+
+def schema_entries(schema: SchemaIndex) -> list[NameEntry]:
+    """The schema's property and class names as index entries (source ``schema``)."""
+    return [NameEntry(resource, label, SCHEMA_SOURCE) for resource, label in schema_names(schema)]
 
 
 def schema_names(schema: SchemaIndex) -> Iterable[tuple[str, str]]:

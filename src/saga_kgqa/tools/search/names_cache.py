@@ -24,14 +24,7 @@ from typing import TYPE_CHECKING
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.tools.graph_reads import Reads
-from saga_kgqa.tools.search.label_index import (
-    SCHEMA_SOURCE,
-    LabelIndex,
-    NameEntry,
-    NameIndex,
-    read_names,
-    schema_names,
-)
+from saga_kgqa.tools.search.label_index import LabelIndex, NameEntry, NameIndex, read_names, schema_entries
 
 if TYPE_CHECKING:
     # tantivy is imported only when a graph is large enough to need it (start-up time, issue 11).
@@ -90,9 +83,9 @@ def open_name_index(
         The full-text index when one is cached or the graph has more than ``threshold``
         names and a stable identity; the in-memory index otherwise.
     """
-    schema_entries = [NameEntry(resource, label, SCHEMA_SOURCE) for resource, label in schema_names(schema)]
+    from_schema = schema_entries(schema)
     # Names are read in the preferred language (and untagged): another language is another index.
-    identity = index_identity(endpoint_id, predicates, schema_entries, max_names_per_predicate, reads.language)
+    identity = index_identity(endpoint_id, predicates, from_schema, max_names_per_predicate, reads.language)
     where = names_dir(identity)
     if where is not None:
         cached = _open(where, identity, primary)
@@ -100,7 +93,7 @@ def open_name_index(
             return cached
     start = len(reads.notes)
     entries = read_names(reads, predicates, max_names_per_predicate=max_names_per_predicate)
-    entries.extend(schema_entries)
+    entries.extend(from_schema)
     notes = reads.notes[start:]
     if where is not None and len(entries) > threshold:
         return _build(where, entries, identity, primary, notes)
