@@ -102,6 +102,16 @@ def _build_parser() -> tuple[ParseFunction, bool]:
 _parse, FAST_GRAMMAR = _build_parser()
 
 
+@contextlib.contextmanager
+def quiet_terms() -> Iterator[None]:
+    """Drop rdflib's term warnings (with their tracebacks) while our own code parses or translates."""
+    token = _checking.set(True)
+    try:
+        yield
+    finally:
+        _checking.reset(token)
+
+
 def parse_query(text: str) -> Any:
     r"""Parse query text that has no comments and no ``\\u`` escapes left.
 
@@ -115,21 +125,8 @@ def parse_query(text: str) -> Any:
         pyparsing.ParseException: The text is not a SPARQL query.
         RecursionError: The text nests deeper than pyparsing's recursion allows.
     """
-    token = _checking.set(True)
-    try:
+    with quiet_terms():
         return _parse(text)
-    finally:
-        _checking.reset(token)
-
-
-@contextlib.contextmanager
-def quiet_terms() -> Iterator[None]:
-    """Drop rdflib's term warnings (with their tracebacks) while our own code parses or translates."""
-    token = _checking.set(True)
-    try:
-        yield
-    finally:
-        _checking.reset(token)
 
 
 def translate(parsed: Any, prefixes: Mapping[str, str]) -> Query:
@@ -146,11 +143,8 @@ def translate(parsed: Any, prefixes: Mapping[str, str]) -> Query:
         Exception: rdflib raises a bare ``Exception`` for an unknown prefix and other
             semantic errors.
     """
-    token = _checking.set(True)
-    try:
+    with quiet_terms():
         return translateQuery(parsed, base=None, initNs=dict(prefixes))
-    finally:
-        _checking.reset(token)
 
 
 def iter_components(root: Any, name: str) -> Iterator[CompValue]:
