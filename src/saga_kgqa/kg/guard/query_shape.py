@@ -7,18 +7,13 @@ more likely a cold cache than a heavy query. Everything else must be narrowed fi
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 from typing import Any
 
 from rdflib.plugins.sparql.algebra import translateQuery, traverse
-from rdflib.plugins.sparql.parser import parseQuery
 from rdflib.term import URIRef
 
-from saga_kgqa.kg.guard.sparql_grammar import quiet_terms
-
-# rdflib's pyparsing grammar is a shared module-level object; parse one query at a time.
-_PARSE_LOCK = threading.Lock()
+from saga_kgqa.kg.guard.sparql_grammar import parse_public_query, quiet_terms
 
 
 def is_anchored(text: str, prefixes: Mapping[str, str]) -> bool:
@@ -37,8 +32,8 @@ def is_anchored(text: str, prefixes: Mapping[str, str]) -> bool:
     """
     declared = "".join(f"PREFIX {name}: <{iri}>\n" for name, iri in prefixes.items())
     try:
-        with _PARSE_LOCK, quiet_terms():
-            algebra = translateQuery(parseQuery(declared + text)).algebra
+        with quiet_terms():
+            algebra = translateQuery(parse_public_query(declared + text)).algebra
     except Exception:  # rdflib raises many types; unparsable just means "not anchored"
         return False
     anchored = False

@@ -16,7 +16,6 @@ from typing import Any
 
 from pyparsing import ParseException
 from rdflib.plugins.sparql.algebra import translatePName, translatePrologue, translateQuery, traverse
-from rdflib.plugins.sparql.parser import parseQuery
 from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.plugins.sparql.sparql import Prologue
 from rdflib.term import URIRef
@@ -73,7 +72,9 @@ def parse_algebra(
     try:
         # Quiet: rdflib logs a traceback for a literal it cannot convert ("2000"^^xsd:dateTime).
         with sparql_grammar.quiet_terms():
-            parsed = sparql_grammar.parse_query(sparql) if comments_blanked else parseQuery(sparql)
+            parsed = (
+                sparql_grammar.parse_query(sparql) if comments_blanked else sparql_grammar.parse_public_query(sparql)
+            )
             # Resolve prefixed names with our own prologue first: rdflib's binds one prefix per
             # namespace, so two prefixes for one IRI (legal SPARQL) lose the first binding.
             prologue = translatePrologue(parsed[0], None, dict(prefixes or {}), prologue=_DictPrologue())

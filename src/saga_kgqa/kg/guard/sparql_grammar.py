@@ -14,6 +14,13 @@ is rejected); text it blanked by mistake is not sent either.
 
 If the private copy cannot be built (a future rdflib reorganised its parser), parsing
 falls back to rdflib's public ``parseQuery``, which is slower but equivalent here.
+
+Both grammars, the private copy and rdflib's shared one, have their parse actions settled
+at import (:mod:`saga_kgqa.kg.guard.parse_actions`): pyparsing's first-call arity search is
+not thread-safe and, raced, broke every later parse in the process. Settling fixes the
+count each action already takes; nothing about what the grammars accept changes. Should
+settling ever fail (a pyparsing that wraps actions differently), every parse here is
+serialised under one lock instead.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import logging
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from types import ModuleType
@@ -30,6 +38,8 @@ from rdflib.plugins.sparql import parser as rdflib_parser
 from rdflib.plugins.sparql.algebra import translateQuery
 from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.plugins.sparql.sparql import Query
+
+from saga_kgqa.kg.guard.parse_actions import settle_grammar
 
 _log = logging.getLogger(__name__)
 
@@ -85,21 +95,35 @@ def _load_private_grammar() -> ModuleType:
     return module
 
 
-def _build_parser() -> tuple[ParseFunction, bool]:
+def _settle_all(private: ModuleType | None) -> bool:
+    """Settle the parse actions of rdflib's shared grammar and of the private copy."""
+    roots = [rdflib_parser.Query, rdflib_parser.UpdateUnit]
+    if private is not None:
+        roots.append(private.Query)
+    try:
+        return settle_grammar(*roots)
+    except Exception:  # an unexpected grammar shape: stay correct by serialising parses
+        _log.warning("could not settle the SPARQL grammars' parse actions; parses are serialised", exc_info=True)
+        return False
+
+
+def _build_parser() -> tuple[ParseFunction, bool, bool]:
     try:
         module = _load_private_grammar()
     except Exception:  # any failure just means the slower public parser is used
         _log.warning("could not build the fast SPARQL grammar; using rdflib.parseQuery", exc_info=True)
-        return rdflib_parser.parseQuery, False
+        return rdflib_parser.parseQuery, False, _settle_all(None)
     query_element = module.Query
 
     def parse(text: str) -> Any:
         return query_element.parse_string(text, parse_all=True)
 
-    return parse, True
+    return parse, True, _settle_all(module)
 
 
-_parse, FAST_GRAMMAR = _build_parser()
+_parse, FAST_GRAMMAR, THREAD_SAFE = _build_parser()
+# Held around every parse only when the grammars could not be settled (see the module doc).
+_serial = threading.Lock() if not THREAD_SAFE else contextlib.nullcontext()
 
 
 @contextlib.contextmanager
@@ -125,8 +149,25 @@ def parse_query(text: str) -> Any:
         pyparsing.ParseException: The text is not a SPARQL query.
         RecursionError: The text nests deeper than pyparsing's recursion allows.
     """
-    with quiet_terms():
+    with _serial, quiet_terms():
         return _parse(text)
+
+
+def parse_public_query(text: str) -> Any:
+    """Parse query text with rdflib's own grammar (comments allowed), safe from many threads.
+
+    Args:
+        text: Any SPARQL query text.
+
+    Returns:
+        rdflib's parse tree: ``(prologue, query)``.
+
+    Raises:
+        pyparsing.ParseException: The text is not a SPARQL query.
+        RecursionError: The text nests deeper than pyparsing's recursion allows.
+    """
+    with _serial, quiet_terms():
+        return rdflib_parser.parseQuery(text)
 
 
 def translate(parsed: Any, prefixes: Mapping[str, str]) -> Query:
