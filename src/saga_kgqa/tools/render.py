@@ -14,10 +14,16 @@ from collections.abc import Iterable, Mapping
 from saga_kgqa.kg.core.result import QueryResult, Term
 from saga_kgqa.tools.text_safety import graph_text, quoted
 
-#: Datatypes whose values read unambiguously without quotes (SPARQL numeric and boolean literals).
-_BARE_DATATYPES = frozenset(
-    "http://www.w3.org/2001/XMLSchema#" + name for name in ("integer", "decimal", "double", "boolean")
-)
+_XSD = "http://www.w3.org/2001/XMLSchema#"
+#: SPARQL's bare literal forms (grammar rules INTEGER, DECIMAL, DOUBLE, BooleanLiteral): a value is shown
+#: bare only when its lexical form *is* that form, so the pasted text is the same term again
+#: (``"700"^^xsd:double`` must not become the integer ``700``, docs/faults.md N3).
+_BARE_FORMS = {
+    _XSD + "integer": re.compile(r"[+-]?[0-9]+"),
+    _XSD + "decimal": re.compile(r"[+-]?[0-9]*\.[0-9]+"),
+    _XSD + "double": re.compile(r"[+-]?(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+)[eE][+-]?[0-9]+"),
+    _XSD + "boolean": re.compile(r"true|false"),
+}
 # A conservative PN_LOCAL: letters, digits, '_', '-', '.', and %XX escapes; no trailing '.'.
 # Anything else stays a full <IRI>, so every compact id we show parses as a prefixed name.
 _LOCAL_NAME = re.compile(r"(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:[A-Za-z0-9_.\-]|%[0-9A-Fa-f]{2})*")
@@ -78,9 +84,11 @@ def labelled(iri: str, label: str | None, prefixes: Mapping[str, str], *, label_
 
 
 def literal_text(value: str, *, datatype: str | None, lang: str | None, datatype_id: str | None, cap: int) -> str:
-    """Render a literal as quoted, capped text with its language tag or datatype id.
+    """Render a literal as SPARQL term syntax: quoted, capped, with its language tag or datatype id.
 
-    Numbers and booleans read unambiguously without quotes, so they are shown bare.
+    A number or boolean is shown bare only when its lexical form is SPARQL's bare form of
+    that datatype (``700`` for an integer, ``7.0E2`` for a double); otherwise it keeps its
+    quotes and datatype, so a model that copies it writes the same term.
 
     Args:
         value: The lexical form.
@@ -89,10 +97,9 @@ def literal_text(value: str, *, datatype: str | None, lang: str | None, datatype
         datatype_id: The datatype as shown (compact id or ``<iri>``), already rendered.
         cap: Characters kept of the lexical form.
     """
-    if datatype in _BARE_DATATYPES:
-        bare = graph_text(value, cap)
-        if bare and " " not in bare:
-            return bare
+    form = _BARE_FORMS.get(datatype or "")
+    if form is not None and len(value) <= cap and form.fullmatch(value):
+        return value
     text = quoted(value, cap)
     if lang:
         return f"{text}@{graph_text(lang, 20)}"
