@@ -1,12 +1,13 @@
-"""Bridging: candidate joins between two sources, with evidence counts and a two-step plan.
+"""Bridging: candidate joins between two sources, scored on evidence that generalises, with a two-step plan.
 
-Three kinds, strongest first: the *same IRIs* used in both sources, *shared identifier
-values* (an id literal of one source found as a value in the other) and *shared property
-IRIs* (the weakest: the same predicate may mean different things). Evidence is sampled
-and bounded: a few keys per surveyed class or property of the left source are looked up
-in the right one, one batched query per kind. A candidate is a hypothesis: the agent runs
-the plan's two queries and inspects the rows before it trusts the join (SERVICE stays
-forbidden, so the join happens in the agent).
+Three kinds: the *same IRIs* used in both sources, *shared identifier values* (a literal of
+one source found, after normalisation, as a literal of the other: ``1`` = ``"1"`` = ``"001"``)
+and *shared property IRIs* (the weakest: the same predicate may mean different things).
+Candidates are ordered by a score whose parts are shown (:mod:`saga_kgqa.sources.bridge_score`):
+containment, distinctness, name similarity, datatype compatibility and second-batch
+agreement, never by raw shared counts. Evidence is sampled and bounded. A candidate is a
+hypothesis: the agent runs the plan (``join`` binds step 1's keys into step 2) and inspects
+the rows before it trusts it (SERVICE stays forbidden).
 """
 
 from __future__ import annotations
@@ -20,10 +21,12 @@ from pydantic import BaseModel, ConfigDict
 from saga_kgqa.kg.core.result import Term
 from saga_kgqa.kg.guard.sparql_terms import iri, string_literal
 from saga_kgqa.schema.queries import batched, path_alternative
-from saga_kgqa.sources.resolution import identifier_predicates
+from saga_kgqa.sources.bridge_score import ScoreParts, agreement, containment, hash_half
+from saga_kgqa.sources.key_match import Normalisation
 from saga_kgqa.sources.session import OpenSource, SourceSet
 from saga_kgqa.sources.summary import RESULT_CHARS
-from saga_kgqa.tools.render import compact_iri
+from saga_kgqa.sources.value_bridges import ValueMatch, match_values, sample_literals
+from saga_kgqa.tools.render import compact_iri, iri_text, term_text
 from saga_kgqa.tools.text_safety import cap_block, graph_text
 
 BridgeKind = Literal["same_iri", "shared_value", "shared_property"]
@@ -55,8 +58,12 @@ class BridgeCandidate(BaseModel):
         right_property: The right property holding the key (``None``: the key is a right subject).
         evidence: Sampled left keys found in the right source.
         sampled: Left keys sampled.
-        examples: A few shared keys.
+        examples: A few shared keys, as pasteable SPARQL terms (``left = right`` when they differ).
         plan: Step 1 on the left source, step 2 on the right one.
+        score: The weighted sum of ``parts``; candidates are ordered by it.
+        parts: The score's parts (containment, distinct, names, datatypes, second batch).
+        normalisation: The rewrite that joined the keys (``exact``, ``datatype``, ``numeric``, ``zero-padding``).
+        datatypes: The key's datatype on the left and on the right (``""``: an IRI or a plain string).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -70,6 +77,10 @@ class BridgeCandidate(BaseModel):
     sampled: int
     examples: tuple[str, ...] = ()
     plan: tuple[PlanStep, ...] = ()
+    score: float = 0.0
+    parts: ScoreParts = ScoreParts()
+    normalisation: Normalisation = "exact"
+    datatypes: tuple[str, str] = ("", "")
 
 
 class BridgeResult(BaseModel):
@@ -101,41 +112,65 @@ def bridge_sources(sources: SourceSet, left: str, right: str) -> BridgeResult:
     """
     a, b = sources.get(left), sources.get(right)
     notes: list[str] = []
-    iri_keys, value_keys = _left_keys(a, notes)
+    iri_keys = _left_keys(a, notes)
+    values = match_values(sample_literals(a, notes), sample_literals(b, notes))
+    prefixes = a.toolkit().prefixes
     candidates = [
         *_matches(a, b, iri_keys, "same_iri", notes),
-        *_matches(a, b, value_keys, "shared_value", notes),
+        *(_value_candidate(a, b, match, prefixes) for match in values),
         *_shared_properties(a, b),
     ]
-    candidates.sort(key=lambda c: (-_STRENGTH[c.kind], -c.evidence, c.left_class or "", c.right_property or ""))
+    candidates.sort(
+        key=lambda c: (-c.score, -_STRENGTH[c.kind], -c.evidence, c.left_class or "", c.right_property or "")
+    )
     result = BridgeResult(left=a.name, right=b.name, candidates=tuple(candidates[:_CANDIDATES]), notes=tuple(notes))
     return result.model_copy(update={"text": render_bridge(result, a.toolkit().prefixes)})
 
 
-def _left_keys(a: OpenSource, notes: list[str]) -> tuple[dict[_Group, list[Term]], dict[_Group, list[Term]]]:
-    """Sample keys of the left source: instances and IRI values per class, identifier literals."""
+def _left_keys(a: OpenSource, notes: list[str]) -> dict[_Group, list[Term]]:
+    """Sample IRI keys of the left source: instances and IRI values per class."""
     survey = a.survey()
     reads = a.toolkit().context.reads()
     type_path = path_alternative(a.schema().type_predicates)
-    idents = set(identifier_predicates(survey))
     iri_keys: dict[_Group, list[Term]] = {}
-    value_keys: dict[_Group, list[Term]] = {}
     for cls in survey.classes:
         members = f"?s {type_path} {iri(cls.iri)} FILTER(isIRI(?s))"
         rows = reads.select(f"SELECT DISTINCT ?s WHERE {{ {members} }}", limit=_KEYS_PER_GROUP).rows
         iri_keys[(cls.iri, None)] = [row["s"] for row in rows]
         for prop in cls.properties:
-            iri_valued = any(k.kind == "iri" for k in prop.object_kinds)
-            if not iri_valued and prop.iri not in idents:
+            if not any(k.kind == "iri" for k in prop.object_kinds):
                 continue
-            kind_filter = "isIRI(?v)" if iri_valued else "isLiteral(?v)"
             rows = reads.select(
-                f"SELECT DISTINCT ?v WHERE {{ {members} ?s {iri(prop.iri)} ?v FILTER({kind_filter}) }}",
+                f"SELECT DISTINCT ?v WHERE {{ {members} ?s {iri(prop.iri)} ?v FILTER(isIRI(?v)) }}",
                 limit=_KEYS_PER_GROUP,
             ).rows
-            (iri_keys if iri_valued else value_keys)[(cls.iri, prop.iri)] = [row["v"] for row in rows]
+            iri_keys[(cls.iri, prop.iri)] = [row["v"] for row in rows]
     notes.extend(reads.notes)
-    return iri_keys, value_keys
+    return iri_keys
+
+
+def _value_candidate(a: OpenSource, b: OpenSource, match: ValueMatch, prefixes: Mapping[str, str]) -> BridgeCandidate:
+    """A shared-value candidate from a scored match; examples are pasteable terms."""
+    examples = tuple(
+        term_text(left, prefixes) + ("" if left == right else " = " + term_text(right, prefixes))
+        for left, right in match.examples
+    )
+    first_left, first_right = match.examples[0]
+    candidate = BridgeCandidate(
+        kind="shared_value",
+        left_class=match.left[0],
+        left_property=match.left[1],
+        right_class=match.right[0],
+        right_property=match.right[1],
+        evidence=len(match.shared),
+        sampled=match.left_keys,
+        examples=examples,
+        score=match.parts.score,
+        parts=match.parts,
+        normalisation=match.normalisation,
+        datatypes=(first_left.datatype or "", first_right.datatype or ""),
+    )
+    return candidate.model_copy(update={"plan": _plan(a, b, candidate)})
 
 
 def _matches(
@@ -175,6 +210,16 @@ def _matches(
         left_class, left_property = group
         if right_property in b.schema().type_predicates:
             continue
+        sampled = {_sparql(term) for term in keys[group]}
+        halves = [{k for k in sampled if hash_half(k) == h} for h in (0, 1)]
+        # The same IRI names the same thing: the names and datatypes parts hold by construction.
+        parts = ScoreParts(
+            containment=containment(len(shared), len(sampled), len(sampled)),
+            distinct=1.0,
+            names=1.0,
+            datatypes=1.0,
+            second_batch=agreement(*(len(h & shared) / len(h) if h else 1.0 for h in halves)),
+        )
         candidate = BridgeCandidate(
             kind=kind,
             left_class=left_class,
@@ -184,6 +229,8 @@ def _matches(
             evidence=len(shared),
             sampled=len(keys[group]),
             examples=tuple(sorted(shared)[:3]),
+            score=parts.score,
+            parts=parts,
         )
         candidates.append(candidate.model_copy(update={"plan": _plan(a, b, candidate)}))
     return candidates
@@ -220,6 +267,9 @@ def _shared_properties(a: OpenSource, b: OpenSource) -> list[BridgeCandidate]:
             right_property=prop,
             evidence=min(left[prop][1], right[prop][1]),
             sampled=max(left[prop][1], right[prop][1]),
+            # Only the name is shared: no value was seen on both sides.
+            parts=ScoreParts(names=1.0),
+            score=ScoreParts(names=1.0).score,
         )
         candidates.append(candidate.model_copy(update={"plan": _plan(a, b, candidate)}))
     return candidates
@@ -236,10 +286,12 @@ def _plan(a: OpenSource, b: OpenSource, c: BridgeCandidate) -> tuple[PlanStep, P
         first = f"SELECT DISTINCT ?x ?key WHERE {{ {subject} ; {iri(c.left_property)} ?key }} LIMIT 100"
     typed = f" ?y {type_b} {iri(c.right_class)} ." if c.right_class else ""
     if c.right_property is None:
-        second = f"SELECT ?key WHERE {{ VALUES ?key {{ … }} ?key {type_b} {iri(c.right_class or '')} }}"
+        second = f"SELECT ?key WHERE {{ ?key {type_b} {iri(c.right_class or '')} }}"
     else:
-        second = f"SELECT ?y ?key WHERE {{ VALUES ?key {{ … }}{typed} ?y {iri(c.right_property)} ?key }}"
-    fill = "replace … with the ?key values of step 1 (IRIs in <>, literals as written), then join on ?key"
+        second = f"SELECT ?y ?key WHERE {{{typed} ?y {iri(c.right_property)} ?key }}"
+    fill = f"run both with join({a.name}: step 1 ==> {b.name}: step 2): step 1's ?key values are bound into step 2" + (
+        "" if c.normalisation == "exact" else f" in the right side's form ({c.normalisation} normalisation)"
+    )
     return (
         PlanStep(source=a.name, sparql=first, note="the keys on the left"),
         PlanStep(source=b.name, sparql=second, note=fill),
@@ -255,10 +307,14 @@ def render_bridge(result: BridgeResult, prefixes: Mapping[str, str], max_chars: 
         left = _ids([c.left_class, c.left_property], prefixes)
         right = _ids([c.right_class, c.right_property], prefixes)
         lines.append(
-            f"{n}. {c.kind}: {result.left} {left} = {result.right} {right} ({c.evidence}/{c.sampled} sampled keys)"
+            f"{n}. {c.kind}: {result.left} {left} = {result.right} {right}: score {c.score:.2f} "
+            f"({c.parts.text()}); {c.evidence}/{c.sampled} sampled keys shared"
         )
+        if c.kind == "shared_value":
+            kinds = " = ".join(iri_text(d, prefixes) if d else "plain string" for d in c.datatypes)
+            lines.append(f"   matched by {c.normalisation} normalisation ({kinds})")
         if c.examples:
-            lines.append(f"   shared keys e.g. {graph_text('; '.join(c.examples), 200)}")
+            lines.append(f"   shared keys e.g. {'; '.join(c.examples)}")
         for step, plan in enumerate(c.plan, 1):
             lines.append(f"   step {step} on {plan.source}: {plan.sparql}")
     lines.extend(f"note: {graph_text(note)}" for note in result.notes[:3])

@@ -1,0 +1,101 @@
+"""The bridge's score: evidence that generalises, each part shown to the model.
+
+A join candidate is scored on five parts in [0, 1], weighted into one number:
+
+* ``containment``: shared keys as a share of the smaller side's distinct keys (a foreign key
+  is contained in the key it points at), damped when fewer than :data:`SUPPORT` keys are shared;
+* ``distinct``: how close the more distinct side is to one value per row (ids, not categories);
+* ``names``: similarity of the two properties' names (``stadium_id`` ~ ``stadiumId``; a bare
+  ``id`` borrows its class's name, so ``visit.visitor_id`` ~ ``visitor.id``);
+* ``datatypes``: 1 when the terms match exactly, less when a normalisation was needed;
+* ``second_batch``: agreement of the containment measured on two disjoint halves of the sample.
+
+Raw shared counts are not a part: small integer ids (1-10) collide across unrelated columns,
+and a column with one more distinct value would otherwise outrank the real key.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from difflib import SequenceMatcher
+
+from pydantic import BaseModel, ConfigDict
+
+from saga_kgqa.sources.key_match import Normalisation
+
+WEIGHTS = {"containment": 0.3, "distinct": 0.15, "names": 0.3, "datatypes": 0.1, "second_batch": 0.15}
+#: Shared keys below this count damp the containment (one shared value proves little).
+SUPPORT = 3
+_DATATYPE_PART: dict[Normalisation, float] = {"exact": 1.0, "datatype": 0.6, "numeric": 0.5, "zero-padding": 0.5}
+_GENERIC = frozenset({"id", "ids", "key", "code", "no", "num", "number", "identifier", "uid"})
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+class ScoreParts(BaseModel):
+    """The parts of a bridge candidate's score, each in [0, 1]."""
+
+    model_config = ConfigDict(frozen=True)
+
+    containment: float = 0.0
+    distinct: float = 0.0
+    names: float = 0.0
+    datatypes: float = 0.0
+    second_batch: float = 0.0
+
+    @property
+    def score(self) -> float:
+        """The weighted sum of the parts."""
+        return round(sum(getattr(self, name) * weight for name, weight in WEIGHTS.items()), 3)
+
+    def text(self) -> str:
+        """``containment 1.00 · distinct 0.83 · …`` for the model."""
+        return " · ".join(f"{name.replace('_', ' ')} {getattr(self, name):.2f}" for name in WEIGHTS)
+
+
+def local_words(iri: str | None) -> list[str]:
+    """The lower-cased words of an IRI's local name (``stadiumId`` and ``stadium_id`` give ``stadium id``)."""
+    if not iri:
+        return []
+    local = re.split(r"[/#:]", iri.rstrip("/#"))[-1]
+    return [word.lower() for word in _WORD.findall(local) if word.lower() != "ref"]
+
+
+def name_words(prop: str | None, cls: str | None) -> set[str]:
+    """A key's words: its property's, plus its class's when the property name is only generic (``id``)."""
+    words = set(local_words(prop))
+    if not words - _GENERIC:
+        words |= set(local_words(cls))
+    return words
+
+
+def name_similarity(left: set[str], right: set[str]) -> float:
+    """Word overlap of two keys' names, or their spelling similarity when that is higher."""
+    if not left or not right:
+        return 0.0
+    overlap = len(left & right) / len(left | right)
+    spelled = SequenceMatcher(None, "".join(sorted(left)), "".join(sorted(right))).ratio()
+    return round(max(overlap, spelled * 0.8), 3)
+
+
+def containment(shared: int, left: int, right: int) -> float:
+    """Shared keys as a share of the smaller side, damped below :data:`SUPPORT` shared keys."""
+    smaller = min(left, right)
+    if smaller == 0 or shared == 0:
+        return 0.0
+    return round(min(shared / smaller, 1.0) * min(shared / SUPPORT, 1.0), 3)
+
+
+def datatype_part(normalisation: Normalisation) -> float:
+    """How much a normalisation costs the datatype part."""
+    return _DATATYPE_PART[normalisation]
+
+
+def agreement(first: float, second: float) -> float:
+    """How well two halves' containments agree (1: equal)."""
+    return round(1.0 - abs(first - second), 3)
+
+
+def hash_half(key: str) -> int:
+    """Which of two stable halves of a sample a key falls in (the second batch)."""
+    return zlib.crc32(key.encode("utf-8")) & 1
