@@ -1,0 +1,63 @@
+"""The join tool binds step 1's keys into step 2 in the right side's form; no key is copied by hand (point 3)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from saga_kgqa.errors import ToolInputError
+from saga_kgqa.sources.federation import join_sources, parse_join
+from saga_kgqa.sources.grounding import execute_on_source
+from saga_kgqa.sources.session import SourceSet
+from tests.unit.multisource.conftest import L, R
+
+STEP1 = f"concerts: SELECT ?c ?key WHERE {{ ?c a <{L}Concert> ; <{L}stadium_id> ?key ; <{L}year> 2014 }}"
+STEP2 = f"venues: SELECT ?key ?name WHERE {{ ?s <{R}stadiumId> ?key ; <{R}stadiumName> ?name }}"
+
+
+@pytest.mark.parametrize("form", ["integer", "string", "padded", "double"])
+def test_join_answers_like_the_whole_graph(concert_sources: Callable[[str], SourceSet], form: str) -> None:
+    sources = concert_sources(form)
+    joined = join_sources(sources, f"{STEP1} ==> {STEP2}")
+    assert joined.status == "ok", joined.text
+    assert joined.result is not None
+    assert sorted((r["c"].value[-1], r["name"].value) for r in joined.result.rows) == [
+        ("1", "Hampden"),
+        ("2", "Balmoor"),
+        ("5", "Hampden"),
+    ]
+    # The bound step 2 is a real query on the right source: re-running it gives the answer's column.
+    again = execute_on_source(sources, "venues", joined.bound_query)
+    assert again.result is not None
+    assert {r["name"].value for r in again.result.rows} == {"Hampden", "Balmoor"}
+    assert joined.normalisation == {"integer": "exact", "string": "datatype", "padded": "zero-padding"}.get(
+        form, "datatype"
+    )
+
+
+def test_a_double_key_copied_from_the_table_into_values_finds_its_rows(
+    concert_sources: Callable[[str], SourceSet],
+) -> None:
+    sources = concert_sources("double")
+    shown = execute_on_source(sources, "venues", f"SELECT ?key WHERE {{ ?s <{R}stadiumId> ?key }} ORDER BY ?key")
+    cell = shown.text.splitlines()[3].strip("| ").strip()
+    pasted = execute_on_source(
+        sources, "venues", f"SELECT ?s WHERE {{ VALUES ?key {{ {cell} }} ?s <{R}stadiumId> ?key }}"
+    )
+    assert pasted.status == "ok", (cell, pasted.text)
+
+
+def test_a_join_that_cannot_meet_names_both_datatypes(concert_sources: Callable[[str], SourceSet]) -> None:
+    sources = concert_sources("integer")
+    step2 = f"venues: SELECT ?key WHERE {{ ?s <{R}stadiumName> ?key }}"
+    joined = join_sources(sources, f"{STEP1} ==> {step2}")
+    assert joined.status == "empty"
+    assert "datatype mismatch" in joined.text and "xsd:integer" in joined.text and "plain string" in joined.text
+
+
+def test_malformed_requests_are_typed_errors(concert_sources: Callable[[str], SourceSet]) -> None:
+    with pytest.raises(ToolInputError):
+        parse_join("SELECT * WHERE { ?s ?p ?o }")
+    with pytest.raises(ToolInputError, match="same variable"):
+        join_sources(concert_sources("integer"), f"{STEP1} ==> venues: SELECT ?x WHERE {{ ?x ?p ?o }}")
