@@ -188,3 +188,35 @@ def test_source_tools_in_text_action_mode(two_sources: tuple[SourceSet, SagaTool
     assert "execute_on(SOURCE: sparql)" in run.model.prompt_text(1)
     assert "execute_on" in run.model.prompt_text(2)  # the parsing call knows the source tools
     assert [row["n"] for row in run.output["answer"].rows] == ["Alice Adler"]
+
+
+def _join_call(messages: list[BaseMessage]) -> AIMessage:
+    """Both steps in one join call, on the bridge's top shared-value key: no key is copied by the model."""
+    protein = re.search(r"<(\S+)>\s+\"Kinase A\"", _last_observation(messages, "resolve"))
+    key = re.search(
+        r"shared_value: proteins <\S+> <(\S+)> = people <\S+> <(\S+)>", _last_observation(messages, "bridge")
+    )
+    assert protein is not None and key is not None
+    first = f"SELECT ?key WHERE {{ <{protein.group(1)}> <{L}studiedBy> ?x . ?x <{key.group(1)}> ?key }}"
+    second = f"SELECT ?key ?n WHERE {{ ?y <{key.group(2)}> ?key ; <{L}name> ?n }}"
+    return tool_call("join", request=f"proteins: {first} ==> people: {second}")
+
+
+def test_two_source_question_through_the_join_tool(two_sources: tuple[SourceSet, SagaToolbox], tmp_path: Path) -> None:
+    sources, toolbox = two_sources
+    script: list[AIMessage | str | Callable[[list[BaseMessage]], AIMessage]] = [
+        answer_type("person"),
+        tool_call("resolve", request="proteins: Kinase A"),
+        tool_call("bridge", sources="proteins: people"),
+        _join_call,
+        tool_call("stop"),
+    ]
+    run = run_agent(toolbox, script, question=QUESTION, sources=sources)  # type: ignore[arg-type]
+
+    assert [step.tool for step in run.state["history"]] == ["resolve", "bridge", "join"]
+    assert run.state["history"][-1].outcome == "ok", run.state["history"][-1].observation
+    assert [a.source for a in run.output["attempts"]] == ["people"]
+    assert run.output["status"] == "answered"
+    assert {row["n"] for row in run.output["answer"].rows} == _oracle_names(tmp_path) == {"Alice Adler"}
+    assert "join" in run.model.bound_tools
+    assert "join(LEFT: query 1 ==> RIGHT: query 2)" in run.model.prompt_text(1)

@@ -29,11 +29,12 @@ TOOL_ARGUMENTS: dict[str, str | None] = {
     "expand": "request",
     "bridge": "sources",
     "execute_on": "request",
+    "join": "request",
     "stop": None,
 }
 
 #: The tools that ground over named sources (:mod:`saga_kgqa.graph.source_tools`).
-SOURCE_TOOLS = ("find_sources", "summary", "resolve", "expand", "bridge", "execute_on")
+SOURCE_TOOLS = ("find_sources", "summary", "resolve", "expand", "bridge", "execute_on", "join")
 #: The source grounding tools the single-shot switch limits to one call per question (execution is not one).
 SINGLE_SHOT_TOOLS = ("find_sources", "summary", "resolve", "expand", "bridge")
 
@@ -72,6 +73,11 @@ _DESCRIPTIONS = {
     "execute_on": (
         "Run a SPARQL query on one named source and show a truncated result.",
         "'SOURCE: the whole SPARQL query'.",
+    ),
+    "join": (
+        "Run query 1 on one source, bind its key values into query 2 on another (in that source's form: "
+        "strings, padded codes, doubles) and show the joined rows; the answer is query 2's columns.",
+        "'LEFT: query 1 ==> RIGHT: query 2', both naming the key variable (e.g. ?key).",
     ),
     "stop": ("Mark the last executed SPARQL query as the final answer and end.", ""),
 }

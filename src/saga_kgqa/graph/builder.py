@@ -8,7 +8,7 @@ Wiring (every node returns a delta; routers are pure)::
                                               ├→ patterns ─────────┤
                                               ├→ examples ─────────┤
                                               ├→ execute ──────────┤
-                                              ├→ find_sources, summary, resolve, expand, bridge, execute_on ┤
+                                              ├→ find_sources, summary, resolve, expand, bridge, execute_on, join ┤
                                               ├→ refuse_action ────┤→ controller
                                               └→ finalize → END
 
@@ -118,6 +118,7 @@ def build_graph(
         "expand": source_tools.expand,
         "bridge": source_tools.bridge,
         "execute_on": source_tools.execute_on,
+        "join": source_tools.join,
     }
     for source_tool, source_node in source_nodes.items():
         builder.add_node(source_tool, traced_tool_node(source_tool, source_node))

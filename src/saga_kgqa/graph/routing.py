@@ -23,6 +23,7 @@ ActionRoute = Literal[
     "expand",
     "bridge",
     "execute_on",
+    "join",
     "refuse_action",
     "check_answer",
     "finalize",
@@ -42,6 +43,7 @@ _TOOL_NODES: dict[str, ActionRoute] = {
     "expand": "expand",
     "bridge": "bridge",
     "execute_on": "execute_on",
+    "join": "join",
 }
 
 

@@ -87,7 +87,7 @@ def source_prompt_lines(mode: SourceMode, *, steps_left: int) -> str:
 
     lines = [
         "Named sources (each tool takes the source by its catalog name; SERVICE is not allowed, so a "
-        "cross-source answer is two queries joined by you on a bridge key):",
+        "cross-source answer is two queries joined by the join tool on a bridge key):",
     ]
     if mode.find:
         lines.append(
@@ -100,13 +100,15 @@ def source_prompt_lines(mode: SourceMode, *, steps_left: int) -> str:
         "- expand(SOURCE: entity): the entity's outgoing and incoming paths, one hop through intermediate nodes.",
         "- bridge(LEFT: RIGHT): candidate joins between two sources with evidence and a two-step plan.",
         "- execute_on(SOURCE: sparql): runs the query on that source (the final answer is the last query that "
-        "answered: for a join, put step 1's keys into step 2 with VALUES).",
+        "answered).",
+        "- join(LEFT: query 1 ==> RIGHT: query 2): runs query 1, binds its ?key values into query 2 in the right "
+        "source's form and joins the rows; never copy keys by hand. Put the source holding the answer second.",
         "Policy: first decide whether the question needs graph data at all. "
         + ("Call find_sources once to choose sources. " if mode.find else "Choose sources from the catalog below. ")
         + "Call summary once per chosen source. Use resolve to map names to IRIs and expand for indirect or "
-        "blank-node values. Call bridge once before a genuine two-source join, and run and inspect its plan "
-        "before trusting it. After two failed or empty attempts, pivot: change the predicate, the source or "
-        "the tool instead of repeating. Once the evidence suffices, stop.",
+        "blank-node values. Call bridge once before a genuine two-source join, run its plan with join and "
+        "inspect the rows before trusting it. After two failed or empty attempts, pivot: change the predicate, "
+        "the source or the tool instead of repeating. Once the evidence suffices, stop.",
         f"Steps left: {steps_left}." + (_LOW_BUDGET if steps_left <= LOW_BUDGET_STEPS else ""),
     ]
     if not mode.find:
@@ -232,6 +234,36 @@ class SourceToolNodes:
         entry = knowledge(step, outcome, f"on {source}: {execute_summary(result)}")
         delta = finish_action(action, step, cap_block(result.text, RESULT_CHARS), outcome, [entry])
         delta["attempts"] = [attempt]
+        return delta
+
+    def join(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
+        """Run ``join(LEFT: q1 ==> RIGHT: q2)``; the attempt is the bound q2 on the right source."""
+        from saga_kgqa.sources.federation import join_sources
+
+        context, action, step = begin_step(state, runtime)
+        sources = source_mode(self.dependencies, context).sources
+        try:
+            if sources is None:
+                raise ToolInputError("no named sources are configured in this run; use execute(sparql)")
+            settings = ExecuteSettings(max_rows_shown=context.max_rows_shown, max_bytes=context.max_observation_bytes)
+            result = join_sources(sources, action.argument, settings=settings)
+        except (ToolInputError, ConfigurationError, BackendError) as exc:
+            return _failed(action, step, exc)
+        outcome: Outcome = result.status
+        entry = knowledge(
+            step, outcome, f"join {result.left} → {result.right} on ?{result.key}: {result.row_count} rows"
+        )
+        delta = finish_action(action, step, cap_block(result.text, RESULT_CHARS), outcome, [entry])
+        if result.bound_query:
+            delta["attempts"] = [
+                QueryAttempt(
+                    step=step,
+                    sparql=result.bound_query,
+                    status=outcome,
+                    row_count=result.bound_rows,
+                    source=result.right,
+                )
+            ]
         return delta
 
     def _run(self, state: SagaState, runtime: Runtime[SagaContext], run: Any) -> dict[str, Any]:

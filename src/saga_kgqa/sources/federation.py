@@ -29,7 +29,7 @@ from saga_kgqa.kg.guard.sparql_terms import iri, string_literal
 from saga_kgqa.sources.grounding import execute_on_source
 from saga_kgqa.sources.key_match import Normalisation, match_key, normalisation, right_form, weakest
 from saga_kgqa.sources.session import SourceSet
-from saga_kgqa.tools.execute.models import ExecuteSettings
+from saga_kgqa.tools.execute.models import ExecuteSettings, ExecuteStatus
 from saga_kgqa.tools.render import cap_bytes, iri_text, render_result_table
 
 #: Distinct keys bound into query 2 at most (the bound query must stay under the guard's size cap).
@@ -52,13 +52,14 @@ class JoinOutcome(BaseModel):
         normalisation: The rewrite that joined the keys.
         bound_query: Query 2 with step 1's keys bound: the query that answered, on ``right``.
         row_count: Joined rows.
+        bound_rows: Rows of the bound query 2 (what re-running the attempt returns).
         keys_bound: Distinct keys bound into query 2.
         result: The joined rows (not serialised).
     """
 
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
-    status: str
+    status: ExecuteStatus
     text: str
     left: str
     right: str
@@ -66,6 +67,7 @@ class JoinOutcome(BaseModel):
     normalisation: Normalisation = "exact"
     bound_query: str = ""
     row_count: int = 0
+    bound_rows: int = 0
     keys_bound: int = 0
     result: QueryResult | None = None
 
@@ -136,6 +138,7 @@ def join_sources(sources: SourceSet, request: str, *, settings: ExecuteSettings 
         normalisation=rule,
         bound_query=bound,
         row_count=len(joined.rows),
+        bound_rows=len(b.result.rows),
         keys_bound=len(bound_terms),
         result=joined,
         **base,
