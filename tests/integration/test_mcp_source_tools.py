@@ -94,8 +94,21 @@ async def every_source_tool(session: ClientSession, places: list[str]) -> None:
     assert first["kind"] == "same_iri" and first["evidence"] > 0
     assert [step["source"] for step in first["plan"]] == ["lab", "flat"]
 
+    joined = await session.call_tool(
+        "join_sources",
+        {
+            "left": "lab",
+            "left_query": f"SELECT ?key WHERE {{ ?key a <{first['left_class']}> }}",
+            "right": "flat",
+            "right_query": "SELECT ?key ?p WHERE { ?key ?p ?o }",
+        },
+    )
+    assert not joined.isError, text(joined)
+    assert joined.structuredContent is not None and joined.structuredContent["row_count"] > 0, text(joined)
+    assert "VALUES ?key" in joined.structuredContent["bound_query"]
+
     # Callers see source names, never the operator's file paths.
-    for result in (sources, summary, resolved, expanded, bridged):
+    for result in (sources, summary, resolved, expanded, bridged, joined):
         shown = text(result) + json.dumps(result.structuredContent)
         assert not any(place in shown for place in places)
 

@@ -25,6 +25,7 @@ SOURCE_TOOLS = frozenset(
         "resolve_entity",
         "expand_entity",
         "bridge_sources",
+        "join_sources",
     }
 )
 

@@ -17,6 +17,7 @@ import uvicorn
 from mcp.server.fastmcp import FastMCP
 
 from saga_kgqa.serve.mcp_ask import ask_tools
+from saga_kgqa.serve.mcp_join_tool import join_tools
 from saga_kgqa.serve.mcp_pattern_tools import pattern_tools
 from saga_kgqa.serve.mcp_saga_tools import saga_tools
 from saga_kgqa.serve.mcp_source_tools import source_tools
@@ -26,7 +27,13 @@ from saga_kgqa.serve.mcp_tooling import ToolHost, ToolSpec
 SERVER_NAME = "saga-kgqa"
 
 #: Every tool set the server offers, in listing order.
-TOOL_SETS: tuple[Callable[[ToolHost], list[ToolSpec]], ...] = (saga_tools, pattern_tools, source_tools, ask_tools)
+TOOL_SETS: tuple[Callable[[ToolHost], list[ToolSpec]], ...] = (
+    saga_tools,
+    pattern_tools,
+    source_tools,
+    join_tools,
+    ask_tools,
+)
 
 INSTRUCTIONS = (
     "Ground questions over knowledge graphs: search names, look up entities (their types and the "
