@@ -11,6 +11,7 @@ surveyed) and its persistent name index; there is no second copy of them.
 from __future__ import annotations
 
 from saga_kgqa.sources.bridging import BridgeResult, bridge_sources
+from saga_kgqa.sources.cross_hints import elsewhere
 from saga_kgqa.sources.expansion import Expansion, expand_entity
 from saga_kgqa.sources.resolution import EntityResolution, name_index, resolve_entity
 from saga_kgqa.sources.session import SourceSet
@@ -75,4 +76,12 @@ def execute_on_source(
         UnknownName: No source has that name (a bad query is an outcome, never raised).
     """
     opened = sources.get(source)
-    return execute(sparql, graph=opened.graph, schema=opened.schema(), theta=theta, settings=settings)
+    outcome = execute(sparql, graph=opened.graph, schema=opened.schema(), theta=theta, settings=settings)
+    if outcome.status in ("blocked", "empty"):
+        # A property of another catalog source is named as living there (docs/faults.md N4).
+        hints = elsewhere(sources, source, sparql)
+        if hints:
+            return outcome.model_copy(
+                update={"text": "\n".join([outcome.text, *hints]), "notes": (*outcome.notes, *hints)}
+            )
+    return outcome
