@@ -122,9 +122,10 @@ def test_probes_pass_the_guard_and_are_counted(backend: CountingBackend, schema:
     outcome = run(backend, schema, 'SELECT ?x WHERE { ?x ex:memberOf ?d . ?d ex:name "Nope" }')
     assert outcome.diagnosis is not None
     guard_texts = backend.texts("guard")
-    # The query itself, then one ASK per probe, each of them checked by the guard.
+    # The query itself, then one ASK per probe (and one SELECT of a dead pattern's literal datatypes),
+    # each of them checked by the guard.
     assert len(guard_texts) == 1 + outcome.diagnosis.probes
-    assert all(text.lstrip().startswith("ASK") for text in guard_texts[1:])
+    assert all(text.lstrip().startswith(("ASK", "SELECT ?o WHERE")) for text in guard_texts[1:])
 
 
 def test_the_probe_budget_is_respected(backend: CountingBackend, schema: SchemaIndex) -> None:

@@ -61,3 +61,13 @@ def test_malformed_requests_are_typed_errors(concert_sources: Callable[[str], So
         parse_join("SELECT * WHERE { ?s ?p ?o }")
     with pytest.raises(ToolInputError, match="same variable"):
         join_sources(concert_sources("integer"), f"{STEP1} ==> venues: SELECT ?x WHERE {{ ?x ?p ?o }}")
+
+
+@pytest.mark.parametrize("form", ["string", "double"])
+def test_an_empty_values_query_names_both_datatypes(concert_sources: Callable[[str], SourceSet], form: str) -> None:
+    sources = concert_sources(form)
+    query = f"SELECT ?s WHERE {{ VALUES ?key {{ 1 2 }} ?s <{R}stadiumId> ?key }}"
+    outcome = execute_on_source(sources, "venues", query)
+    assert outcome.status == "empty"
+    assert "datatype mismatch" in outcome.text.lower(), outcome.text
+    assert "xsd:integer" in outcome.text and {"string": "xsd:string", "double": "xsd:double"}[form] in outcome.text

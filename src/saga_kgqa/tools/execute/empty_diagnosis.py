@@ -30,6 +30,7 @@ from saga_kgqa.errors import BackendError, QueryRejected
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.guard.algebra_text import AlgebraTextError, AlgebraWriter, Triple, term_variables
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.tools.execute.datatype_mismatch import mismatch_note
 from saga_kgqa.tools.text_safety import display_writer, graph_text
 
 DiagnosisKind = Literal["dead_pattern", "join", "filter", "filters_combined", "values", "elsewhere", "unknown"]
@@ -144,7 +145,7 @@ def diagnose_empty(
     settings = settings or DiagnosisSettings()
     parts = _Parts()
     _collect(root, parts, having_zone=_aggregated(root))
-    prober = _Prober(graph, settings, AlgebraWriter(), display_writer(display_prefixes))
+    prober = _Prober(graph, settings, AlgebraWriter(), display_writer(display_prefixes), display_prefixes)
     try:
         return _diagnose(parts, prober, settings)
     except _OutOfBudget as exc:
@@ -172,6 +173,8 @@ def _diagnose(parts: _Parts, prober: _Prober, settings: DiagnosisSettings) -> Em
         message = f"The pattern `{shown[0]}` matches nothing {where}."
         if len(shown) > 1:
             message += " Nor do: " + ", ".join(f"`{s}`" for s in shown[1:]) + "."
+        mismatch = prober.mismatch(dead[0], parts.values)
+        message += f" {mismatch}" if mismatch else ""
         return prober.result("dead_pattern", message=message, parts=parts, pattern=shown[0], dead=shown)
     for count in range(2, len(patterns) + 1):
         if not prober.ask(values, patterns[:count]):
@@ -212,12 +215,18 @@ class _Prober:
     """Sends probe ASKs through the guard within the budgets, and names parts for display."""
 
     def __init__(
-        self, graph: KnowledgeGraph, settings: DiagnosisSettings, writer: AlgebraWriter, display: AlgebraWriter
+        self,
+        graph: KnowledgeGraph,
+        settings: DiagnosisSettings,
+        writer: AlgebraWriter,
+        display: AlgebraWriter,
+        prefixes: Mapping[str, str],
     ) -> None:
         self._graph = graph
         self._settings = settings
         self._writer = writer
         self._display = display
+        self._prefixes = prefixes
         self._started = time.monotonic()
         self.sent = 0
 
@@ -255,6 +264,15 @@ class _Prober:
             return bool(self._graph.run(checked, limits).boolean)
         except BackendError as exc:
             raise _OutOfBudget(f"a probe failed ({type(exc).__name__})") from None
+
+    def mismatch(self, triple: Triple, values: Sequence[CompValue]) -> str | None:
+        """Whether the dead pattern's literals differ in datatype from the graph's values (one probe)."""
+        if self.sent >= self._settings.max_probes:
+            return None
+        self.sent += 1
+        remaining = self._settings.total_deadline_s - (time.monotonic() - self._started)
+        deadline = min(self._settings.probe_deadline_s, remaining)
+        return mismatch_note(triple, values, graph=self._graph, prefixes=self._prefixes, deadline_s=deadline)
 
     def show(self, triple: Triple) -> str:
         try:
