@@ -39,15 +39,14 @@ import pyoxigraph as ox
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the split builder beside this file
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.support, when run as a script
-from multisource_splits import KINDS, ONTOP, Split, class_iri, property_iri, splits  # noqa: E402
-
-from saga_kgqa.errors import QueryRejected  # noqa: E402
-from saga_kgqa.kg.remote.endpoint_gate import forget_gate  # noqa: E402
-from saga_kgqa.sources.bridging import BridgeResult, bridge_sources  # noqa: E402
-from saga_kgqa.sources.catalog import Catalog, SourceRecord  # noqa: E402
-from saga_kgqa.sources.federation import join_sources  # noqa: E402
-from saga_kgqa.sources.session import SourceSet  # noqa: E402
-from tests.support.oxigraph_server import oxigraph_server  # noqa: E402
+from multisource_splits import KINDS, ONTOP, Split, class_iri, property_iri, splits
+from saga_kgqa.errors import QueryRejected
+from saga_kgqa.kg.remote.endpoint_gate import forget_gate
+from saga_kgqa.sources.bridging import BridgeResult, bridge_sources
+from saga_kgqa.sources.catalog import Catalog, SourceRecord
+from saga_kgqa.sources.federation import join_sources
+from saga_kgqa.sources.session import SourceSet
+from tests.support.oxigraph_server import oxigraph_server
 
 GRAPHS = (
     "singer",
