@@ -34,8 +34,8 @@ from saga_kgqa.tools.render import cap_bytes, iri_text, render_result_table
 
 #: Distinct keys bound into query 2 at most (the bound query must stay under the guard's size cap).
 MAX_KEYS = 300
-#: Rows of query 2 read to learn the right side's key form.
-PROBE_ROWS = 5
+#: Rows of query 2 read to learn the right side's key forms.
+PROBE_ROWS = 20
 SEPARATOR = "==>"
 _SIDE = re.compile(r"\A\s*([A-Za-z0-9][A-Za-z0-9_.\-]*)\s*:\s*(\S.*?)\s*\Z", re.DOTALL)
 
@@ -109,8 +109,10 @@ def join_sources(sources: SourceSet, request: str, *, settings: ExecuteSettings 
     )
     if probe.status not in ("ok", "empty") or probe.result is None:
         return JoinOutcome(status=probe.status, text=f"step 2 on {right}: {probe.text}", key=key, **base)
-    like = next((row[key] for row in probe.result.rows if key in row), None)
-    bound_terms = _distinct([right_form(term, like) if like is not None else term for term in keys[:MAX_KEYS]])
+    # One form per shape the probe saw (typed, plain, padded to some width): keys meet whichever the rows use.
+    shapes = list({_shape(row[key]): row[key] for row in probe.result.rows if key in row}.values())
+    forms = [right_form(term, like) for term in keys[:MAX_KEYS] for like in shapes] if shapes else keys[:MAX_KEYS]
+    bound_terms = _distinct(forms)
     bound = bind_values(second, key, bound_terms)
     b = execute_on_source(sources, right, bound, settings=_within(settings, deadline))
     if b.result is None or b.status not in ("ok", "empty"):
@@ -158,6 +160,12 @@ def _key_variable(variables: tuple[str, ...], second: str) -> str:
             "use the same variable for the key in both, e.g. ?key"
         )
     return "key" if "key" in named else named[0]
+
+
+def _shape(term: Term) -> tuple[str, str | None, str | None, int]:
+    """A key's written form: kind, datatype, language and, for a zero-padded code, its width."""
+    padded = len(term.value) if term.value[:1] == "0" and len(term.value) > 1 else 0
+    return term.kind, term.datatype, term.lang, padded
 
 
 def _distinct(terms: list[Term]) -> list[Term]:

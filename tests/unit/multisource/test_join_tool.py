@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from saga_kgqa.errors import ToolInputError
+from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.federation import join_sources, parse_join
 from saga_kgqa.sources.grounding import execute_on_source
 from saga_kgqa.sources.session import SourceSet
@@ -71,3 +73,26 @@ def test_an_empty_values_query_names_both_datatypes(concert_sources: Callable[[s
     assert outcome.status == "empty"
     assert "datatype mismatch" in outcome.text.lower(), outcome.text
     assert "xsd:integer" in outcome.text and {"string": "xsd:string", "double": "xsd:double"}[form] in outcome.text
+
+
+def test_padded_codes_of_several_widths_are_all_bound(tmp_path: Path) -> None:
+    # Fixed-width codes: the first row the probe sees ("12345") has no leading zero, the others do.
+    left = "".join(f'<{L}c{n}> <{L}code> "{n}"^^<http://www.w3.org/2001/XMLSchema#integer> .\n' for n in (12345, 1, 2))
+    right = "".join(f'<{R}d{n}> <{R}code> "{n:05d}" ; <{R}name> "D{n}" .\n' for n in (12345, 1, 2))
+    (tmp_path / "l.ttl").write_text(left)
+    (tmp_path / "r.ttl").write_text(right)
+    catalog = Catalog(
+        sources={
+            "a": SourceRecord(name="a", data=(tmp_path / "l.ttl",)),
+            "b": SourceRecord(name="b", data=(tmp_path / "r.ttl",)),
+        },
+        default_source="a",
+    )
+    with SourceSet(catalog, survey_dir=tmp_path / "cache") as sources:
+        joined = join_sources(
+            sources,
+            f"a: SELECT ?c ?key WHERE {{ ?c <{L}code> ?key }} ==> "
+            f"b: SELECT ?key ?n WHERE {{ ?d <{R}code> ?key ; <{R}name> ?n }}",
+        )
+    assert joined.result is not None
+    assert sorted(row["n"].value for row in joined.result.rows) == ["D1", "D12345", "D2"], joined.text
