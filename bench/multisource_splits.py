@@ -105,7 +105,7 @@ def foreign_keys(triples: list[ox.Triple]) -> list[ForeignKey]:
     for t in triples:
         if isinstance(t.object, ox.Literal):
             literals.setdefault(t.subject.value, {})[t.predicate.value] = t.object.value
-    votes: dict[tuple[str, str, str], dict[str, int]] = {}
+    votes: dict[tuple[str, str, str, str], dict[str, int]] = {}
     for t in triples:
         p = t.predicate.value
         if "#ref-" not in p or not isinstance(t.object, ox.NamedNode):
@@ -115,14 +115,16 @@ def foreign_keys(triples: list[ox.Triple]) -> list[ForeignKey]:
         held = values.get((t.subject.value, f"{ONTOP}{table}#{column}"))
         if row is None or row.group(1) == table or held is None:
             continue
-        tally = votes.setdefault((table, column, row.group(1)), {})
+        tally = votes.setdefault((table, column, row.group(1), row.group(2)), {})
         for prop, value in literals.get(t.object.value, {}).items():
             if value == held:
                 tally[prop] = tally.get(prop, 0) + 1
     found = []
-    for (table, column, target), tally in votes.items():
+    for (table, column, target, row_key), tally in votes.items():
         if tally:
-            best = max(sorted(tally), key=lambda prop: tally[prop])
+            # The row's own key column wins a tie (small ids make other columns match too).
+            own = f"{ONTOP}{target}#{row_key}"
+            best = max(sorted(tally), key=lambda prop: (tally[prop], prop == own))
             found.append(ForeignKey(table, column, target, best.split("#", 1)[1]))
     return sorted(found, key=lambda fk: (fk.table, fk.column))
 
@@ -211,3 +213,28 @@ def splits(
                 skipped.append(f"{graph}/{fk.table}.{fk.column}/{kind}")
             else:
                 yield split
+
+
+def main() -> None:
+    """Write one split's two N-Triples files (for the operator example in docs/multi-source.md)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Cut one Spider4SPARQL graph along a foreign key.")
+    parser.add_argument("--data-dir", type=Path, default=Path("../shared/data"))
+    parser.add_argument("--graph", required=True, help="e.g. museum_visit")
+    parser.add_argument("--fk", required=True, help="TABLE.COLUMN, e.g. visit.visitor_id")
+    parser.add_argument("--kind", choices=KINDS, default="string")
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    folder = args.data_dir / "spider4sparql" / "kg"
+    path = next(p for p in (folder / f"{args.graph}_triples.ttl", folder / f"{args.graph}.ttl") if p.is_file())
+    triples = load(path)
+    fk = next(f for f in foreign_keys(triples) if f"{f.table}.{f.column}" == args.fk)
+    split = build(args.graph, triples, fk, args.kind, args.out)
+    if split is None:
+        raise SystemExit(f"the {args.kind} split does not apply to {args.fk}")
+    print(f"{split.left}\n{split.right}")
+
+
+if __name__ == "__main__":
+    main()

@@ -2,8 +2,8 @@
 
 ``list``, ``categories`` and ``find`` browse the catalog (``--catalog FILE``, else
 ``$SAGA_CATALOG``, else the environment's sources); ``survey`` builds (``--refresh``:
-rebuilds) the bounded survey and prints its coverage; ``summary``, ``resolve``, ``expand``
-and ``bridge`` print exactly what a model reads (``--json``: the machine-readable result).
+rebuilds) the bounded survey and prints its coverage; ``summary``, ``resolve``, ``expand``,
+``bridge`` and ``join`` print exactly what a model reads (``--json``: the machine-readable result).
 The grounding modules are imported inside each command, so ``import saga_kgqa.cli`` stays light.
 """
 
@@ -194,6 +194,23 @@ def bridge_command(
     from saga_kgqa.sources.bridging import bridge_sources
 
     _emit(lambda sources: bridge_sources(sources, left, right), catalog, survey_dir, as_json)
+
+
+@source_app.command("join")
+def join_command(
+    left: Annotated[str, typer.Argument(metavar="LEFT", help="The source of query 1.")],
+    first: Annotated[str, typer.Argument(metavar="QUERY1", help="A SELECT on LEFT naming the key (e.g. ?key).")],
+    right: Annotated[str, typer.Argument(metavar="RIGHT", help="The source of query 2 (it holds the answer).")],
+    second: Annotated[str, typer.Argument(metavar="QUERY2", help="A SELECT on RIGHT naming the same key.")],
+    catalog: CatalogOption = None,
+    survey_dir: SurveyDirOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Federated join: QUERY1's keys bound into QUERY2 in RIGHT's form, rows joined on the normalised key."""
+    from saga_kgqa.sources.federation import join_sources
+
+    request = f"{left}: {first} ==> {right}: {second}"
+    _emit(lambda sources: join_sources(sources, request), catalog, survey_dir, as_json)
 
 
 def register(app: typer.Typer) -> None:

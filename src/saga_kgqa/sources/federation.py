@@ -18,8 +18,9 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Mapping
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 
 from saga_kgqa.errors import ToolInputError
 from saga_kgqa.kg.core.clock import SYSTEM_CLOCK, Deadline
@@ -57,7 +58,7 @@ class JoinOutcome(BaseModel):
         result: The joined rows (not serialised).
     """
 
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(frozen=True)
 
     status: ExecuteStatus
     text: str
@@ -69,7 +70,7 @@ class JoinOutcome(BaseModel):
     row_count: int = 0
     bound_rows: int = 0
     keys_bound: int = 0
-    result: QueryResult | None = None
+    result: Annotated[QueryResult | None, SkipValidation] = Field(default=None, exclude=True, repr=False)
 
 
 def parse_join(request: str) -> tuple[str, str, str, str]:
