@@ -259,7 +259,7 @@ class SourceToolNodes:
                 QueryAttempt(
                     step=step,
                     sparql=result.bound_query,
-                    status=outcome,
+                    status=result.status,
                     row_count=result.bound_rows,
                     source=result.right,
                 )

@@ -46,7 +46,7 @@ class ScoreParts(BaseModel):
     @property
     def score(self) -> float:
         """The weighted sum of the parts."""
-        return round(sum(getattr(self, name) * weight for name, weight in WEIGHTS.items()), 3)
+        return round(sum(float(getattr(self, name)) * weight for name, weight in WEIGHTS.items()), 3)
 
     def text(self) -> str:
         """``containment 1.00 · distinct 0.83 · …`` for the model."""

@@ -100,16 +100,23 @@ def join_sources(sources: SourceSet, request: str, *, settings: ExecuteSettings 
     settings = settings or ExecuteSettings()
     deadline = Deadline(SYSTEM_CLOCK, settings.deadline_s)
     a = execute_on_source(sources, left, first, settings=settings)
-    base = {"left": sources.get(left).name, "right": sources.get(right).name}
+    names = sources.get(left).name, sources.get(right).name
     if a.status != "ok" or a.result is None:
-        return JoinOutcome(status=a.status, text=f"step 1 on {left}: {a.text}\nNothing was run on {right}.", **base)
+        return JoinOutcome(
+            status=a.status,
+            text=f"step 1 on {left}: {a.text}\nNothing was run on {right}.",
+            left=names[0],
+            right=names[1],
+        )
     key = _key_variable(a.variables, second)
     keys = _distinct(a.result.column(key))
     probe = execute_on_source(
         sources, right, second, settings=_within(settings, deadline, max_result_rows=PROBE_ROWS, diagnose_empty=False)
     )
     if probe.status not in ("ok", "empty") or probe.result is None:
-        return JoinOutcome(status=probe.status, text=f"step 2 on {right}: {probe.text}", key=key, **base)
+        return JoinOutcome(
+            status=probe.status, text=f"step 2 on {right}: {probe.text}", key=key, left=names[0], right=names[1]
+        )
     # One form per shape the probe saw (typed, plain, padded to some width): keys meet whichever the rows use.
     shapes = list({_shape(row[key]): row[key] for row in probe.result.rows if key in row}.values())
     forms = [right_form(term, like) for term in keys[:MAX_KEYS] for like in shapes] if shapes else keys[:MAX_KEYS]
@@ -117,7 +124,14 @@ def join_sources(sources: SourceSet, request: str, *, settings: ExecuteSettings 
     bound = bind_values(second, key, bound_terms)
     b = execute_on_source(sources, right, bound, settings=_within(settings, deadline))
     if b.result is None or b.status not in ("ok", "empty"):
-        return JoinOutcome(status=b.status, text=f"step 2 on {right}: {b.text}", key=key, bound_query=bound, **base)
+        return JoinOutcome(
+            status=b.status,
+            text=f"step 2 on {right}: {b.text}",
+            key=key,
+            bound_query=bound,
+            left=names[0],
+            right=names[1],
+        )
     joined, rule = _join(a.result, b.result, key)
     prefixes = sources.get(right).toolkit().prefixes
     table = render_result_table(
@@ -144,7 +158,8 @@ def join_sources(sources: SourceSet, request: str, *, settings: ExecuteSettings 
         bound_rows=len(b.result.rows),
         keys_bound=len(bound_terms),
         result=joined,
-        **base,
+        left=names[0],
+        right=names[1],
     )
 
 
