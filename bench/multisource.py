@@ -151,6 +151,8 @@ def _measure(split: Split, whole: ox.Store, cache: Path) -> Outcome:
         try:
             bridge = bridge_sources(sources, "left", "right")
             rank = _rank(bridge, split)
+            if rank is None:
+                print(f"  {split.name}: true join not among the candidates; notes: {list(bridge.notes[:3])}")
             questions, agreed, shown = _questions(sources, bridge, split, whole)
             shown += [part for c in bridge.candidates for example in c.examples for part in example.split(" = ")]
             rejected = _rejected_pastes(sources, shown)

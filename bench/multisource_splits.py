@@ -112,16 +112,23 @@ def foreign_keys(triples: list[ox.Triple]) -> list[ForeignKey]:
             continue
         table, column = p[len(ONTOP) :].split("#ref-", 1)
         row = _ROW.match(t.object.value)
-        held = values.get((t.subject.value, f"{ONTOP}{table}#{column}"))
-        if row is None or row.group(1) == table or held is None:
+        if row is None or row.group(1) == table:
             continue
         tally = votes.setdefault((table, column, row.group(1), row.group(2)), {})
+        held = values.get((t.subject.value, f"{ONTOP}{table}#{column}"))
+        if held is None:
+            continue
         for prop, value in literals.get(t.object.value, {}).items():
             if value == held:
                 tally[prop] = tally.get(prop, 0) + 1
+    predicates = {t.predicate.value for t in triples}
     found = []
     for (table, column, target, row_key), tally in votes.items():
-        if tally:
+        if not tally and f"{ONTOP}{table}#{column}" in predicates:
+            # Blank-node rows whose links and literals name different nodes (real_estate_properties): the
+            # row's own key column stands for the target.
+            found.append(ForeignKey(table, column, target, row_key))
+        elif tally:
             # The row's own key column wins a tie (small ids make other columns match too).
             own = f"{ONTOP}{target}#{row_key}"
             best = max(sorted(tally), key=lambda prop: (tally[prop], prop == own))
