@@ -15,7 +15,7 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from saga_kgqa.serve.mcp_models import ToolOutput
-from saga_kgqa.serve.mcp_source_tools import SourceCalls
+from saga_kgqa.serve.mcp_source_tools import shared_calls
 from saga_kgqa.serve.mcp_tooling import RETRY_NOTE, ToolHost, ToolSpec
 from saga_kgqa.sources.federation import join_sources
 from saga_kgqa.tools.render import term_text
@@ -34,7 +34,7 @@ class JoinOutput(ToolOutput):
 
 def join_tools(host: ToolHost) -> list[ToolSpec]:
     """The ``join_sources`` tool over ``host``'s catalog."""
-    calls = SourceCalls(host)
+    calls = shared_calls(host)  # the source tools' opened sources, not a second copy
     names = host.sources.names
     Named = Annotated[
         str, Field(description=f"Source name, one of: {', '.join(names)}.", json_schema_extra={"enum": names})

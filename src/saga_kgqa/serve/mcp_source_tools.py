@@ -87,9 +87,21 @@ class SourceCalls:
         return self.host.result(self.redact(text), output)
 
 
+def shared_calls(host: ToolHost) -> SourceCalls:
+    """The host's one :class:`SourceCalls`, so every tool set opens (and surveys) each source once.
+
+    Tool sets are built once, in one thread, when the server starts.
+    """
+    found = host.__dict__.get("_source_calls")
+    if not isinstance(found, SourceCalls):
+        found = SourceCalls(host)
+        host.__dict__["_source_calls"] = found
+    return found
+
+
 def source_tools(host: ToolHost) -> list[ToolSpec]:
     """The seven source tools over ``host``'s catalog."""
-    calls = SourceCalls(host)
+    calls = shared_calls(host)
     names = host.sources.names
     source_doc = f"Source name, one of: {', '.join(names)} (default {host.sources.default})."
     Source = Annotated[str | None, Field(description=source_doc, json_schema_extra={"enum": [*names, None]})]
