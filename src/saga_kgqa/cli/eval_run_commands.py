@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
+from saga_kgqa.app.open import open_graph
 from saga_kgqa.cli.eval_merge_command import merge_command
 from saga_kgqa.cli.eval_options import (
     BenchmarkArgument,
@@ -36,7 +37,6 @@ from saga_kgqa.cli.options import (
 )
 from saga_kgqa.cli.output import fail, print_json
 from saga_kgqa.cli.progress import progress_bar
-from saga_kgqa.cli.store_commands import open_graph
 from saga_kgqa.context import Dialect, EntitySearch, Method
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.kg.cache.replay_cache import CacheMode
@@ -207,7 +207,7 @@ def open_toolbox(
         ConfigurationError: The graph, schema or search settings are unusable.
         BackendError: The graph failed while the schema index was built.
     """
-    from saga_kgqa.graph.defaults import open_toolbox as default_open_toolbox
+    from saga_kgqa.app.toolboxes import open_toolbox as default_open_toolbox
 
     tools = tools or ToolSettings()
     return default_open_toolbox(
