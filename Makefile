@@ -16,7 +16,7 @@ unexport LANGCHAIN_TRACING_V2
 CONFORMANCE_VERSION ?= 0.1.13
 CONFORMANCE := .tools/conformance/node_modules/.bin/conformance
 
-.PHONY: setup test lint run query bench clean conformance browser docs node postgres data prerequisites dist
+.PHONY: setup test lint run query bench clean conformance browser docs node postgres data prerequisites dist dist-check
 
 $(UV):
 	$(PYTHON) -m venv .tools
@@ -81,5 +81,11 @@ bench: setup  ## every benchmark under bench/
 docs: $(UV)  ## build the manual (docs/) into site/ with MkDocs; warnings are errors, internal links checked
 	NO_MKDOCS_2_WARNING=1 $(UV) run --locked --python $(PYTHON) --group docs mkdocs build --strict --clean --site-dir site
 
+dist: $(UV)  ## build the wheel and the sdist into dist/
+	rm -rf dist && $(UV) build --quiet --python $(PYTHON) --out-dir dist
+
+dist-check: dist  ## install the wheel with its extras into a fresh venv; run saga --help, saga sparql, saga mcp from it
+	UV=$(UV) PYTHON=$(PYTHON) .ci/wheel-check
+
 clean:
-	rm -rf .venv .tools site
+	rm -rf .venv .tools site dist
