@@ -93,7 +93,8 @@ def scopes(graph: KnowledgeGraph) -> dict[str, Any]:
     return {"default_graphs": graph.profile.default_graphs, "named_graphs": graph.profile.named_graphs}
 
 
-#: What the servers' shared path opens today: the record's dialect, search and scopes over an induced index.
+#: What every face opens for the record: its dialect, search and scopes over an induced index (which,
+#: unlike the survey, reads the graph's own RDFS/OWL domains first).
 SERVED = {
     "dialect": "wikidata",
     "schema": "induced",
@@ -110,14 +111,7 @@ def test_saga_ask_source(catalog_file: Path) -> None:
         opened = stack(toolbox)
         source_tools_graph = sources.get("lab").graph
         assert toolbox.graph is source_tools_graph  # the run's tools and its source tools share one graph
-    # Today: the surveyed index, but neither the record's dialect, its entity search nor its scopes.
-    assert opened == {
-        "dialect": "generic",
-        "schema": "survey",
-        "entity_search": None,
-        "default_graphs": (),
-        "named_graphs": (),
-    }
+    assert opened == SERVED
 
 
 def test_saga_mcp(catalog_file: Path) -> None:
@@ -125,9 +119,8 @@ def test_saga_mcp(catalog_file: Path) -> None:
     toolbox = host.sources.toolbox("lab")
     source_tools = SourceCalls(host).sources.get("lab")
     assert stack(toolbox) == SERVED
-    # Today the source tools (resolve, expand, ...) open the source a second time, without its scopes.
-    assert source_tools.graph is not toolbox.graph
-    assert scopes(source_tools.graph) == {"default_graphs": (), "named_graphs": ()}
+    # The source tools (resolve, expand, ...) and the agent's tools share one opened source.
+    assert source_tools.graph is toolbox.graph
 
 
 def test_saga_serve_web(catalog_file: Path) -> None:
@@ -140,7 +133,7 @@ def test_saga_serve_web(catalog_file: Path) -> None:
     finally:
         runs.close()
     assert stack(toolbox) == SERVED
-    assert sources is not None and sources.get("lab").graph is not toolbox.graph
+    assert sources is not None and sources.get("lab").graph is toolbox.graph
 
 
 def test_text2sparql(catalog_file: Path) -> None:
@@ -157,7 +150,18 @@ def test_langgraph_server(catalog_file: Path) -> None:
     toolbox = CallerToolboxFactory(catalog)(SagaContext(source="lab"))
     assert stack(toolbox) == SERVED
     sources = CallerSourcesFactory(catalog)(SagaContext(source="lab"))
-    assert sources is not None and sources.get("lab").graph is not toolbox.graph
+    assert sources is not None and sources.get("lab").graph is toolbox.graph
+
+
+def test_saga_ask_source_and_saga_mcp_open_a_source_identically(catalog_file: Path) -> None:
+    host = ToolHost(NamedSources(Catalog.from_env()), context=SagaContext())
+    served = host.sources.toolbox("lab")
+    request = AskRequest(question="Who works at the Institute of Proteins?", resume=None, source="lab")
+    with _opened(request, SagaContext(), None) as (asked, _):
+        assert stack(asked) == stack(served) == SERVED
+        # One process, one stack per source: the same graph, schema index and tool views.
+        assert asked is served
+        assert asked.view(SagaContext()).prefixes == served.view(SagaContext()).prefixes
 
 
 def test_saga_eval_run(catalog_file: Path, lab_endpoint: OxigraphServer) -> None:
