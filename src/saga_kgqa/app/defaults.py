@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
+from saga_kgqa.app.open import OpenOptions
 from saga_kgqa.app.sources import source_set, toolbox_for_source
 from saga_kgqa.app.toolboxes import open_toolbox
 from saga_kgqa.context import SagaContext
@@ -23,6 +26,8 @@ _CacheKey = tuple[str | None, str | None, str | None, str, str | None, str]
 _CACHE: dict[_CacheKey, SagaToolbox] = {}
 _SOURCE_SETS: dict[str, SourceSet] = {}
 _LOCK = threading.Lock()
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 def sources_from_catalog_file(_context: SagaContext) -> SourceSet | None:
@@ -38,13 +43,7 @@ def sources_from_catalog_file(_context: SagaContext) -> SourceSet | None:
     if not os.environ.get(CATALOG_ENV, "").strip() and not DEFAULT_CATALOG_PATH.expanduser().is_file():
         return None
     catalog = Catalog.from_env()
-    key = catalog.model_dump_json()
-    with _LOCK:
-        found = _SOURCE_SETS.get(key)
-        if found is None:
-            found = source_set(catalog)
-            _SOURCE_SETS[key] = found
-        return found
+    return _cached(_SOURCE_SETS, catalog.model_dump_json(), lambda: source_set(catalog))
 
 
 def toolbox_from_context(context: SagaContext) -> SagaToolbox:
@@ -70,21 +69,20 @@ def toolbox_from_context(context: SagaContext) -> SagaToolbox:
         context.schema_index,
         context.entity_search,
     )
+    return _cached(_CACHE, key, lambda: _open(context))
+
+
+def _cached(cache: dict[K, V], key: K, build: Callable[[], V]) -> V:
+    """``cache[key]``, built under the lock on first use (a server's first runs may race for it)."""
     with _LOCK:
-        found = _CACHE.get(key)
+        found = cache.get(key)
         if found is None:
-            found = _open(context)
-            _CACHE[key] = found
+            found = cache[key] = build()
         return found
 
 
 def _open(context: SagaContext) -> SagaToolbox:
     paths = [Path(p.strip()) for p in (context.data or "").split(",") if p.strip()]
-    return open_toolbox(
-        paths,
-        context.endpoint,
-        context.profile,
-        dialect=context.dialect,
-        schema_file=Path(context.schema_index) if context.schema_index else None,
-        entity_search=context.entity_search,
-    )
+    schema_file = Path(context.schema_index) if context.schema_index else None
+    options = OpenOptions(context.dialect, schema_file, None, context.entity_search)
+    return open_toolbox(paths, context.endpoint, context.profile, options)

@@ -8,18 +8,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from saga_kgqa import settings
+from saga_kgqa.context import Dialect, EntitySearch
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.cache.replay_cache import CacheMode
 
 if TYPE_CHECKING:
-    from saga_kgqa.kg.core.backend import ExecutionLimits, KGBackend
-    from saga_kgqa.kg.core.profiles import EndpointProfile
-    from saga_kgqa.kg.core.query import CheckedQuery
-    from saga_kgqa.kg.core.result import QueryResult
     from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
     from saga_kgqa.schema import SchemaIndex, SchemaVocabulary
 
@@ -27,6 +25,23 @@ logger = logging.getLogger(__name__)
 
 #: What a command is told before an index is built on the fly (the CLI prints it on stderr).
 BUILDING_NOTE = "note: building the schema index on the fly (save one with `saga index build`)"
+
+
+@dataclass(frozen=True)
+class OpenOptions:
+    """How the tools read a graph: its dialect, its schema index and its name search.
+
+    Attributes:
+        dialect: The graph dialect.
+        schema_file: A saved schema index, else the dialect's (from ``data_dir``) or one built from the graph.
+        data_dir: Offline sources of the dialect's schema index (used without ``schema_file``).
+        entity_search: ``off`` or ``wikidata-api``.
+    """
+
+    dialect: Dialect = "generic"
+    schema_file: Path | None = None
+    data_dir: Path | None = None
+    entity_search: EntitySearch = "off"
 
 
 def open_graph(
@@ -69,37 +84,6 @@ def open_graph(
     return KnowledgeGraph(backend)
 
 
-class TemplateBackend:
-    """A :class:`KnowledgeGraph` seen as a backend, for the schema builder's template queries.
-
-    It only forwards queries that are already :class:`CheckedQuery` objects to
-    :meth:`KnowledgeGraph.run`, so nothing bypasses the guard; closing it leaves the
-    graph open (its owner closes it).
-    """
-
-    def __init__(self, graph: KnowledgeGraph) -> None:
-        """Forward to ``graph``."""
-        self._graph = graph
-
-    @property
-    def endpoint_id(self) -> str:
-        """The graph's endpoint id."""
-        return self._graph.endpoint_id
-
-    @property
-    def profile(self) -> EndpointProfile:
-        """The graph's endpoint profile."""
-        return self._graph.profile
-
-    def execute(self, query: CheckedQuery, limits: ExecutionLimits | None = None) -> QueryResult:
-        """Run a checked template query through the graph's guard."""
-        return self._graph.run(query, limits)
-
-    def close(self) -> None:
-        """Leave the graph open: its owner closes it."""
-        return None
-
-
 def vocabulary_for(graph: KnowledgeGraph) -> SchemaVocabulary:
     """The schema vocabulary of a graph: Wikidata's P31/P279 under the wikidata profile, else RDFS."""
     from saga_kgqa.schema import SchemaVocabulary
@@ -124,9 +108,9 @@ def build_index(
     """
     from saga_kgqa.schema import build_schema_index
 
-    backend: KGBackend = TemplateBackend(graph)
+    # The graph is a backend too: the builder's template queries pass its guard.
     return build_schema_index(
-        backend,
+        graph,
         induce=induce,
         stratify=stratify,
         sample_size=sample_size,
@@ -157,17 +141,6 @@ def load_or_build_schema(
     return build_index(graph, vocabulary=vocabulary)
 
 
-def load_schema(schema_file: Path) -> SchemaIndex:
-    """A saved schema index.
-
-    Raises:
-        ConfigurationError: The file is missing, unreadable or of another format version.
-    """
-    from saga_kgqa.schema import SchemaIndex
-
-    return SchemaIndex.load(schema_file)
-
-
 def dialect_schema(dialect: str, *, data_dir: Path | None, graph: KnowledgeGraph | None = None) -> SchemaIndex:
     """A dialect's schema index from its offline sources under ``data_dir``, and (Wikidata) ``graph``'s constraints.
 
@@ -177,5 +150,4 @@ def dialect_schema(dialect: str, *, data_dir: Path | None, graph: KnowledgeGraph
     """
     from saga_kgqa.schema.dialects import build_dialect_index
 
-    backend = TemplateBackend(graph) if graph is not None else None
-    return build_dialect_index(dialect, data_dir=data_dir, backend=backend)
+    return build_dialect_index(dialect, data_dir=data_dir, backend=graph)

@@ -18,7 +18,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from saga_kgqa.app.open import TemplateBackend
 from saga_kgqa.graph.dialect_tools import open_entity_search, schema_vocabulary, tool_dialect
 from saga_kgqa.graph.toolbox import SagaToolbox
 from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
@@ -84,7 +83,7 @@ def source_toolbox(opened: OpenSource) -> SagaToolbox:
     schema = (
         opened.schema()
         if opened.declared
-        else build_schema_index(TemplateBackend(opened.graph), induce=True, vocabulary=schema_vocabulary(dialect))
+        else build_schema_index(opened.graph, induce=True, vocabulary=schema_vocabulary(dialect))
     )
     toolbox = SagaToolbox(
         opened.graph,

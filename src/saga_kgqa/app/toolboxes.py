@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from saga_kgqa.app.open import dialect_schema, load_or_build_schema
-from saga_kgqa.context import Dialect as DialectName
+from saga_kgqa.app.open import OpenOptions, dialect_schema, load_or_build_schema
 from saga_kgqa.dialects import Dialect
 from saga_kgqa.graph.dialect_tools import (
     open_entity_search,
@@ -34,11 +33,8 @@ def open_toolbox(
     data: list[Path] | None,
     endpoint: str | None,
     profile: str | None,
+    options: OpenOptions | None = None,
     *,
-    dialect: DialectName = "generic",
-    schema_file: Path | None = None,
-    data_dir: Path | None = None,
-    entity_search: str = "off",
     cache_dir: Path | None = None,
     cache_mode: CacheMode = CacheMode.OFF,
     default_graphs: tuple[str, ...] = (),
@@ -46,9 +42,9 @@ def open_toolbox(
 ) -> SagaToolbox:
     """Open a toolbox over RDF files, a store directory or an endpoint (the example graph when none is given).
 
-    The tools speak ``dialect`` over ``schema_file``, else the dialect's index from
-    ``data_dir``'s offline sources, else an index built from the graph with induction under
-    the dialect's vocabulary. The graph sits behind the record/replay cache when
+    The tools speak ``options.dialect`` over ``options.schema_file``, else the dialect's index
+    from ``options.data_dir``'s offline sources, else an index built from the graph with
+    induction under the dialect's vocabulary. The graph sits behind the record/replay cache when
     ``cache_mode`` is on. ``default_graphs`` and ``named_graphs`` (an endpoint's, from the
     operator's catalog) are sent with every query as protocol parameters.
 
@@ -56,9 +52,10 @@ def open_toolbox(
         ConfigurationError: The graph, schema or search settings are unusable.
         BackendError: The graph failed while the schema index was built.
     """
-    tool_dialect_data = tool_dialect(dialect)
-    search = open_entity_search(entity_search)
-    schema = saved_or_dialect_schema(tool_dialect_data, schema_file=schema_file, data_dir=data_dir)
+    options = options or OpenOptions()
+    tool_dialect_data = tool_dialect(options.dialect)
+    search = open_entity_search(options.entity_search)
+    schema = saved_or_dialect_schema(tool_dialect_data, schema_file=options.schema_file, data_dir=options.data_dir)
     paths = [] if endpoint else list(data or []) or [example_graph_path()]
     backend = open_backend(
         data=paths or None,
@@ -83,24 +80,21 @@ def open_toolbox(
 
 def toolbox_over(
     graph: KnowledgeGraph,
+    options: OpenOptions,
     *,
-    dialect: DialectName,
-    entity_search: str,
     data: list[Path] | None,
-    schema_file: Path | None = None,
-    data_dir: Path | None = None,
     entity_search_url: str = WIKIDATA_API,
     note: Callable[[str], None] | None = None,
 ) -> SagaToolbox:
-    """The tools in ``dialect`` over an opened graph: the given schema index, the dialect's, or one built now.
+    """The tools in ``options.dialect`` over an opened graph: the given schema index, the dialect's, or one built now.
 
     Raises:
         ConfigurationError: The schema or search settings are unusable.
         BackendError: The graph failed while the schema index was built.
     """
-    tools_dialect = tool_dialect(dialect)
-    search = open_entity_search(entity_search, url=entity_search_url)
-    schema = saved_or_dialect_schema(tools_dialect, schema_file=schema_file, data_dir=data_dir)
+    tools_dialect = tool_dialect(options.dialect)
+    search = open_entity_search(options.entity_search, url=entity_search_url)
+    schema = saved_or_dialect_schema(tools_dialect, schema_file=options.schema_file, data_dir=options.data_dir)
     if schema is None:
         schema = load_or_build_schema(graph, None, vocabulary=schema_vocabulary(tools_dialect), note=note)
     prefixes = read_declared_prefixes(data or [example_graph_path()])

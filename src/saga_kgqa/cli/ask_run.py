@@ -19,7 +19,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from saga_kgqa import settings
-from saga_kgqa.app.open import open_graph
+from saga_kgqa.app.open import OpenOptions, open_graph
 from saga_kgqa.app.sources import opened_sources, source_toolbox
 from saga_kgqa.app.toolboxes import toolbox_over
 from saga_kgqa.cli.ask_view import StepView
@@ -217,15 +217,9 @@ def _app(
 
 def _toolbox(knowledge_graph: KnowledgeGraph, context: SagaContext, request: AskRequest) -> SagaToolbox:
     """The tools in the context's dialect, over the given schema index or one built now."""
+    options = OpenOptions(context.dialect, request.schema_file, request.data_dir, context.entity_search)
     return toolbox_over(
-        knowledge_graph,
-        dialect=context.dialect,
-        entity_search=context.entity_search,
-        data=request.data,
-        schema_file=request.schema_file,
-        data_dir=request.data_dir,
-        entity_search_url=request.entity_search_url,
-        note=_note,
+        knowledge_graph, options, data=request.data, entity_search_url=request.entity_search_url, note=_note
     )
 
 

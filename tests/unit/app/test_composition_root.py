@@ -30,7 +30,6 @@ CONSTRUCTORS = frozenset(
         "ToolContext",
         "SourceSet",
         "OpenSource",
-        "TemplateBackend",
         "open_backend",
         "open_source_graph",
         "build_schema_index",
