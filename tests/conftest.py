@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.postgres_server import PostgresServer, postgres_bin_dir, postgres_server
+from tests.support.required import missing
 from tests.support.virtuoso_server import (
     VIRTUOSO_TEST_MAX_EXEC_S,
     VirtuosoServer,
@@ -45,13 +46,18 @@ def shared_data_dir() -> Path:
     return Path(os.environ.get("SAGA_DATA_DIR", REPO_ROOT.parent / "shared" / "data"))
 
 
-@pytest.fixture(scope="session")
-def data_dir() -> Path:
-    """Skip (saying why) when the third-party data directory is absent."""
+def require_data_dir() -> Path:
+    """The third-party data directory; skip (saying why) when it is absent, or fail under ``CI=true``."""
     path = shared_data_dir()
     if not path.is_dir():
-        pytest.skip(f"third-party data directory {path} is absent (set SAGA_DATA_DIR)")
+        missing(f"third-party data directory {path} is absent (set SAGA_DATA_DIR)")
     return path
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    """The third-party data directory (:func:`require_data_dir`)."""
+    return require_data_dir()
 
 
 @pytest.fixture(autouse=True)

@@ -11,6 +11,7 @@ from saga_kgqa.errors import ConfigurationError, EndpointUnavailable
 from saga_kgqa.kg.core.query import CheckedQuery, from_template
 from saga_kgqa.kg.core.result import Term
 from saga_kgqa.kg.embedded.store import EmbeddedStore, load_files
+from tests.support.required import missing
 
 EX = "http://example.org/"
 XSD = "http://www.w3.org/2001/XMLSchema#"
@@ -155,7 +156,7 @@ def test_store_built_from_the_same_content_has_the_same_identity(tmp_path: Path)
 def test_loads_a_real_owl_ontology(data_dir: Path) -> None:
     owl = data_dir / "spider4sparql" / "ontology" / "mpboot_spider_pets_1.owl"
     if not owl.is_file():
-        pytest.skip(f"{owl} is absent")
+        missing(f"{owl} is absent")
     with EmbeddedStore.from_files([owl]) as loaded:
         result = loaded.execute(
             from_template("SELECT (COUNT(?c) AS ?n) WHERE { ?c a <http://www.w3.org/2002/07/owl#Class> }")

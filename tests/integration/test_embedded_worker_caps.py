@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.capped import run_capped
+from tests.support.required import missing
 
 #: The worker's own cap in these tests, and the driver's cap (which the worker inherits).
 WORKER_MEMORY_MB = 1536
@@ -82,7 +83,7 @@ def ck25_files(data_dir: Path) -> list[Path]:
     folder = data_dir / "text2sparql_ck25"
     files = [folder / "prod-inst.ttl", folder / "prod-vocab.ttl"]
     if not all(path.is_file() for path in files):
-        pytest.skip(f"CK25 graph files are absent under {folder}")
+        missing(f"CK25 graph files are absent under {folder}")
     return files
 
 

@@ -13,6 +13,7 @@ from saga_kgqa.eval.grounding.report import merged, result_line
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import build_schema_index
+from tests.support.required import missing
 
 EX = "http://example.org/"
 GRAPH = f"""
@@ -66,7 +67,7 @@ def test_the_real_tools_retain_gold_properties_and_block_every_swap(small_graph:
 def test_first_ck25_questions_have_no_false_block(data_dir: Path) -> None:
     graph = load_ck25(data_dir)
     if graph is None:
-        pytest.skip("CK25 graph absent")
+        missing("CK25 graph absent")
     with EmbeddedStore.from_files(graph.files) as store:
         schema = build_schema_index(store, induce=False)
         probe = ToolkitProbe(KnowledgeGraph(store), schema)

@@ -22,3 +22,12 @@ def test_server_json_describes_this_package_and_its_command() -> None:
     for variable in package["environmentVariables"]:
         assert variable["name"] in documented, variable["name"]
     assert len(manifest["description"]) <= 100  # the registry's limit
+
+
+def test_server_json_says_how_to_install_without_claiming_a_release() -> None:
+    manifest = json.loads((REPO_ROOT / "server.json").read_text(encoding="utf-8"))
+    provided = manifest["_meta"]["io.modelcontextprotocol.registry/publisher-provided"]
+    assert provided["published"] is False
+    assert "make dist" in provided["install"] and "saga mcp" in provided["install"]
+    makefile = (REPO_ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "\ndist:" in makefile and "\ndist-check:" in makefile  # the route it names exists

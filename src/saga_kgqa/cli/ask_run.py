@@ -19,19 +19,18 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from saga_kgqa import settings
+from saga_kgqa.app.open import OpenOptions, open_graph
+from saga_kgqa.app.sources import opened_sources, source_toolbox
+from saga_kgqa.app.toolboxes import toolbox_over
 from saga_kgqa.cli.ask_view import StepView
-from saga_kgqa.cli.index_commands import load_or_build_schema
 from saga_kgqa.cli.output import EXIT_BACKEND, stderr
-from saga_kgqa.cli.store_commands import open_graph
 from saga_kgqa.context import Method, SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.graph.builder import SagaGraph, build_graph, recursion_limit
-from saga_kgqa.graph.dialect_tools import open_entity_search, saved_or_dialect_schema, schema_vocabulary, tool_dialect
 from saga_kgqa.graph.persistence import CheckpointStore, CheckpointTarget, RunIdentity, default_checkpoint_path
 from saga_kgqa.graph.toolbox import SagaToolbox
 from saga_kgqa.graph.tracing import question_run_config
 from saga_kgqa.graph.trajectory import TrajectoryWriter
-from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
 from saga_kgqa.models import ConfiguredModelFactory, ModelSettings
@@ -187,12 +186,8 @@ def _opened(
         with open_graph(request.data, request.endpoint, profile) as knowledge_graph:
             yield _toolbox(knowledge_graph, context, request), None
         return
-    from saga_kgqa.cli.source_commands import opened_sources
-
     with opened_sources(request.catalog) as sources:
-        opened = sources.get(request.source)
-        kit = opened.toolkit()
-        yield SagaToolbox(opened.graph, opened.schema(), prefixes=kit.prefixes), sources
+        yield source_toolbox(sources.get(request.source)), sources
 
 
 def _app(
@@ -222,13 +217,14 @@ def _app(
 
 def _toolbox(knowledge_graph: KnowledgeGraph, context: SagaContext, request: AskRequest) -> SagaToolbox:
     """The tools in the context's dialect, over the given schema index or one built now."""
-    dialect = tool_dialect(context.dialect)
-    entity_search = open_entity_search(context.entity_search, url=request.entity_search_url)
-    schema = saved_or_dialect_schema(dialect, schema_file=request.schema_file, data_dir=request.data_dir)
-    if schema is None:
-        schema = load_or_build_schema(knowledge_graph, None, vocabulary=schema_vocabulary(dialect))
-    prefixes = read_declared_prefixes(request.data or [settings.example_graph_path()])
-    return SagaToolbox(knowledge_graph, schema, prefixes=prefixes, dialect=dialect, entity_search=entity_search)
+    options = OpenOptions(context.dialect, request.schema_file, request.data_dir, context.entity_search)
+    return toolbox_over(
+        knowledge_graph, options, data=request.data, entity_search_url=request.entity_search_url, note=_note
+    )
+
+
+def _note(text: str) -> None:
+    stderr.print(text, style="dim")
 
 
 def _stream(

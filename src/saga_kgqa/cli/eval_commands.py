@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from saga_kgqa.app.open import open_graph
 from saga_kgqa.cli.eval_options import (
     BenchmarkArgument,
     DataDirOption,
@@ -22,7 +23,6 @@ from saga_kgqa.cli.groups import command_group
 from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption
 from saga_kgqa.cli.output import fail, print_json, stdout
 from saga_kgqa.cli.progress import tracked
-from saga_kgqa.cli.store_commands import open_graph
 from saga_kgqa.errors import ConfigurationError, SagaError
 
 if TYPE_CHECKING:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
+from saga_kgqa.app.open import OpenOptions, open_graph
 from saga_kgqa.cli.eval_merge_command import merge_command
 from saga_kgqa.cli.eval_options import (
     BenchmarkArgument,
@@ -36,8 +37,7 @@ from saga_kgqa.cli.options import (
 )
 from saga_kgqa.cli.output import fail, print_json
 from saga_kgqa.cli.progress import progress_bar
-from saga_kgqa.cli.store_commands import open_graph
-from saga_kgqa.context import Dialect, EntitySearch, Method
+from saga_kgqa.context import EntitySearch, Method
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.kg.cache.replay_cache import CacheMode
 
@@ -144,21 +144,8 @@ def run_context(
     )
 
 
-@dataclasses.dataclass(frozen=True)
-class ToolSettings:
-    """How the agent's tools read the graph: dialect, schema index and name search.
-
-    Attributes:
-        dialect: The graph dialect (already defaulted from the profile or benchmark).
-        schema_file: A saved schema index, else one is built.
-        data_dir: Offline sources of the dialect's schema index (used without ``schema_file``).
-        entity_search: ``off`` or ``wikidata-api``.
-    """
-
-    dialect: Dialect = "generic"
-    schema_file: Path | None = None
-    data_dir: Path | None = None
-    entity_search: EntitySearch = "off"
+#: How the agent's tools read the graph (the composition root's options; the CLI's name for them).
+ToolSettings = OpenOptions
 
 
 def tool_settings(
@@ -207,20 +194,9 @@ def open_toolbox(
         ConfigurationError: The graph, schema or search settings are unusable.
         BackendError: The graph failed while the schema index was built.
     """
-    from saga_kgqa.graph.defaults import open_toolbox as default_open_toolbox
+    from saga_kgqa.app.toolboxes import open_toolbox as default_open_toolbox
 
-    tools = tools or ToolSettings()
-    return default_open_toolbox(
-        data,
-        endpoint,
-        profile,
-        dialect=tools.dialect,
-        schema_file=tools.schema_file,
-        data_dir=tools.data_dir,
-        entity_search=tools.entity_search,
-        cache_dir=cache_dir,
-        cache_mode=cache_mode,
-    )
+    return default_open_toolbox(data, endpoint, profile, tools, cache_dir=cache_dir, cache_mode=cache_mode)
 
 
 def agent_answerer_for(

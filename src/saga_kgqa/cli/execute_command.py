@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from saga_kgqa.app.open import open_graph
 from saga_kgqa.cli.index_commands import load_or_build_schema
 from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption, SchemaOption
 from saga_kgqa.cli.output import EXIT_BACKEND, EXIT_REJECTED, fail, print_json, read_query
-from saga_kgqa.cli.store_commands import open_graph
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.kg.core.backend import MAX_DEADLINE_S
 
@@ -87,7 +87,7 @@ def _on_source(
     """Execute on a named source, type-checked with its declared or surveyed schema."""
     if other_graph:
         raise ConfigurationError("--source names the graph and its schema; give no --data, --endpoint or --schema")
-    from saga_kgqa.cli.source_commands import opened_sources
+    from saga_kgqa.app.sources import opened_sources
     from saga_kgqa.sources.grounding import execute_on_source
 
     with opened_sources(catalog) as sources:

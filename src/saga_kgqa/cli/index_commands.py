@@ -1,6 +1,7 @@
 """``saga index build``: build the schema index of a graph, save it, and report its coverage.
 
-:func:`load_or_build_schema` is how every command gets its schema index. The schema and
+:func:`load_or_build_schema` is how every command gets its schema index (the composition root,
+:mod:`saga_kgqa.app.open`, builds it). The schema and
 store modules are imported inside the functions that use them (see :mod:`saga_kgqa.cli`).
 """
 
@@ -15,17 +16,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from saga_kgqa import settings
+from saga_kgqa.app.open import build_index, dialect_schema, open_graph
+from saga_kgqa.app.open import load_or_build_schema as open_schema
 from saga_kgqa.cli.groups import command_group
 from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption, dialect_option
 from saga_kgqa.cli.output import fail, print_json, stderr, stdout
-from saga_kgqa.cli.store_commands import open_graph
 from saga_kgqa.errors import ConfigurationError, SagaError
 
 if TYPE_CHECKING:
-    from saga_kgqa.kg.core.backend import ExecutionLimits, KGBackend
-    from saga_kgqa.kg.core.profiles import EndpointProfile
-    from saga_kgqa.kg.core.query import CheckedQuery
-    from saga_kgqa.kg.core.result import QueryResult
     from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
     from saga_kgqa.schema import SchemaIndex, SchemaVocabulary
 
@@ -81,83 +79,23 @@ def schema_coverage(index: SchemaIndex) -> SchemaCoverage:
     )
 
 
-class _TemplateBackend:
-    """A :class:`KnowledgeGraph` seen as a backend, for the schema builder's template queries.
-
-    It only forwards queries that are already :class:`CheckedQuery` objects to
-    :meth:`KnowledgeGraph.run`, so nothing bypasses the guard; closing it leaves the
-    graph open (its owner closes it).
-    """
-
-    def __init__(self, graph: KnowledgeGraph) -> None:
-        self._graph = graph
-
-    @property
-    def endpoint_id(self) -> str:
-        return self._graph.endpoint_id
-
-    @property
-    def profile(self) -> EndpointProfile:
-        return self._graph.profile
-
-    def execute(self, query: CheckedQuery, limits: ExecutionLimits | None = None) -> QueryResult:
-        return self._graph.run(query, limits)
-
-    def close(self) -> None:
-        return None
-
-
-def vocabulary_for(graph: KnowledgeGraph) -> SchemaVocabulary:
-    """The schema vocabulary of a graph: Wikidata's P31/P279 under the wikidata profile, else RDFS."""
-    from saga_kgqa.schema import SchemaVocabulary
-
-    return SchemaVocabulary.wikidata() if graph.profile.name == "wikidata" else SchemaVocabulary()
-
-
-def build_index(
-    graph: KnowledgeGraph,
-    *,
-    induce: bool = True,
-    stratify: bool = True,
-    sample_size: int = 200,
-    vocabulary: SchemaVocabulary | None = None,
-) -> SchemaIndex:
-    """Build the schema index of a graph through its facade (template queries only).
-
-    ``vocabulary`` names the type and subclass predicates (default: :func:`vocabulary_for`).
-
-    Raises:
-        BackendError: The graph failed on a schema query.
-    """
-    from saga_kgqa.schema import build_schema_index
-
-    backend: KGBackend = _TemplateBackend(graph)
-    return build_schema_index(
-        backend,
-        induce=induce,
-        stratify=stratify,
-        sample_size=sample_size,
-        vocabulary=vocabulary or vocabulary_for(graph),
-    )
-
-
 def load_or_build_schema(
     graph: KnowledgeGraph, schema_file: Path | None, *, vocabulary: SchemaVocabulary | None = None
 ) -> SchemaIndex:
     """Load ``schema_file`` when given, else build the index on the fly (saying so on stderr).
 
-    ``vocabulary`` is the one to build under (default: :func:`vocabulary_for` the graph).
+    See :func:`saga_kgqa.app.open.load_or_build_schema`.
 
     Raises:
         ConfigurationError: The file is missing, unreadable or of another format version.
         BackendError: Building failed.
     """
-    from saga_kgqa.schema import SchemaIndex
+    return open_schema(graph, schema_file, vocabulary=vocabulary, note=stderr_note)
 
-    if schema_file is not None:
-        return SchemaIndex.load(schema_file)
-    stderr.print("note: building the schema index on the fly (save one with `saga index build`)", style="dim")
-    return build_index(graph, vocabulary=vocabulary)
+
+def stderr_note(text: str) -> None:
+    """Print a note from the composition root on stderr, dimmed."""
+    stderr.print(text, style="dim")
 
 
 def build(
@@ -208,19 +146,17 @@ def _build_dialect(
     dialect: str, data_dir: Path | None, data: list[Path] | None, endpoint: str | None, profile: str | None
 ) -> SchemaIndex:
     """The ``--dialect`` path: offline sources, (Wikidata) an endpoint's constraints, or both."""
-    from saga_kgqa.schema.dialects import build_dialect_index
-
     if data:
         raise ConfigurationError("--dialect reads --data-dir (or --endpoint for wikidata), not --data")
     offline: Path | None = settings.data_dir(data_dir)
     if endpoint is None:
-        return build_dialect_index(dialect, data_dir=offline)
+        return dialect_schema(dialect, data_dir=offline)
     if data_dir is None and offline is not None and not offline.is_dir():
         # The default directory is optional beside an endpoint; an explicit --data-dir must exist.
         stderr.print(f"note: offline fill skipped: no offline sources at {offline} (give --data-dir)", style="dim")
         offline = None
     with open_graph(None, endpoint, profile or "wikidata") as graph:
-        return build_dialect_index(dialect, data_dir=offline, backend=_TemplateBackend(graph))
+        return dialect_schema(dialect, data_dir=offline, graph=graph)
 
 
 def coverage_lines(coverage: SchemaCoverage) -> list[str]:

@@ -39,16 +39,14 @@ source_app = command_group("Named sources: catalog, live survey, summary, entity
 
 @contextmanager
 def opened_sources(catalog_file: Path | None, survey_dir: Path | None = None) -> Iterator[SourceSet]:
-    """The catalog's sources, closed on exit.
+    """The catalog's sources, closed on exit (:func:`saga_kgqa.app.sources.opened_sources`).
 
     Raises:
         ConfigurationError: The catalog cannot be read.
     """
-    from saga_kgqa.sources.catalog import Catalog
-    from saga_kgqa.sources.session import SourceSet
+    from saga_kgqa.app.sources import opened_sources as app_opened_sources
 
-    catalog = Catalog.load(catalog_file) if catalog_file is not None else Catalog.from_env()
-    with SourceSet(catalog, survey_dir=survey_dir) as sources:
+    with app_opened_sources(catalog_file, survey_dir) as sources:
         yield sources
 
 

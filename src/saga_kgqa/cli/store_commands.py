@@ -1,6 +1,7 @@
 """``saga load`` and ``saga sparql``: build a store, run one query.
 
-:func:`open_graph` opens what the shared graph options name, for every command. The store
+:func:`open_graph` (from the composition root, :mod:`saga_kgqa.app.open`) opens what the shared
+graph options name, for every command. The store
 and guard modules are imported inside the functions that use them, so that ``--help``
 stays as cheap as typer (see :mod:`saga_kgqa.cli`).
 """
@@ -9,64 +10,21 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
-from saga_kgqa import settings
+from saga_kgqa.app.open import open_graph
 from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption
 from saga_kgqa.cli.output import fail, print_json, print_result, read_query, stderr, stdout
-from saga_kgqa.errors import ConfigurationError, SagaError
+from saga_kgqa.errors import SagaError
 from saga_kgqa.kg.cache.replay_cache import CacheMode
 from saga_kgqa.kg.core.backend import MAX_DEADLINE_S
-
-if TYPE_CHECKING:
-    from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 
 __all__ = ["DataOption", "EndpointOption", "ProfileOption", "load", "open_graph", "register", "sparql"]
 
 CacheDirOption = Annotated[Path | None, typer.Option(help="Directory of the record/replay cache.")]
 CacheModeOption = Annotated[CacheMode, typer.Option(help="Record/replay cache mode.")]
-
-
-def open_graph(
-    data: list[Path] | None,
-    endpoint: str | None,
-    profile: str | None,
-    cache_dir: Path | None = None,
-    cache_mode: CacheMode = CacheMode.OFF,
-) -> KnowledgeGraph:
-    """Open the graph the CLI options name: files, a store directory, an endpoint or the example graph.
-
-    Raises:
-        ConfigurationError: The options contradict each other or name nothing usable.
-    """
-    from saga_kgqa.kg.embedded.store_cache import open_cache
-    from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-    from saga_kgqa.kg.opening import open_backend
-
-    if data and endpoint:
-        raise ConfigurationError("give either --data or --endpoint, not both")
-    if not data and not endpoint:
-        data = [settings.example_graph_path()]
-    store_dir: Path | None = None
-    files: list[Path] | None = None
-    if data:
-        if len(data) == 1 and data[0].is_dir():
-            store_dir = data[0]
-        else:
-            files = list(data)
-    backend = open_backend(
-        data=files,
-        store_dir=store_dir,
-        endpoint=endpoint,
-        profile=profile,
-        cache_dir=cache_dir,
-        cache_mode=cache_mode,
-        # A user runs saga sparql/lookup on the same file many times: load it once (SAGA_STORE_CACHE_DIR).
-        store_cache=open_cache() if files else None,
-    )
-    return KnowledgeGraph(backend)
 
 
 def load(
@@ -98,14 +56,14 @@ def load(
 
 def _build_name_index(store: Path) -> None:
     """Build the full-text name index inside the store (after a survey, for its identifier literals)."""
+    from saga_kgqa.app.sources import source_set
     from saga_kgqa.sources.catalog import Catalog, SourceRecord
     from saga_kgqa.sources.resolution import name_index
-    from saga_kgqa.sources.session import SourceSet
 
     started = time.perf_counter()
     record = SourceRecord(name="store", store=store)
     try:
-        with SourceSet(Catalog(sources={"store": record}, default_source="store")) as sources:
+        with source_set(Catalog(sources={"store": record}, default_source="store")) as sources:
             names = len(name_index(sources.get("store"), rebuild=True))
     except SagaError as exc:
         fail(exc)

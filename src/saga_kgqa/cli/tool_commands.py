@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from saga_kgqa.app.open import open_graph
 from saga_kgqa.cli.options import (
     DataDirOption,
     DataOption,
@@ -24,7 +25,6 @@ from saga_kgqa.cli.options import (
     dialect_option,
 )
 from saga_kgqa.cli.output import EXIT_REJECTED, fail, print_json, stderr
-from saga_kgqa.cli.store_commands import open_graph
 from saga_kgqa.errors import ConfigurationError, SagaError, ToolInputError
 
 if TYPE_CHECKING:
@@ -66,11 +66,11 @@ def _run(
 ) -> None:
     """Open the graph, make the toolkit, run one tool and print its result."""
     from saga_kgqa import settings
-    from saga_kgqa.cli.index_commands import load_or_build_schema
+    from saga_kgqa.app.toolboxes import toolkit_over
+    from saga_kgqa.cli.index_commands import stderr_note
     from saga_kgqa.dialects import get_dialect
     from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
-    from saga_kgqa.schema import CompatibilityMode, SchemaIndex, build_dialect_index
-    from saga_kgqa.tools.toolkit import GroundingToolkit
+    from saga_kgqa.schema import CompatibilityMode
 
     # The data files' own prefixes make ids readable (pv:memberOf); a human reads this output.
     prefixes = read_declared_prefixes(data or [])
@@ -82,13 +82,17 @@ def _run(
         if profile is None and chosen.name == "wikidata":
             profile = "wikidata"  # WDQS prefixes, so the ids shown parse in queries
         with open_graph(data, endpoint, profile) as graph:
-            schema: SchemaIndex
-            if schema_file is None and chosen.name != "generic":
-                schema = build_dialect_index(chosen.name, data_dir=settings.data_dir(data_dir))
-            else:
-                schema = load_or_build_schema(graph, schema_file)
             mode: CompatibilityMode = "exact" if exact else "subclass"
-            kit = GroundingToolkit(graph, schema, prefixes=prefixes, mode=mode, dialect=chosen, caps=caps)
+            kit = toolkit_over(
+                graph,
+                dialect=chosen,
+                schema_file=schema_file,
+                data_dir=settings.data_dir(data_dir) if schema_file is None and chosen.name != "generic" else None,
+                prefixes=prefixes,
+                mode=mode,
+                caps=caps,
+                note=stderr_note,
+            )
             result = call(kit)
     except ToolInputError as exc:
         stderr.print(f"error: {exc.message}", markup=False, highlight=False)
@@ -116,7 +120,7 @@ def _on_source(
     """Run a tool on a named source: its declared or surveyed schema and its full-text name index."""
     if data or endpoint or schema_file is not None:
         raise ConfigurationError("--source names the graph and its schema; give no --data, --endpoint or --schema")
-    from saga_kgqa.cli.source_commands import opened_sources
+    from saga_kgqa.app.sources import opened_sources
     from saga_kgqa.sources.grounding import source_toolkit
 
     with opened_sources(catalog) as sources:

@@ -12,7 +12,8 @@ Public API:
   ``retry_on`` of the model nodes.
 * :data:`ToolboxFactory` ``(context) -> SagaToolbox``; :class:`SagaToolbox` ``(graph, schema, *,
   vocabulary=None, caps=None, prefixes=None, extra_name_predicates=())``;
-  :func:`toolbox_from_context` opens ``context.data`` / ``context.endpoint`` (the example graph by default).
+  :func:`toolbox_from_context` opens ``context.data`` / ``context.endpoint`` (the example graph by default;
+  it lives in the composition root, :mod:`saga_kgqa.app.defaults`, and is imported from there on first use).
 
 Typical use::
 
@@ -22,10 +23,20 @@ Typical use::
 """
 
 from saga_kgqa.graph.builder import SagaGraph, build_graph, recursion_limit, run_config
-from saga_kgqa.graph.defaults import toolbox_from_context
 from saga_kgqa.graph.dependencies import GraphDependencies, ToolboxFactory
 from saga_kgqa.graph.model_calls import ModelFactory, ModelRole, transient_provider_error
 from saga_kgqa.graph.toolbox import SagaToolbox, ToolView
+
+
+def __getattr__(name: str) -> object:
+    # The default toolbox opens graphs, which is the composition root's job (saga_kgqa.app stands on
+    # this package, so importing it here at load time would run the arrow upwards).
+    if name == "toolbox_from_context":
+        from saga_kgqa.app.defaults import toolbox_from_context
+
+        return toolbox_from_context
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "GraphDependencies",

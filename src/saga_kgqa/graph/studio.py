@@ -5,7 +5,7 @@ checkpointer, because the server brings its own (and refuses to start on a graph
 one). A run's context comes from whoever posts to the server, so it chooses infrastructure
 only by name from the operator's catalog (:mod:`saga_kgqa.sources.catalog`,
 ``$SAGA_CATALOG``), and a context that sets ``base_url``, ``endpoint``, ``data`` or another
-infrastructure field is refused before anything is contacted (:mod:`saga_kgqa.graph.caller`):
+infrastructure field is refused before anything is contacted (:mod:`saga_kgqa.app.caller`):
 
 * the model: a ``[models.NAME]`` record named by the context's ``model``, else the
   environment's (``SAGA_BASE_URL`` / ``SAGA_MODEL`` / ``SAGA_API_KEY``, or ``SAGA_MODEL_FACTORY``);
@@ -24,8 +24,8 @@ default 2024 may be taken, and the server then silently picks another)::
 
 from __future__ import annotations
 
+from saga_kgqa.app.caller import CallerModelFactory, CallerSourcesFactory, CallerToolboxFactory
 from saga_kgqa.graph.builder import SagaGraph, build_graph
-from saga_kgqa.graph.caller import CallerModelFactory, CallerSourcesFactory, CallerToolboxFactory
 from saga_kgqa.sources.catalog import Catalog
 
 _catalog = Catalog.from_env()

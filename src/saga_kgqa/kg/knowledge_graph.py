@@ -157,6 +157,14 @@ class KnowledgeGraph:
             result.notes.append(f"the read-only guard capped the query at LIMIT {query.limit}; more rows may exist")
         return result
 
+    def execute(self, query: CheckedQuery, limits: ExecutionLimits | None = None) -> QueryResult:
+        """:meth:`run` under the backend protocol's name: a graph serves where a backend is read (schema builders).
+
+        Raises:
+            SagaError: As :meth:`run`.
+        """
+        return self.run(query, limits)
+
     def close(self) -> None:
         """Close the backend."""
         self._backend.close()

@@ -13,12 +13,12 @@ from mcp.server.fastmcp.exceptions import ToolError
 from mcp.types import CallToolResult
 from pydantic import Field
 
+from saga_kgqa.app.caller import CallerModelFactory, CallerToolboxFactory
 from saga_kgqa.errors import SagaError
 from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
 from saga_kgqa.eval.qa.predictions import PredictionRecord
 from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.graph.builder import build_graph
-from saga_kgqa.graph.caller import CallerModelFactory, CallerToolboxFactory
 from saga_kgqa.serve.mcp_models import AskOutput, cap_rows
 from saga_kgqa.serve.mcp_tooling import RETRY_NOTE, ToolHost, ToolSpec
 from saga_kgqa.sources.catalog import UnknownName

@@ -16,6 +16,7 @@ from mcp.server.fastmcp.exceptions import ToolError
 from mcp.types import CallToolResult
 from pydantic import Field
 
+from saga_kgqa.app.sources import source_set
 from saga_kgqa.errors import ConfigurationError, SagaError, ToolInputError
 from saga_kgqa.serve.mcp_models import ToolOutput, cap_rows
 from saga_kgqa.serve.mcp_source_models import (
@@ -32,7 +33,6 @@ from saga_kgqa.sources.catalog import UnknownName
 from saga_kgqa.sources.catalog_search import catalog_text, find_sources, list_categories, list_sources
 from saga_kgqa.sources.grounding import bridge_sources, expand_entity, resolve_entity, source_summary
 from saga_kgqa.sources.resolution import render_resolution
-from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.tools.text_safety import graph_text
 
 logger = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ class SourceCalls:
     def __init__(self, host: ToolHost) -> None:
         """Open nothing yet: each source is opened on its first call."""
         self.host = host
-        self.sources = SourceSet(host.sources.catalog)
+        self.sources = source_set(host.sources.catalog)
 
     def name(self, source: str | None) -> str:
         """The resolved source name (a tool error listing the valid names for an unknown one)."""

@@ -6,6 +6,8 @@ from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 
+from saga_kgqa.app.caller import CallerModelFactory, CallerToolboxFactory
+from saga_kgqa.app.sources import toolbox_for_source
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.eval.loaders import load_benchmark
@@ -13,8 +15,6 @@ from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
 from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.eval.qa.runner import Answerer, GoldReplayAnswerer
 from saga_kgqa.graph.builder import SagaGraph, build_graph
-from saga_kgqa.graph.caller import CallerModelFactory, CallerToolboxFactory
-from saga_kgqa.graph.defaults import toolbox_for_source
 from saga_kgqa.graph.dependencies import no_sources
 from saga_kgqa.serve.mcp_server import serve_http
 from saga_kgqa.serve.text2sparql import Text2SparqlService, build_app, parse_datasets

@@ -11,11 +11,11 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from saga_kgqa.app.caller import CallerModelFactory, CallerSourcesFactory, CallerToolboxFactory
+from saga_kgqa.app.sources import toolbox_for_source
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.graph.builder import SagaGraph, build_graph, recursion_limit
-from saga_kgqa.graph.caller import CallerModelFactory, CallerSourcesFactory, CallerToolboxFactory
-from saga_kgqa.graph.defaults import toolbox_for_source
 from saga_kgqa.graph.persistence import CheckpointStore, CheckpointTarget, RunIdentity, ThreadRecord
 from saga_kgqa.graph.tracing import question_run_config
 from saga_kgqa.serve.web_events import Event, EventMaker, events_from_state

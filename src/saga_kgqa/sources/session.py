@@ -183,7 +183,7 @@ class SourceSet:
 
 
 def open_source_graph(record: SourceRecord) -> KnowledgeGraph:
-    """Open a catalog record's files, store or endpoint behind the guard.
+    """Open a catalog record's files, store or endpoint behind the guard, with its graph scopes.
 
     Raises:
         ConfigurationError: The files, store or endpoint cannot be opened.
@@ -193,5 +193,7 @@ def open_source_graph(record: SourceRecord) -> KnowledgeGraph:
         store_dir=record.store,
         endpoint=record.endpoint,
         profile=record.profile,
+        default_graphs=record.default_graphs,
+        named_graphs=record.named_graphs,
     )
     return KnowledgeGraph(backend)

@@ -1,0 +1,153 @@
+"""Open a graph from files, a store directory or an endpoint, and its schema index from a file or the graph.
+
+Kept light: the store, guard and schema modules are imported inside the functions that use
+them, so a CLI command's ``--help`` stays as cheap as typer (see :mod:`saga_kgqa.cli`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from saga_kgqa import settings
+from saga_kgqa.context import Dialect, EntitySearch
+from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.kg.cache.replay_cache import CacheMode
+
+if TYPE_CHECKING:
+    from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+    from saga_kgqa.schema import SchemaIndex, SchemaVocabulary
+
+logger = logging.getLogger(__name__)
+
+#: What a command is told before an index is built on the fly (the CLI prints it on stderr).
+BUILDING_NOTE = "note: building the schema index on the fly (save one with `saga index build`)"
+
+
+@dataclass(frozen=True)
+class OpenOptions:
+    """How the tools read a graph: its dialect, its schema index and its name search.
+
+    Attributes:
+        dialect: The graph dialect.
+        schema_file: A saved schema index, else the dialect's (from ``data_dir``) or one built from the graph.
+        data_dir: Offline sources of the dialect's schema index (used without ``schema_file``).
+        entity_search: ``off`` or ``wikidata-api``.
+    """
+
+    dialect: Dialect = "generic"
+    schema_file: Path | None = None
+    data_dir: Path | None = None
+    entity_search: EntitySearch = "off"
+
+
+def open_graph(
+    data: list[Path] | None,
+    endpoint: str | None,
+    profile: str | None,
+    cache_dir: Path | None = None,
+    cache_mode: CacheMode = CacheMode.OFF,
+) -> KnowledgeGraph:
+    """Open the graph the CLI options name: files, a store directory, an endpoint or the example graph.
+
+    Raises:
+        ConfigurationError: The options contradict each other or name nothing usable.
+    """
+    from saga_kgqa.kg.embedded.store_cache import open_cache
+    from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+    from saga_kgqa.kg.opening import open_backend
+
+    if data and endpoint:
+        raise ConfigurationError("give either --data or --endpoint, not both")
+    if not data and not endpoint:
+        data = [settings.example_graph_path()]
+    store_dir: Path | None = None
+    files: list[Path] | None = None
+    if data:
+        if len(data) == 1 and data[0].is_dir():
+            store_dir = data[0]
+        else:
+            files = list(data)
+    backend = open_backend(
+        data=files,
+        store_dir=store_dir,
+        endpoint=endpoint,
+        profile=profile,
+        cache_dir=cache_dir,
+        cache_mode=cache_mode,
+        # A user runs saga sparql/lookup on the same file many times: load it once (SAGA_STORE_CACHE_DIR).
+        store_cache=open_cache() if files else None,
+    )
+    return KnowledgeGraph(backend)
+
+
+def vocabulary_for(graph: KnowledgeGraph) -> SchemaVocabulary:
+    """The schema vocabulary of a graph: Wikidata's P31/P279 under the wikidata profile, else RDFS."""
+    from saga_kgqa.schema import SchemaVocabulary
+
+    return SchemaVocabulary.wikidata() if graph.profile.name == "wikidata" else SchemaVocabulary()
+
+
+def build_index(
+    graph: KnowledgeGraph,
+    *,
+    induce: bool = True,
+    stratify: bool = True,
+    sample_size: int = 200,
+    vocabulary: SchemaVocabulary | None = None,
+) -> SchemaIndex:
+    """Build the schema index of a graph through its facade (template queries only).
+
+    ``vocabulary`` names the type and subclass predicates (default: :func:`vocabulary_for`).
+
+    Raises:
+        BackendError: The graph failed on a schema query.
+    """
+    from saga_kgqa.schema import build_schema_index
+
+    # The graph is a backend too: the builder's template queries pass its guard.
+    return build_schema_index(
+        graph,
+        induce=induce,
+        stratify=stratify,
+        sample_size=sample_size,
+        vocabulary=vocabulary or vocabulary_for(graph),
+    )
+
+
+def load_or_build_schema(
+    graph: KnowledgeGraph,
+    schema_file: Path | None,
+    *,
+    vocabulary: SchemaVocabulary | None = None,
+    note: Callable[[str], None] | None = None,
+) -> SchemaIndex:
+    """Load ``schema_file`` when given, else build the index on the fly (telling ``note`` so).
+
+    ``vocabulary`` is the one to build under (default: :func:`vocabulary_for` the graph).
+
+    Raises:
+        ConfigurationError: The file is missing, unreadable or of another format version.
+        BackendError: Building failed.
+    """
+    from saga_kgqa.schema import SchemaIndex
+
+    if schema_file is not None:
+        return SchemaIndex.load(schema_file)
+    (note or logger.info)(BUILDING_NOTE)
+    return build_index(graph, vocabulary=vocabulary)
+
+
+def dialect_schema(dialect: str, *, data_dir: Path | None, graph: KnowledgeGraph | None = None) -> SchemaIndex:
+    """A dialect's schema index from its offline sources under ``data_dir``, and (Wikidata) ``graph``'s constraints.
+
+    Raises:
+        ConfigurationError: Unknown dialect, or a source under ``data_dir`` is missing.
+        BackendError: The graph failed on a constraint query.
+    """
+    from saga_kgqa.schema.dialects import build_dialect_index
+
+    return build_dialect_index(dialect, data_dir=data_dir, backend=graph)

@@ -1,0 +1,183 @@
+"""The operator's named sources, one stack per source per process: every face opens a source here.
+
+:func:`open_source` opens a catalog record once for the life of the process (its graph, with
+the record's graph scopes; its survey and schema index; its name index), keyed by the record
+and the survey cache it uses. :func:`source_toolbox` is the agent's toolbox over an opened
+source, in the record's dialect, with its entity search, over its declared schema index or one
+induced from the graph (the source tools keep the survey for summaries and resolution).
+``saga ask --source``, ``saga mcp`` (its agent tools and its source tools alike),
+``saga serve web``, TEXT2SPARQL and ``langgraph dev`` all reach a source through these two, so
+``lookup`` and ``resolve_entity`` on one source read one graph, with one set of scopes.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from saga_kgqa.graph.dialect_tools import open_entity_search, schema_vocabulary, tool_dialect
+from saga_kgqa.graph.toolbox import SagaToolbox
+from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
+from saga_kgqa.schema import build_schema_index
+from saga_kgqa.schema.survey_cache import default_survey_dir
+from saga_kgqa.schema.survey_model import SurveyLimits
+from saga_kgqa.sources.catalog import Catalog, SourceRecord
+from saga_kgqa.sources.session import OpenSource, SourceSet, open_source_graph
+from saga_kgqa.tools.context import ToolCaps
+
+_Key = tuple[SourceRecord, Path]
+
+
+@dataclass
+class _Held:
+    """An opened source and the agent's toolbox over it (built on first use)."""
+
+    opened: OpenSource
+    toolbox: SagaToolbox | None = None
+
+
+_OPENED: dict[_Key, _Held] = {}
+_LOCK = threading.Lock()
+
+
+def open_source(record: SourceRecord, *, survey_dir: Path | None = None) -> OpenSource:
+    """The source of ``record``, opened now if this process has not opened it yet.
+
+    Args:
+        record: The operator's catalog record.
+        survey_dir: Where its survey and name index are cached (``$SAGA_SURVEY_DIR`` by default).
+
+    Raises:
+        ConfigurationError: The record's files, store or endpoint cannot be opened.
+    """
+    key = (record, survey_dir or default_survey_dir())
+    with _LOCK:
+        held = _OPENED.get(key)
+        if held is None:
+            held = _Held(OpenSource(record, open_source_graph(record), key[1], SurveyLimits(), ToolCaps()))
+            _OPENED[key] = held
+        return held.opened
+
+
+def source_toolbox(opened: OpenSource) -> SagaToolbox:
+    """The agent's toolbox over an opened source: its dialect, its entity search, its graph and scopes.
+
+    The schema index is the record's declared one, else one built from the graph with induction
+    under the dialect's vocabulary: it reads the graph's own RDFS/OWL domains and ranges first,
+    which the bounded survey (the source tools' index) does not. Built once per source per process.
+
+    Raises:
+        ConfigurationError: The record's schema index or entity search is unusable.
+        BackendError: The graph failed while the schema index was built.
+    """
+    with _LOCK:
+        held = next((h for h in _OPENED.values() if h.opened is opened), None)
+        if held is not None and held.toolbox is not None:
+            return held.toolbox
+    record = opened.record
+    dialect = tool_dialect(record.dialect)
+    search = open_entity_search(record.entity_search)
+    schema = (
+        opened.schema()
+        if opened.declared
+        else build_schema_index(opened.graph, induce=True, vocabulary=schema_vocabulary(dialect))
+    )
+    toolbox = SagaToolbox(
+        opened.graph,
+        schema,
+        # The data files' own prefixes make the ids the model sees short and familiar.
+        prefixes=read_declared_prefixes([record.store] if record.store is not None else list(record.data)),
+        dialect=dialect,
+        entity_search=search,
+    )
+    with _LOCK:
+        if held is not None and held.toolbox is None:
+            held.toolbox = toolbox
+        return held.toolbox if held is not None and held.toolbox is not None else toolbox
+
+
+def toolbox_for_source(record: SourceRecord) -> SagaToolbox:
+    """The toolbox over one catalog source (:func:`open_source`, then :func:`source_toolbox`).
+
+    Raises:
+        ConfigurationError: The source's settings are unusable.
+        BackendError: The graph failed while it was surveyed.
+    """
+    return source_toolbox(open_source(record))
+
+
+class SharedSources(SourceSet):
+    """A catalog's sources as the source tools see them, borrowed from the process's opened sources."""
+
+    def __init__(self, catalog: Catalog, *, survey_dir: Path | None = None, release: bool = False) -> None:
+        """Offer the sources of ``catalog``; nothing is opened yet.
+
+        Args:
+            catalog: The operator's catalog.
+            survey_dir: Where surveys and name indexes are cached (``$SAGA_SURVEY_DIR`` by default).
+            release: Close the sources this set opened when it is closed (a command that exits
+                after one call); a server's set keeps them for the life of the process.
+        """
+        super().__init__(catalog, survey_dir=survey_dir)
+        self._release = release
+        self._borrowed: dict[str, OpenSource] = {}
+        self._borrow_lock = threading.Lock()
+
+    def get(self, name: str) -> OpenSource:
+        """The source called ``name``, the same object every face of this process gets.
+
+        Raises:
+            UnknownName: No source has that name (the message lists the configured ones).
+            ConfigurationError: The record's files, store or endpoint cannot be opened.
+        """
+        record = self.catalog.source(name)
+        opened = open_source(record, survey_dir=self.survey_dir)
+        with self._borrow_lock:
+            self._borrowed[record.name] = opened
+        return opened
+
+    def close(self) -> None:
+        """Close what this set opened when it releases its sources; otherwise leave them to the process."""
+        with self._borrow_lock:
+            borrowed = list(self._borrowed.values())
+            self._borrowed.clear()
+        if self._release:
+            for opened in borrowed:
+                release(opened)
+
+
+def release(opened: OpenSource) -> None:
+    """Close an opened source and forget it (the next :func:`open_source` of its record opens it again)."""
+    with _LOCK:
+        for key in [key for key, held in _OPENED.items() if held.opened is opened]:
+            del _OPENED[key]
+    opened.graph.close()
+
+
+def source_set(catalog: Catalog, *, survey_dir: Path | None = None) -> SourceSet:
+    """The catalog's sources for the source tools of a server (each opened on first use, kept open)."""
+    return SharedSources(catalog, survey_dir=survey_dir)
+
+
+@contextmanager
+def opened_sources(catalog_file: Path | None, survey_dir: Path | None = None) -> Iterator[SourceSet]:
+    """The sources of ``catalog_file`` (else ``$SAGA_CATALOG``, else the environment's), closed on exit.
+
+    Raises:
+        ConfigurationError: The catalog cannot be read.
+    """
+    catalog = Catalog.load(catalog_file) if catalog_file is not None else Catalog.from_env()
+    with SharedSources(catalog, survey_dir=survey_dir, release=True) as sources:
+        yield sources
+
+
+def forget_opened() -> None:
+    """Close and forget every opened source (for tests that point one process at several catalogs)."""
+    with _LOCK:
+        held = list(_OPENED.values())
+        _OPENED.clear()
+    for each in held:
+        each.opened.graph.close()

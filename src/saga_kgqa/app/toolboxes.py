@@ -1,0 +1,126 @@
+"""The agent's toolbox and the CLI's toolkit over a graph: dialect, schema index, prefixes, entity search.
+
+The rule for the schema index is here once: a saved file, else the dialect's index from
+its offline sources, else one built from the graph with induction under the dialect's vocabulary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from saga_kgqa.app.open import OpenOptions, dialect_schema, load_or_build_schema
+from saga_kgqa.dialects import Dialect
+from saga_kgqa.graph.dialect_tools import (
+    open_entity_search,
+    saved_or_dialect_schema,
+    schema_vocabulary,
+    tool_dialect,
+)
+from saga_kgqa.graph.toolbox import SagaToolbox
+from saga_kgqa.kg.cache.replay_cache import CacheMode
+from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.kg.opening import open_backend
+from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
+from saga_kgqa.schema import CompatibilityMode, SchemaIndex, build_schema_index
+from saga_kgqa.settings import example_graph_path
+from saga_kgqa.tools.context import ToolCaps
+from saga_kgqa.tools.toolkit import GroundingToolkit
+
+
+def open_toolbox(
+    data: list[Path] | None,
+    endpoint: str | None,
+    profile: str | None,
+    options: OpenOptions | None = None,
+    *,
+    cache_dir: Path | None = None,
+    cache_mode: CacheMode = CacheMode.OFF,
+    default_graphs: tuple[str, ...] = (),
+    named_graphs: tuple[str, ...] = (),
+) -> SagaToolbox:
+    """Open a toolbox over RDF files, a store directory or an endpoint (the example graph when none is given).
+
+    The tools speak ``options.dialect`` over ``options.schema_file``, else the dialect's index
+    from ``options.data_dir``'s offline sources, else an index built from the graph with
+    induction under the dialect's vocabulary. The graph sits behind the record/replay cache when
+    ``cache_mode`` is on. ``default_graphs`` and ``named_graphs`` (an endpoint's, from the
+    operator's catalog) are sent with every query as protocol parameters.
+
+    Raises:
+        ConfigurationError: The graph, schema or search settings are unusable.
+        BackendError: The graph failed while the schema index was built.
+    """
+    options = options or OpenOptions()
+    tool_dialect_data = tool_dialect(options.dialect)
+    search = open_entity_search(options.entity_search)
+    schema = saved_or_dialect_schema(tool_dialect_data, schema_file=options.schema_file, data_dir=options.data_dir)
+    paths = [] if endpoint else list(data or []) or [example_graph_path()]
+    backend = open_backend(
+        data=paths or None,
+        endpoint=endpoint,
+        profile=profile,
+        cache_dir=cache_dir,
+        cache_mode=cache_mode,
+        default_graphs=default_graphs,
+        named_graphs=named_graphs,
+    )
+    if schema is None:
+        schema = build_schema_index(backend, induce=True, vocabulary=schema_vocabulary(tool_dialect_data))
+    # The data files' own prefixes make the ids the model sees short and familiar.
+    return SagaToolbox(
+        KnowledgeGraph(backend),
+        schema,
+        prefixes=read_declared_prefixes(paths),
+        dialect=tool_dialect_data,
+        entity_search=search,
+    )
+
+
+def toolbox_over(
+    graph: KnowledgeGraph,
+    options: OpenOptions,
+    *,
+    data: list[Path] | None,
+    entity_search_url: str = WIKIDATA_API,
+    note: Callable[[str], None] | None = None,
+) -> SagaToolbox:
+    """The tools in ``options.dialect`` over an opened graph: the given schema index, the dialect's, or one built now.
+
+    Raises:
+        ConfigurationError: The schema or search settings are unusable.
+        BackendError: The graph failed while the schema index was built.
+    """
+    tools_dialect = tool_dialect(options.dialect)
+    search = open_entity_search(options.entity_search, url=entity_search_url)
+    schema = saved_or_dialect_schema(tools_dialect, schema_file=options.schema_file, data_dir=options.data_dir)
+    if schema is None:
+        schema = load_or_build_schema(graph, None, vocabulary=schema_vocabulary(tools_dialect), note=note)
+    prefixes = read_declared_prefixes(data or [example_graph_path()])
+    return SagaToolbox(graph, schema, prefixes=prefixes, dialect=tools_dialect, entity_search=search)
+
+
+def toolkit_over(
+    graph: KnowledgeGraph,
+    *,
+    dialect: Dialect,
+    schema_file: Path | None,
+    data_dir: Path | None,
+    prefixes: dict[str, str],
+    mode: CompatibilityMode,
+    caps: ToolCaps | None,
+    note: Callable[[str], None] | None = None,
+) -> GroundingToolkit:
+    """The grounding tools a person calls from the CLI: a dialect's offline index, else the file or a built one.
+
+    Raises:
+        ConfigurationError: The schema file or the dialect's offline sources are unusable.
+        BackendError: The graph failed while the schema index was built.
+    """
+    schema: SchemaIndex
+    if schema_file is None and dialect.name != "generic":
+        schema = dialect_schema(dialect.name, data_dir=data_dir)
+    else:
+        schema = load_or_build_schema(graph, schema_file, note=note)
+    return GroundingToolkit(graph, schema, prefixes=prefixes, mode=mode, dialect=dialect, caps=caps)
