@@ -158,6 +158,15 @@ class BadResponse(BackendError):
     retryable = True
 
 
+class SourceMisbehaved(BadResponse):
+    """An endpoint answered with a value that cannot be what was asked (text where a count belongs).
+
+    The message quotes the value as data; renderers sanitise it like any graph text.
+    """
+
+    retryable = False
+
+
 class CacheMiss(BackendError):
     """Replay mode found no recording for a request; no live call was made."""
 

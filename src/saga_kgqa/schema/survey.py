@@ -16,6 +16,7 @@ triples, and an example query checked to run.
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -24,12 +25,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from threading import Lock
 
-from saga_kgqa.errors import SagaError
+from saga_kgqa.errors import SagaError, SourceMisbehaved
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.core.query import from_template
 from saga_kgqa.kg.core.result import Row
 from saga_kgqa.kg.guard.sparql_terms import iri, string_literal
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.redaction import redact_text
 from saga_kgqa.schema.induction import InductionSettings, most_common_datatype, supported_types
 from saga_kgqa.schema.model import (
     BuildSettings,
@@ -51,6 +53,7 @@ from saga_kgqa.schema.survey_model import (
     SurveyLimits,
 )
 from saga_kgqa.schema.vocab import META_NAMESPACES, RDFS_SUBCLASS_OF, SchemaVocabulary, is_datatype
+from saga_kgqa.tools.text_safety import graph_text
 
 _KIND = 'BIND(IF(isIRI(?o), "iri", IF(isBlank(?o), "bnode", IF(lang(?o) != "", "lang", "literal"))) AS ?k)'
 _NAMED_GRAPHS_SHOWN = 50
@@ -60,6 +63,9 @@ _EXAMPLE_CHARS = 200
 # A range is declared only where most sampled objects are typed: a property whose objects
 # are mostly untyped IRIs (external links) gets no range from a few typed ones.
 _TYPED_SHARE_FOR_RANGE = 0.5
+# A count above this is no count a survey can trust (a hostile endpoint's 10**4000).
+_MAX_COUNT = 10**15
+_COUNT = re.compile(r"\s*\+?(\d{1,16})(?:\.0*)?\s*")
 
 
 @dataclass(slots=True)
@@ -71,19 +77,48 @@ class _Prober:
     scope: Sequence[str]
     requests: int = 0
     failures: list[ProbeFailure] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
     _lock: Lock = field(default_factory=Lock)
+
+    def remaining_s(self) -> float:
+        """Seconds left of the survey's overall budget."""
+        return self.limits.total_s - (time.monotonic() - self.started)
 
     def _take(self, what: str) -> bool:
         with self._lock:
             if self.requests >= self.limits.max_requests():
                 self.failures.append(ProbeFailure(what=what, error="request budget spent"))
                 return False
+            if self.remaining_s() <= 0:
+                error = f"survey deadline of {self.limits.total_s:g} s passed"
+                self.failures.append(ProbeFailure(what=what, error=error))
+                return False
             self.requests += 1
             return True
 
+    def _probe_limits(self, max_rows: int) -> ExecutionLimits:
+        """Each probe's own bound, cut to what is left of the overall one."""
+        return ExecutionLimits(deadline_s=max(0.1, min(self.limits.deadline_s, self.remaining_s())), max_rows=max_rows)
+
     def fail(self, what: str, error: str) -> None:
+        """Record a failed probe; the endpoint's text is data: credentials hidden, sanitised, capped."""
         with self._lock:
-            self.failures.append(ProbeFailure(what=what, error=error[:200]))
+            self.failures.append(ProbeFailure(what=graph_text(what, 300), error=graph_text(redact_text(error), 200)))
+
+    def count(self, row: Row, variable: str, what: str) -> int | None:
+        """The non-negative integer an endpoint gave for ``variable``; a malformed one is recorded, not raised."""
+        term = row.get(variable)
+        if term is None:
+            return None
+        match = _COUNT.fullmatch(term.value) if term.kind == "literal" else None
+        if match is None or int(match.group(1)) > _MAX_COUNT:
+            error = SourceMisbehaved(f"the count of {what} is not a number: {term.value!r}")
+            with self._lock:
+                seen = any(f.what == graph_text(what, 300) and "source misbehaved" in f.error for f in self.failures)
+            if not seen:  # one note per probe, not one per hostile row
+                self.fail(what, f"source misbehaved: {error.message}")
+            return None
+        return int(match.group(1))
 
     def select(self, head: str, where: str, *, tail: str = "", limit: int, what: str) -> list[Row] | None:
         """Run ``head FROM… WHERE { where } tail LIMIT limit``; ``None`` when it failed or was not sent."""
@@ -94,10 +129,7 @@ class _Prober:
             where = f"GRAPH ?scope {{ {where} }} {values_clause('scope', self.scope)}"
         text = f"{head}\nWHERE {{ {where} }}\n{tail}\nLIMIT {limit}"
         try:
-            result = self.graph.run(
-                from_template(text, "SELECT", limit=limit),
-                ExecutionLimits(deadline_s=self.limits.deadline_s, max_rows=limit),
-            )
+            result = self.graph.run(from_template(text, "SELECT", limit=limit), self._probe_limits(limit))
         except SagaError as exc:
             self.fail(what, f"{type(exc).__name__}: {exc}")
             return None
@@ -108,9 +140,9 @@ class _Prober:
         if not self._take("example query"):
             return ExampleQuery(sparql=sparql, ran=False, error="request budget spent")
         try:
-            result = self.graph.query(sparql, ExecutionLimits(deadline_s=self.limits.deadline_s, max_rows=10))
+            result = self.graph.query(sparql, self._probe_limits(10))
         except SagaError as exc:
-            return ExampleQuery(sparql=sparql, ran=False, error=f"{type(exc).__name__}: {exc}"[:200])
+            return ExampleQuery(sparql=sparql, ran=False, error=graph_text(redact_text(f"{type(exc).__name__}: {exc}")))
         return ExampleQuery(sparql=sparql, ran=True, rows=len(result.rows))
 
 
@@ -188,7 +220,7 @@ def _ranked_classes(prober: _Prober, type_path: str, limits: SurveyLimits) -> tu
     data_class = " && ".join(["isIRI(?c)", *(f"!STRSTARTS(STR(?c), {string_literal(ns)})" for ns in META_NAMESPACES)])
     members = f"?s {type_path} ?c FILTER({data_class})"
     counted = prober.select("SELECT (COUNT(DISTINCT ?c) AS ?n)", members, limit=1, what="class count")
-    class_count = int(counted[0]["n"].value) if counted and "n" in counted[0] else None
+    class_count = prober.count(counted[0], "n", "class count") if counted else None
     wanted = limits.max_classes
     rows = prober.select(
         "SELECT ?c (COUNT(?s) AS ?n)",
@@ -199,7 +231,9 @@ def _ranked_classes(prober: _Prober, type_path: str, limits: SurveyLimits) -> tu
     )
     if rows is None:  # counting every instance timed out: take classes unranked
         rows = prober.select("SELECT DISTINCT ?c", members, limit=wanted, what="classes (unranked)")
-    ranked = [(row["c"].value, int(row["n"].value) if "n" in row else 0) for row in rows or () if "c" in row]
+    ranked = [
+        (row["c"].value, prober.count(row, "n", "classes by instance count") or 0) for row in rows or () if "c" in row
+    ]
     return ranked[: limits.max_classes], class_count
 
 
@@ -217,7 +251,8 @@ def _survey_class(
         limit=limits.max_properties,
         what=f"properties of {cls}",
     )
-    usage = {row["p"].value: int(row["n"].value) for row in used or () if "p" in row and "n" in row}
+    counted = ((row["p"].value, prober.count(row, "n", f"properties of {cls}")) for row in used or () if "p" in row)
+    usage = {prop: n for prop, n in counted if n is not None}
     sampled = min(instances, limits.max_instances) if instances else max(usage.values(), default=0)
     objects = _object_profile(prober, cls, sample, type_path, list(usage)) if usage else {}
     examples, instances_seen = _examples(prober, cls, type_path, list(usage))
@@ -279,7 +314,10 @@ def _object_profile(prober: _Prober, cls: str, sample: str, type_path: str, prop
     found: dict[str, _Objects] = {}
     typed_most: dict[tuple[str, str], int] = {}
     for row in rows or ():
-        prop, kind, count = row["p"].value, row["k"].value, int(row["n"].value)
+        count = prober.count(row, "n", f"object kinds of {cls}'s properties")
+        if count is None or "p" not in row or "k" not in row:
+            continue
+        prop, kind = row["p"].value, row["k"].value
         entry = found.setdefault(prop, _Objects())
         if "t" in row:
             entry.types[row["t"].value] += count
@@ -311,6 +349,8 @@ def _examples(prober: _Prober, cls: str, type_path: str, props: list[str]) -> tu
     examples: dict[str, list[str]] = {}
     instances: list[str] = []
     for row in rows or ():
+        if "s" not in row:
+            continue
         if row["s"].value not in instances:
             instances.append(row["s"].value)
         if "p" in row and "o" in row and row["o"].kind != "bnode":
@@ -344,7 +384,7 @@ def _parents(prober: _Prober, classes: list[str]) -> dict[str, set[str]]:
     )
     parents: dict[str, set[str]] = {}
     for row in rows or ():
-        if row["parent"].value != row["c"].value:
+        if "parent" in row and "c" in row and row["parent"].value != row["c"].value:
             parents.setdefault(row["c"].value, set()).add(row["parent"].value)
     return parents
 

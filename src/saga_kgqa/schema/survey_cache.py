@@ -5,22 +5,31 @@ reused until an operator rebuilds it (``saga source survey NAME --refresh``) whe
 source changes. The file records its build date; the key includes the backend's
 ``endpoint_id`` (a content digest for embedded files), so a changed store is surveyed
 anew rather than served stale evidence.
+
+A partial survey (probes failed, skipped at the deadline, or a source that misbehaved) is
+kept for :data:`PARTIAL_TTL_S` only, then surveyed again: a degraded survey is never
+served for good. The directory is private (:func:`~saga_kgqa.private_files.private_root`):
+a survey found in a directory another user owns or can write is not read, and a file is
+served only when the key computed from its own content is the one asked for.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
-import tempfile
+import time
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 from threading import Lock
 
 from pydantic import ValidationError
 
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.private_files import UnsafeCacheDir, private_root, read_private, write_private
 from saga_kgqa.schema.survey import survey_source
 from saga_kgqa.schema.survey_model import SURVEY_FORMAT_VERSION, SourceSurvey, SurveyLimits
 from saga_kgqa.schema.vocab import SchemaVocabulary
@@ -28,6 +37,10 @@ from saga_kgqa.schema.vocab import SchemaVocabulary
 #: Environment variable naming the directory of cached surveys.
 SURVEY_DIR_ENV = "SAGA_SURVEY_DIR"
 
+#: Seconds a partial or degraded survey is served before the source is surveyed again.
+PARTIAL_TTL_S = 600.0
+
+_LOG = logging.getLogger(__name__)
 _memory: dict[str, SourceSurvey] = {}
 _memory_lock = Lock()
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -76,18 +89,26 @@ def cached_survey(
     """
     limits = limits or SurveyLimits()
     key = survey_key(source, graph.endpoint_id, graphs, limits)
-    path = (cache_dir or default_survey_dir()) / f"{_UNSAFE.sub('_', source)[:60]}-{key}.json"
+    root = cache_dir or default_survey_dir()
+    path = root / f"{_UNSAFE.sub('_', source)[:60]}-{key}.json"
+    try:
+        private_root(root)
+        usable = True
+    except UnsafeCacheDir as exc:
+        _LOG.warning("%s", exc.message)  # surveyed afresh and kept in memory only
+        usable = False
     if not refresh:
         with _memory_lock:
             found = _memory.get(key)
-        if found is None:
-            found = _read(path)
-        if found is not None:
+        if found is None and usable:
+            found = _read(path, key)
+        if found is not None and not _expired(found):
             with _memory_lock:
                 _memory[key] = found
             return found
     survey = survey_source(graph, source=source, graphs=graphs, limits=limits, vocabulary=vocabulary)
-    _write(path, survey)
+    if usable:
+        _write(path, survey)
     with _memory_lock:
         _memory[key] = survey
     return survey
@@ -99,22 +120,35 @@ def forget_surveys() -> None:
         _memory.clear()
 
 
-def _read(path: Path) -> SourceSurvey | None:
-    """A cached survey, or ``None`` when there is none or it is unreadable (it is then rebuilt)."""
+def _now() -> float:
+    return time.time()
+
+
+def _expired(survey: SourceSurvey) -> bool:
+    """Whether a partial survey has outlived :data:`PARTIAL_TTL_S` (a complete one never expires)."""
+    if not survey.partial:
+        return False
     try:
-        return SourceSurvey.model_validate_json(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValidationError):
+        built = datetime.fromisoformat(survey.built_at).timestamp()
+    except ValueError:
+        return True
+    return _now() - built > PARTIAL_TTL_S
+
+
+def _read(path: Path, key: str) -> SourceSurvey | None:
+    """A cached survey whose own content gives ``key``; ``None`` when absent, foreign or unreadable."""
+    text = read_private(path)
+    if text is None:
         return None
+    try:
+        found = SourceSurvey.model_validate_json(text)
+    except ValidationError:
+        return None
+    if survey_key(found.source, found.endpoint_id, found.graphs, found.limits) != key:
+        return None  # planted or renamed: not the survey this name promises
+    return found
 
 
 def _write(path: Path, survey: SourceSurvey) -> None:
-    """Write atomically, so a concurrent reader never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(survey.model_dump_json())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write atomically with mode 0600 (the survey names the source's endpoint)."""
+    write_private(path, survey.model_dump_json())

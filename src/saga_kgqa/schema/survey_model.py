@@ -35,6 +35,8 @@ class SurveyLimits(BaseModel):
         examples_per_property: Example values kept per property.
         max_concurrency: Probes in flight at once (the endpoint profile may allow fewer).
         deadline_s: Wall-clock budget of each probe.
+        total_s: Wall-clock budget of the whole survey (5 minutes: a few dozen polite queries to a
+            public endpoint such as WDQS); probes not sent in time are listed as skipped.
         support: Share of the typed sampled objects a type needs to enter a range.
     """
 
@@ -47,6 +49,7 @@ class SurveyLimits(BaseModel):
     examples_per_property: int = Field(default=3, ge=0, le=20)
     max_concurrency: int = Field(default=4, ge=1, le=32)
     deadline_s: float = Field(default=20.0, gt=0)
+    total_s: float = Field(default=300.0, gt=0)
     support: float = Field(default=0.05, ge=0.0, le=1.0)
 
     def max_requests(self) -> int:
@@ -171,6 +174,11 @@ class SourceSurvey(BaseModel):
     seconds: float = Field(default=0.0, ge=0)
     index: SchemaIndex
 
+    @property
+    def partial(self) -> bool:
+        """Whether probes failed or were skipped (deadline, budget, misbehaving source): not a complete survey."""
+        return bool(self.failures)
+
     def coverage(self) -> tuple[str, ...]:
         """Plain sentences on what the survey did not cover; never read as absence from the graph."""
         lines = [
@@ -184,6 +192,8 @@ class SourceSurvey(BaseModel):
         full = [c.iri for c in self.classes if len(c.properties) >= self.limits.max_properties]
         if full:
             lines.append(f"{len(full)} classes reached the property limit; their rarer properties are not listed")
+        if self.partial:
+            lines.append(f"partial survey: {len(self.failures)} probes failed or were skipped; it is retried soon")
         lines.extend(f"not covered: {failure.what} ({failure.error})" for failure in self.failures)
         lines.append("a class or property missing here may still exist in the source")
         return tuple(lines)

@@ -10,17 +10,20 @@ instead (TogoMCP v2 measured fewer calls that way); with many, the agent gets ``
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import Counter
 
 from pydantic import BaseModel, ConfigDict
 
 from saga_kgqa.errors import SagaError
+from saga_kgqa.schema.survey_model import SourceSurvey
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.sources.summary import RESULT_CHARS, derived_description, derived_title
 from saga_kgqa.tools.search.label_index import local_name
 from saga_kgqa.tools.text_safety import cap_block, graph_text
 
+_LOG = logging.getLogger(__name__)
 _WORD = re.compile(r"[a-z0-9]+")
 # Words a question shares with every catalog: they must not rank sources.
 _STOP_WORDS = frozenset(
@@ -144,14 +147,27 @@ def _entry(sources: SourceSet, name: str, survey_missing: bool) -> SourceEntry:
     properties: tuple[str, ...] = ()
     title, description, derived = record.title, record.description, False
     if survey_missing or not (title and description):
+        survey: SourceSurvey | None
         try:
-            opened = sources.get(name)
-            survey = opened.survey()
-        except SagaError as exc:
+            if survey_missing:
+                survey = sources.get(name).survey()
+            else:  # a prompt lists every source: only a survey already held is used, none is started
+                opened = sources.opened(name)
+                survey = opened.surveyed() if opened is not None else None
+        except Exception as exc:
+            if not isinstance(exc, SagaError):
+                _LOG.warning("listing source %s failed", name, exc_info=True)
             return SourceEntry(
                 name=name,
                 title=title or name,
                 description=description or f"not surveyed ({type(exc).__name__})",
+                categories=record.categories,
+            )
+        if survey is None:
+            return SourceEntry(
+                name=name,
+                title=title or name,
+                description=description or f"not surveyed yet: summary({name}) describes it",
                 categories=record.categories,
             )
         classes = tuple(local_name(c.iri) for c in survey.classes)

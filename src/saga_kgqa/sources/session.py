@@ -81,6 +81,11 @@ class OpenSource:
                     self._schema, self._toolkit = None, None
             return self._survey
 
+    def surveyed(self) -> SourceSurvey | None:
+        """The survey if this process already holds it, else ``None``; never sends a query."""
+        with self._lock:
+            return self._survey
+
     def schema(self) -> SchemaIndex:
         """The declared schema index when the record names one, else the surveyed index."""
         if self._schema is None:
@@ -150,6 +155,11 @@ class SourceSet:
     def names(self) -> list[str]:
         """The configured source names, sorted."""
         return sorted(self.catalog.sources)
+
+    def opened(self, name: str) -> OpenSource | None:
+        """The source called ``name`` if something opened it already, else ``None`` (nothing is opened)."""
+        with self._lock:
+            return self._open.get(name)
 
     def get(self, name: str) -> OpenSource:
         """The source called ``name``, opened now if it is not yet.
