@@ -15,6 +15,7 @@ import pytest
 
 from saga_kgqa.kg.embedded.store import EmbeddedStore, load_files
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.private_files import mark_entry
 from saga_kgqa.schema import build_schema_index
 from saga_kgqa.tools import GroundingToolkit
 from saga_kgqa.tools.context import ToolCaps
@@ -81,6 +82,7 @@ def test_the_cache_keeps_the_most_recently_used_indexes_only(cache: Path) -> Non
     for number in range(names_cache.MAX_CACHED_INDEXES + 3):
         old = names / f"old{number:02d}"
         old.mkdir(parents=True)
+        mark_entry(old, f"key{number}")  # built by this user's cache: eviction takes only those
         os.utime(old, (1_000_000 + number, 1_000_000 + number))
     with EmbeddedStore.from_files([DATA]) as store:
         kit = _kit(store)

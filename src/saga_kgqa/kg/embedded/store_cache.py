@@ -36,6 +36,7 @@ import pyoxigraph as ox
 
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.embedded.loading import load_files, sniff_rdf_format
+from saga_kgqa.private_files import UnsafeCacheDir, entry_key, is_own_entry, mark_entry, private_root
 
 CACHE_ENV = "SAGA_STORE_CACHE_DIR"
 SIZE_ENV = "SAGA_STORE_CACHE_MB"
@@ -147,6 +148,9 @@ class StoreCache:
             if not entry.is_dir():
                 self._build(entry, paths)
                 self._evict(keep=entry)
+            elif entry_key(entry) != key:
+                os.close(lease)
+                return None  # not built by this cache from these files: never served
             os.utime(entry)  # the entry's mtime orders eviction (least recently used first)
         except BaseException:
             os.close(lease)
@@ -154,12 +158,12 @@ class StoreCache:
         return CachedStore(entry, content, lease)
 
     def _usable_root(self) -> bool:
+        # Ours alone: a root others can write could hold a planted store that answers for our files.
         try:
-            self._root.mkdir(parents=True, exist_ok=True, mode=0o700)
-            info = self._root.stat()
-        except OSError:
+            private_root(self._root)
+        except (UnsafeCacheDir, OSError):
             return False
-        return info.st_uid == os.getuid() and os.access(self._root, os.W_OK)
+        return os.access(self._root, os.W_OK)
 
     def _build(self, entry: Path, paths: Sequence[Path]) -> None:
         from saga_kgqa.kg.embedded.store import sweep_stale_stores
@@ -168,6 +172,7 @@ class StoreCache:
         building = Path(tempfile.mkdtemp(prefix=f"{_BUILDING_PREFIX}{os.getpid()}-", dir=self._root))
         try:
             load_files(building, paths)
+            mark_entry(building, entry.name)
             try:
                 building.rename(entry)
             except OSError:
@@ -179,7 +184,7 @@ class StoreCache:
             raise
 
     def _evict(self, *, keep: Path) -> None:
-        entries = [path for path in self._root.iterdir() if path.is_dir() and len(path.name) == 40]
+        entries = [path for path in self._root.iterdir() if len(path.name) == 40 and is_own_entry(path)]
         sizes = {path: _tree_bytes(path) for path in entries}
         total = sum(sizes.values())
         for path in sorted(entries, key=_mtime):

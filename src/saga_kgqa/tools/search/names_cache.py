@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.private_files import UnsafeCacheDir, entry_key, is_own_entry, mark_entry, private_root
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.tools.graph_reads import Reads
 from saga_kgqa.tools.search.label_index import LabelIndex, NameEntry, NameIndex, read_names, schema_entries
@@ -100,9 +101,19 @@ def open_name_index(
     return LabelIndex(entries, primary=primary, notes=notes)
 
 
+def _private_parent(where: Path) -> bool:
+    """Whether ``names/`` is a real directory of this user that no one else can write (else nothing is cached)."""
+    try:
+        private_root(where.parent.parent)
+        private_root(where.parent)
+    except UnsafeCacheDir:
+        return False
+    return True
+
+
 def _open(where: Path, identity: str, primary: Sequence[str]) -> FullTextIndex | None:
-    if not where.is_dir():
-        return None
+    if not where.is_dir() or not _private_parent(where) or entry_key(where) != _key(identity):
+        return None  # absent, not ours, or not built from this content
     from saga_kgqa.tools.search.fulltext import FullTextIndex
 
     try:
@@ -118,14 +129,16 @@ def _open(where: Path, identity: str, primary: Sequence[str]) -> FullTextIndex |
 
 def _build(
     where: Path, entries: list[NameEntry], identity: str, primary: Sequence[str], notes: Sequence[str]
-) -> FullTextIndex:
+) -> NameIndex:
     from saga_kgqa.tools.search.fulltext import FullTextIndex
 
+    if not _private_parent(where):  # a symlinked or shared names/: an index in memory, nothing written
+        return _in_memory(entries, primary, notes)
     # Written aside and renamed into place: two runs building at once never see half an index.
     # Unique per build (mkdtemp): two threads of one server may build the same index at once.
-    where.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f"{where.name}.building-", dir=where.parent))
     FullTextIndex.build(scratch, entries, endpoint_id=identity, primary=primary, notes=notes)
+    mark_entry(scratch, _key(identity))
     try:
         scratch.rename(where)
     except OSError:
@@ -134,20 +147,36 @@ def _build(
         found = _open(where, identity, primary)
         if found is not None:
             return found
+        if not is_own_entry(where):
+            return _in_memory(entries, primary, notes)  # not ours to delete
         with contextlib.suppress(OSError):
             shutil.rmtree(where)
-        return FullTextIndex.build(where, entries, endpoint_id=identity, primary=primary, notes=notes)
+        built = FullTextIndex.build(where, entries, endpoint_id=identity, primary=primary, notes=notes)
+        mark_entry(where, _key(identity))
+        return built
     _evict(where.parent, keep=where)
     return FullTextIndex.open(where, primary=primary)
+
+
+def _key(identity: str) -> str:
+    """The content key an index's marker records."""
+    return hashlib.sha256(identity.encode()).hexdigest()
+
+
+def _in_memory(entries: list[NameEntry], primary: Sequence[str], notes: Sequence[str]) -> NameIndex:
+    """The in-memory index, for when the cache directory cannot be trusted."""
+    return LabelIndex(entries, primary=primary, notes=[*notes, "name cache directory not private: index kept in memory"])
 
 
 def _evict(parent: Path, *, keep: Path, most: int = MAX_CACHED_INDEXES) -> None:
     """Delete the least recently used indexes beyond ``most`` (never ``keep``, never one being built).
 
-    A run still searching a deleted index keeps its open files (POSIX); its next run rebuilds it.
+    Only entries this user's cache built and marked count and go; anything else in the
+    directory is left alone. A run still searching a deleted index keeps its open files
+    (POSIX); its next run rebuilds it.
     """
     with contextlib.suppress(OSError):
-        built = [p for p in parent.iterdir() if p.is_dir() and ".building-" not in p.name and p != keep]
+        built = [p for p in parent.iterdir() if ".building-" not in p.name and p != keep and is_own_entry(p)]
         built.sort(key=lambda p: p.stat().st_mtime, reverse=True)
         for stale in built[max(most - 1, 0) :]:
             shutil.rmtree(stale, ignore_errors=True)
