@@ -74,7 +74,9 @@ def test_surveys_are_private_files_in_a_private_directory(tmp_path: Path) -> Non
     assert (os.stat(cache).st_mode & 0o777, os.stat(path).st_mode & 0o777) == (0o700, 0o600)
 
 
-def test_name_index_eviction_never_deletes_what_it_did_not_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_name_index_eviction_never_deletes_what_it_did_not_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     survey_dir, victim = tmp_path / "surveys", tmp_path / "victim"
     monkeypatch.setenv("SAGA_SURVEY_DIR", str(survey_dir))
     for number in range(names_cache.MAX_CACHED_INDEXES + 3):

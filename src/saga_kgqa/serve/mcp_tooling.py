@@ -28,6 +28,7 @@ from pydantic import BaseModel, Field
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import BackendError, ConfigurationError, SagaError, ToolInputError
 from saga_kgqa.graph.toolbox import ToolView
+from saga_kgqa.redaction import redact_url
 from saga_kgqa.serve.mcp_models import DEFAULT_MAX_CHARS, ToolOutput, UpstreamFailure
 from saga_kgqa.serve.named_sources import NamedSources, UnknownSource
 from saga_kgqa.serve.sessions import SessionState, SessionStore
@@ -148,7 +149,8 @@ class ToolHost:
     def redact(self, text: str, source: str) -> str:
         """``text`` with the source's endpoint URL or file paths replaced by its name (callers see names only)."""
         record = self.sources.get(source)
-        places = [record.endpoint] if record.endpoint else []
+        # Messages name an endpoint by its redacted URL (credentials hidden); callers see the name only.
+        places = [record.endpoint, redact_url(record.endpoint)] if record.endpoint else []
         places += [str(path) for path in (*record.data, record.store) if path is not None]
         for place in sorted(places, key=len, reverse=True):
             text = text.replace(place, f"source {source!r}")

@@ -49,6 +49,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.redaction import redact_text, redact_url
 from saga_kgqa.settings import example_graph_path
 
 CATALOG_ENV = "SAGA_CATALOG"
@@ -106,7 +107,7 @@ class SourceRecord(BaseModel):
     @classmethod
     def _http_only(cls, value: str | None) -> str | None:
         if value is not None and not value.lower().startswith(("http://", "https://")):
-            raise ValueError(f"endpoint must be an http(s) URL, got {value!r}")
+            raise ValueError(f"endpoint must be an http(s) URL, got {redact_url(value)!r}")
         return value
 
     @model_validator(mode="after")
@@ -229,7 +230,7 @@ class Catalog(BaseModel):
         except OSError as exc:
             raise ConfigurationError(f"cannot read the catalog {path}: {exc.strerror or exc}") from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ConfigurationError(f"the catalog {path} is not valid TOML: {exc}") from None
+            raise ConfigurationError(f"the catalog {path} is not valid TOML: {redact_text(str(exc))}") from None
         return cls.from_mapping(raw, base=path.parent, path=path)
 
     @classmethod

@@ -56,6 +56,7 @@ from saga_kgqa.kg.remote.http_transport import (
     send,
 )
 from saga_kgqa.kg.remote.response_parse import parse_graph, parse_solutions
+from saga_kgqa.redaction import redact_url
 
 _LOG = logging.getLogger(__name__)
 
@@ -141,6 +142,8 @@ class RemoteEndpoint:
             raise ConfigurationError(f"request method must be GET, POST or auto, got {method!r}")
         split_endpoint_url(url)  # refuses a query string that sets the query itself
         self._url = url
+        # What messages, logs and ids show: credentials in the URL (userinfo, ?apikey=) hidden.
+        self._shown = redact_url(url)
         self._profile = profile
         self._clock = clock or SYSTEM_CLOCK
         self._method: RequestMethod = method
@@ -153,7 +156,7 @@ class RemoteEndpoint:
     def endpoint_id(self) -> str:
         """Identify the endpoint by its URL, and the graphs it is scoped to when configured."""
         graphs = [*self._profile.default_graphs, *(f"named:{g}" for g in self._profile.named_graphs)]
-        return f"remote:{self._url}" + (f"#graphs={','.join(graphs)}" if graphs else "")
+        return f"remote:{self._shown}" + (f"#graphs={','.join(graphs)}" if graphs else "")
 
     @property
     def profile(self) -> EndpointProfile:
@@ -191,7 +194,7 @@ class RemoteEndpoint:
             ConfigurationError: The endpoint object was closed.
         """
         if self._closed:
-            raise ConfigurationError(f"the endpoint {self._url} was closed")
+            raise ConfigurationError(f"the endpoint {self._shown} was closed")
         limits = limits or ExecutionLimits()
         started = self._clock.monotonic()
         deadline = Deadline(self._clock, limits.deadline_s)
@@ -222,10 +225,10 @@ class RemoteEndpoint:
                 if wait > cap:
                     # Pause the endpoint for the cap only: one reply must not block it for the process.
                     self._gate.leave_pause(cap)
-                    raise over_cap(f"the endpoint {self._url}", wait, cap, status=reply.status)
+                    raise over_cap(f"the endpoint {self._shown}", wait, cap, status=reply.status)
                 if throttle_waits >= self._profile.max_throttle_retries or wait > deadline.remaining():
                     self._gate.leave_pause(wait)
-                    raise fault_error(replace(fault, retry_after_s=wait), endpoint=self._url)
+                    raise fault_error(replace(fault, retry_after_s=wait), endpoint=self._shown)
                 throttle_waits += 1
                 slot.pause_and_wait(wait)
                 continue
@@ -238,7 +241,7 @@ class RemoteEndpoint:
             if fault.kind == "banned":
                 ban_s = fault.ban_s if fault.ban_s is not None else self._breaker_ttl_s
                 self._gate.open_breaker(f"banned: {fault.server_text[:200]}", for_s=ban_s, banned=True)
-            raise fault_error(fault, endpoint=self._url)
+            raise fault_error(fault, endpoint=self._shown)
 
     def _may_retry_timeout(self, fault: Fault, query: CheckedQuery, *, already: bool) -> bool:
         """A server timeout is retried once, unchanged, and only for an anchored query (TogoMCP rule)."""
@@ -298,27 +301,27 @@ class RemoteEndpoint:
                 params=protocol_params(self._profile, remaining_s=deadline.remaining()),
             )
         except DeadlineExceeded:
-            _LOG.info("query %s to %s: our deadline of %.1f s passed", digest, self._url, deadline.total_s)
+            _LOG.info("query %s to %s: our deadline of %.1f s passed", digest, self._shown, deadline.total_s)
             raise QueryTimeout(
-                f"no complete answer from {self._url} within the deadline of {deadline.total_s:g} s. "
+                f"no complete answer from {self._shown} within the deadline of {deadline.total_s:g} s. "
                 "The query may be too heavy: narrow it (anchor it on a known entity, add a LIMIT, "
                 "drop OPTIONALs or ORDER BY)."
             ) from None
         except Redirected as redirect:
-            _LOG.info("query %s to %s: redirected to %s", digest, self._url, redirect.location)
-            raise redirected_error(f"the endpoint {self._url}", redirect) from None
+            _LOG.info("query %s to %s: redirected to %s", digest, self._shown, redirect.location)
+            raise redirected_error(f"the endpoint {self._shown}", redirect) from None
         except TransportFailure as failure:
-            _LOG.info("query %s to %s: %s", digest, self._url, failure.reason)
+            _LOG.info("query %s to %s: %s", digest, self._shown, failure.reason)
             if not failure.connected:
                 self._gate.open_breaker(failure.reason, for_s=self._breaker_ttl_s)
             raise EndpointUnavailable(
-                f"{self._url} is unavailable: {failure.reason}. This is not the query's fault; "
+                f"{self._shown} is unavailable: {failure.reason}. This is not the query's fault; "
                 "do not rewrite the query."
             ) from None
         _LOG.debug(
             "query %s to %s: HTTP %d, %d bytes (%s) in %.3f s",
             digest,
-            self._url,
+            self._shown,
             reply.status,
             len(reply.body),
             reply.ending,
@@ -338,7 +341,7 @@ class RemoteEndpoint:
         except RecursionError:
             # json.loads recurses per nesting level: 200,000 "[" in a 200 answer.
             raise BadResponse(
-                f"the answer of {self._url} is nested too deeply to be a {query.form} result; "
+                f"the answer of {self._shown} is nested too deeply to be a {query.form} result; "
                 "this is not an empty result."
             ) from None
         except ValueError as error:
@@ -349,7 +352,8 @@ class RemoteEndpoint:
                     f"the endpoint stopped mid-answer with a timeout ({error}); narrow the query."
                 ) from None
             raise BadResponse(
-                f"the answer of {self._url} is not a valid {query.form} result ({error}); this is not an empty result."
+                f"the answer of {self._shown} is not a valid {query.form} result ({error}); "
+                "this is not an empty result."
             ) from None
         note = partial_result_note(reply, self._profile)
         if note is not None:

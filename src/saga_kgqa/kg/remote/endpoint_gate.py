@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from saga_kgqa.errors import EndpointBanned, EndpointThrottled, EndpointUnavailable
 from saga_kgqa.kg.core.clock import Clock, Deadline
+from saga_kgqa.redaction import redact_url
 
 #: How long a breaker stays open after a connection or liveness failure (TogoMCP uses 60 s).
 DEFAULT_BREAKER_TTL_S = 60.0
@@ -48,7 +49,7 @@ class EndpointGate:
         """
         if max_concurrency < 1:
             raise ValueError(f"max_concurrency must be at least 1, got {max_concurrency}")
-        self.url = url
+        self.url = redact_url(url)  # shown in messages: credentials hidden
         self.clock = clock
         self._max = max_concurrency
         self._in_flight = 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 import urllib.parse
 
 from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.redaction import redact_url
 
 
 def split_endpoint_url(url: str) -> tuple[str, list[tuple[str, str]]]:
@@ -33,6 +34,7 @@ def split_endpoint_url(url: str) -> tuple[str, list[tuple[str, str]]]:
     reserved = sorted({name for name, _ in params if name in ("query", "update")})
     if reserved:
         raise ConfigurationError(
-            f"endpoint URL {url!r} sets {', '.join(reserved)} in its query string; remove it (saga sends the query)"
+            f"endpoint URL {redact_url(url)!r} sets {', '.join(reserved)} in its query string; "
+            "remove it (saga sends the query)"
         )
     return urllib.parse.urlunsplit(parts._replace(query="", fragment="")), params

@@ -165,7 +165,9 @@ def _key(identity: str) -> str:
 
 def _in_memory(entries: list[NameEntry], primary: Sequence[str], notes: Sequence[str]) -> NameIndex:
     """The in-memory index, for when the cache directory cannot be trusted."""
-    return LabelIndex(entries, primary=primary, notes=[*notes, "name cache directory not private: index kept in memory"])
+    return LabelIndex(
+        entries, primary=primary, notes=[*notes, "name cache directory not private: index kept in memory"]
+    )
 
 
 def _evict(parent: Path, *, keep: Path, most: int = MAX_CACHED_INDEXES) -> None:
