@@ -24,6 +24,7 @@ from saga_kgqa.kg.guard.sparql_lexer import tokenize
 from saga_kgqa.state import Action, Answer, QueryAttempt, RunStatus, TraceSummary
 from saga_kgqa.state.schema import SagaState
 from saga_kgqa.tools.execute.tool import ExecuteSettings
+from saga_kgqa.tools.text_safety import outside_value
 
 
 def choose_final_query(attempts: list[QueryAttempt]) -> QueryAttempt | None:
@@ -107,7 +108,8 @@ def answer_of(result: QueryResult | None, text: str) -> Answer:
     """The answer record of a final result (full IRIs and lexical forms)."""
     if result is None:
         return Answer(text=text)
-    rows = tuple({var: term.value for var, term in row.items()} for row in result.rows)
+    # The state is read by hosts (LangGraph API, the web page): values pass the one sanitiser, uncapped.
+    rows = tuple({var: outside_value(term.value, None) for var, term in row.items()} for row in result.rows)
     return Answer(variables=tuple(result.variables), rows=rows, boolean=result.boolean, row_count=len(rows), text=text)
 
 

@@ -16,6 +16,7 @@ from typing import Literal
 import uvicorn
 from mcp.server.fastmcp import FastMCP
 
+from saga_kgqa.serve.mcp_arguments import CheckedFastMCP
 from saga_kgqa.serve.mcp_ask import ask_tools
 from saga_kgqa.serve.mcp_join_tool import join_tools
 from saga_kgqa.serve.mcp_pattern_tools import pattern_tools
@@ -54,7 +55,7 @@ def build_server(host: ToolHost, *, bind: str = "127.0.0.1", port: int = 0) -> F
         bind: HTTP bind address (loopback by default; DNS-rebinding protection is on for loopback).
         port: HTTP port (0 picks a free one when serving).
     """
-    server = FastMCP(SERVER_NAME, instructions=INSTRUCTIONS, host=bind, port=port, log_level="WARNING")
+    server = CheckedFastMCP(SERVER_NAME, instructions=INSTRUCTIONS, host=bind, port=port, log_level="WARNING")
     for tool_set in TOOL_SETS:
         for spec in tool_set(host):
             server.add_tool(

@@ -32,7 +32,7 @@ from saga_kgqa.redaction import redact_url
 from saga_kgqa.serve.mcp_models import DEFAULT_MAX_CHARS, ToolOutput, UpstreamFailure
 from saga_kgqa.serve.named_sources import NamedSources, UnknownSource
 from saga_kgqa.serve.sessions import SessionState, SessionStore
-from saga_kgqa.tools.text_safety import cap_block, graph_text
+from saga_kgqa.tools.text_safety import cap_block, clean_structure, graph_text, outside_value
 
 logger = logging.getLogger(__name__)
 
@@ -137,12 +137,17 @@ class ToolHost:
         return toolbox.view(self.context)
 
     def result(self, text: str, output: ToolOutput, *, is_error: bool = False) -> CallToolResult:
-        """The tool result: capped text (the source's location redacted) beside the structured output."""
+        """The tool result: capped text (the source's location redacted) beside the structured output.
+
+        Both channels pass the one sanitiser (:func:`outside_value`): graph literals, endpoint
+        bodies and search hits reach a host's model through the structured content too.
+        """
         if output.error is not None:
             output.error.message = self.redact(output.error.message, output.source)
+        shown = cap_block(outside_value(self.redact(text, output.source), None), self.max_chars)
         return CallToolResult(
-            content=[TextContent(type="text", text=cap_block(self.redact(text, output.source), self.max_chars))],
-            structuredContent=output.model_dump(mode="json"),
+            content=[TextContent(type="text", text=shown)],
+            structuredContent=clean_structure(output.model_dump(mode="json")),
             isError=is_error,
         )
 

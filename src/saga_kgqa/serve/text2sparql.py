@@ -29,12 +29,16 @@ from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus, TraceCounters
 from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.eval.qa.runner import Answerer, read_run, run_benchmark
+from saga_kgqa.redaction import redact_text
+from saga_kgqa.tools.text_safety import graph_text
 
 #: The TEXT2SPARQL'26 budget per question.
 DEFAULT_SECONDS = 180.0
 #: Seconds past the budget before the HTTP answer gives up on a run that has not stopped.
 _GRACE_S = 10.0
 MAX_QUESTION_CHARS = 2000
+#: How a record of a run that crashed (not one that found no answer) begins its error.
+RUN_ERROR = "the run failed: "
 
 
 @dataclass
@@ -86,7 +90,8 @@ class Text2SparqlService:
     def record(self, question: BenchmarkQuestion, record: PredictionRecord) -> None:
         """Append one record the way ``saga eval run`` does (one line, flushed; the config checked)."""
         with self._lock:
-            run_benchmark([question], lambda _q: record, self.predictions, config=self.config)
+            # retry_failed: a crashed run's record is replaced by the retry's.
+            run_benchmark([question], lambda _q: record, self.predictions, config=self.config, retry_failed=True)
 
     async def answer(self, dataset: str, text: str) -> tuple[int, dict[str, Any]]:
         """The HTTP status and body for one request."""
@@ -99,9 +104,11 @@ class Text2SparqlService:
             return 404, {"error": f"unknown dataset {dataset!r}; known datasets: {', '.join(sorted(self.datasets))}"}
         question = self.question(source, text)
         record = await anyio.to_thread.run_sync(self.recorded, question.id)
-        if record is None:
+        if record is None or _run_error(record):  # a run that crashed (model down) is tried again
             record = await self._run(source, question)
             await anyio.to_thread.run_sync(self.record, question, record)
+        if _run_error(record):
+            return 503, {"dataset": dataset, "question": text, "query": "", "error": record.error}
         return 200, {"dataset": dataset, "question": text, "query": record.predicted_sparql or ""}
 
     async def _run(self, source: str, question: BenchmarkQuestion) -> PredictionRecord:
@@ -109,13 +116,26 @@ class Text2SparqlService:
         started = time.perf_counter()
         # The agent checks the budget between its steps; this bound covers a step that hangs.
         with anyio.move_on_after(self.seconds + self.grace_s):
-            return await anyio.to_thread.run_sync(answerer, question, abandon_on_cancel=True)
+            try:
+                return await anyio.to_thread.run_sync(answerer, question, abandon_on_cancel=True)
+            except Exception as exc:
+                reason = graph_text(redact_text(f"{type(exc).__name__}: {exc}"), 300)
+                return PredictionRecord(
+                    question_id=question.id,
+                    status=PredictionStatus.FAILED,
+                    error=f"{RUN_ERROR}{reason}",
+                    trace=TraceCounters(latency_s=time.perf_counter() - started),
+                )
         return PredictionRecord(
             question_id=question.id,
             status=PredictionStatus.TIMEOUT,
             error=f"no answer within {self.seconds + self.grace_s:.1f} s",
             trace=TraceCounters(latency_s=time.perf_counter() - started),
         )
+
+
+def _run_error(record: PredictionRecord) -> bool:
+    return record.status is PredictionStatus.FAILED and (record.error or "").startswith(RUN_ERROR)
 
 
 def build_app(service: Text2SparqlService) -> Starlette:

@@ -22,6 +22,7 @@ from starlette.routing import Route
 
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.serve.web_events import Event
+from saga_kgqa.serve.web_request import parse_run_request
 from saga_kgqa.serve.web_runs import WebRuns
 
 _STATIC = files("saga_kgqa.serve") / "web_static"
@@ -58,12 +59,13 @@ def build_app(runs: WebRuns, *, allowed_hosts: list[str] | None = None) -> Starl
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
             return JSONResponse({"error": "send Content-Type: application/json"}, status_code=415)
         try:
-            body: dict[str, Any] = await request.json()
+            body: Any = await request.json()
         except ValueError:
             return JSONResponse({"error": "send a JSON body {question, source, model}"}, status_code=400)
         try:
+            asked = parse_run_request(body)
             thread_id = await anyio.to_thread.run_sync(
-                runs.start, str(body.get("question") or ""), body.get("source") or None, body.get("model") or None
+                runs.start, asked.question, asked.source or None, asked.model or None
             )
         except ConfigurationError as exc:
             return JSONResponse({"error": exc.message}, status_code=400)

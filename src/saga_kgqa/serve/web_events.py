@@ -13,6 +13,7 @@ from typing import Any
 from saga_kgqa.state import ANSWER_KEY, AnswerType, Step, TypeState
 from saga_kgqa.state.records import Answer
 from saga_kgqa.state.type_state import merge_type_state
+from saga_kgqa.tools.text_safety import clean_structure
 
 Event = dict[str, Any]
 #: Θ entries shown per event (the newest first), so a long run's page stays small.
@@ -29,15 +30,17 @@ def compact(iri: str, prefixes: Mapping[str, str]) -> str:
 
 def step_event(step: Step) -> Event:
     """A tool call and its observation."""
-    return {
-        "kind": "step",
-        "step": step.step,
-        "tool": step.tool,
-        "argument": step.argument,
-        "outcome": step.outcome,
-        "thought": step.thought,
-        "observation": step.observation,
-    }
+    return clean_structure(
+        {
+            "kind": "step",
+            "step": step.step,
+            "tool": step.tool,
+            "argument": step.argument,
+            "outcome": step.outcome,
+            "thought": step.thought,
+            "observation": step.observation,
+        }
+    )
 
 
 def theta_event(theta: TypeState, prefixes: Mapping[str, str]) -> Event:
@@ -48,7 +51,8 @@ def theta_event(theta: TypeState, prefixes: Mapping[str, str]) -> Event:
     ]
     # The answer prior is shown as the expected answer type, not among the tracked resources.
     size = sum(1 for key in theta.tracked() if key != ANSWER_KEY)
-    return {"kind": "theta", "size": size, "entries": entries}
+    cleaned: Event = clean_structure({"kind": "theta", "size": size, "entries": entries})
+    return cleaned
 
 
 def final_event(values: Mapping[str, Any]) -> Event:
@@ -64,7 +68,9 @@ def final_event(values: Mapping[str, Any]) -> Event:
     }
     if isinstance(answer, Answer):
         event |= {"variables": list(answer.variables), "rows": list(answer.rows), "boolean": answer.boolean}
-    return event
+    # The page sets text, never HTML; bidi overrides and zero-width characters would still reorder a label.
+    cleaned: Event = clean_structure(event)
+    return cleaned
 
 
 class EventMaker:

@@ -231,6 +231,8 @@ class Catalog(BaseModel):
             raise ConfigurationError(f"cannot read the catalog {path}: {exc.strerror or exc}") from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise ConfigurationError(f"the catalog {path} is not valid TOML: {redact_text(str(exc))}") from None
+        except RecursionError:  # tomllib parses nested arrays and tables recursively
+            raise ConfigurationError(f"the catalog {path} is nested too deeply to be a catalog") from None
         return cls.from_mapping(raw, base=path.parent, path=path)
 
     @classmethod

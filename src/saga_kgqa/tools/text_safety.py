@@ -6,6 +6,11 @@ D1-D2). It removes characters that hide or reorder text (zero-width, bidi overri
 controls), neutralises anything shaped like a role or tool tag, written with ASCII or
 look-alike angle brackets (its brackets become single guillemets), collapses whitespace
 so a value cannot fake new lines of the observation, and cuts to a character cap.
+
+The same cleaning serves every other channel outside text reaches (docs/faults.md L12-L14):
+:func:`outside_value` for one value that keeps its line breaks and its IRIs in angle
+brackets (structured content of a tool result, the web page's answer table, the answer
+rows of the LangGraph state), and :func:`clean_structure` for a whole JSON-like value.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from saga_kgqa.kg.guard.algebra_text import AlgebraWriter
@@ -47,6 +52,10 @@ _BRACKET_LOOKALIKES = str.maketrans(
     }
 )
 _WHITESPACE = re.compile(r"\s+")
+# An IRI written in angle brackets (<http://x/y>): data, not a tag; kept as written in structured values.
+_BRACKETED_IRI = re.compile(r"<[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|\\^`]*>")
+#: Default cap for one string of structured content (a query, a table cell, a message).
+STRUCTURED_CAP = 4000
 
 
 def _strip_invisible(text: str) -> str:
@@ -81,6 +90,52 @@ def graph_text(text: str, cap: int = DEFAULT_TEXT_CAP) -> str:
     if len(text) > cap:
         text = text[: max(cap - 1, 0)].rstrip() + ELLIPSIS
     return text
+
+
+def _defang_unless_iri(match: re.Match[str]) -> str:
+    return match.group(0) if _BRACKETED_IRI.fullmatch(match.group(0)) else _defang_tag(match)
+
+
+def outside_value(text: str, cap: int | None = STRUCTURED_CAP) -> str:
+    """Return one value from outside made safe for a structured channel, keeping its shape.
+
+    Like :func:`graph_text` (invisible, bidi, control and lone surrogate characters removed,
+    tag-like sequences defanged, length capped) but line breaks and tabs stay and an IRI in
+    angle brackets stays as written, so queries and multi-line values read as they were.
+
+    Args:
+        text: Raw text (a literal, a label, an endpoint's message, a whole tool text).
+        cap: Maximum characters kept (``None``: no cap).
+    """
+    if cap is not None:
+        text = text[: cap * 4 + 64]
+    text = unicodedata.normalize("NFC", _drop_surrogates(text))
+    text = _INVISIBLE.sub("", text)
+    text = "".join(ch for ch in text if ch in " \n\t" or unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co"))
+    text = _TAG_LIKE.sub(_defang_unless_iri, text.translate(_BRACKET_LOOKALIKES))
+    if cap is not None and len(text) > cap:
+        text = text[: max(cap - 1, 0)].rstrip() + ELLIPSIS
+    return text
+
+
+def clean_structure(value: Any, cap: int | None = STRUCTURED_CAP) -> Any:
+    """Return a JSON-like value with every string (keys too) passed through :func:`outside_value`."""
+    if isinstance(value, str):
+        return outside_value(value, cap)
+    if isinstance(value, Mapping):
+        return {clean_structure(k, cap) if isinstance(k, str) else k: clean_structure(v, cap) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clean_structure(item, cap) for item in value]
+    return value
+
+
+def _drop_surrogates(text: str) -> str:
+    """Remove lone surrogates (U+D800-U+DFFF), which no UTF-8 encoder accepts."""
+    return text.encode("utf-8", "surrogatepass").decode("utf-8", "ignore") if _has_surrogate(text) else text
+
+
+def _has_surrogate(text: str) -> bool:
+    return any("\ud800" <= ch <= "\udfff" for ch in text)
 
 
 def quoted(text: str, cap: int = DEFAULT_TEXT_CAP) -> str:
