@@ -114,3 +114,27 @@ def test_a_world_writable_store_cache_root_is_not_used(tmp_path: Path) -> None:
     graph = tmp_path / "g.ttl"
     graph.write_text('<http://example.org/a> <http://example.org/name> "a" .\n', encoding="utf-8")
     assert EmbeddedStore.from_cache(StoreCache(root, max_bytes=64 * 1024 * 1024), [graph]) is None
+
+
+def test_a_source_name_index_is_private_and_never_written_through_a_symlink(tmp_path: Path) -> None:
+    from saga_kgqa.sources.catalog import Catalog, SourceRecord
+    from saga_kgqa.sources.resolution import resolve_entity
+    from saga_kgqa.sources.session import SourceSet
+
+    forget_surveys()
+    catalog = Catalog(sources={"lab": SourceRecord(name="lab", data=(LAB,))}, default_source="lab")
+    cache = tmp_path / "cache"
+    with SourceSet(catalog, survey_dir=cache) as sources:
+        assert resolve_entity(sources, "lab", "UniProt:P12345").candidates
+    (meta,) = cache.glob("fulltext/*/saga-fulltext.json")
+    assert os.stat(meta).st_mode & 0o777 == 0o600
+    assert all(os.stat(p).st_mode & 0o777 == 0o700 for p in (cache, cache / "fulltext", meta.parent))
+    forget_surveys()
+    elsewhere, other = tmp_path / "elsewhere", tmp_path / "other-cache"
+    elsewhere.mkdir()
+    other.mkdir(mode=0o700)
+    (other / "fulltext").symlink_to(elsewhere)
+    with SourceSet(catalog, survey_dir=other) as sources:
+        assert resolve_entity(sources, "lab", "UniProt:P12345").candidates
+    assert list(elsewhere.iterdir()) == []
+    forget_surveys()

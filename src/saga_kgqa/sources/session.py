@@ -10,6 +10,8 @@ without gets the surveyed index (:mod:`~saga_kgqa.schema.survey`).
 from __future__ import annotations
 
 import hashlib
+import logging
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from threading import Lock
@@ -17,6 +19,7 @@ from types import TracebackType
 
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
+from saga_kgqa.private_files import UnsafeCacheDir, private_root
 from saga_kgqa.schema import SchemaIndex, SchemaVocabulary
 from saga_kgqa.schema.survey_cache import cached_survey, default_survey_dir
 from saga_kgqa.schema.survey_model import SourceSurvey, SurveyLimits
@@ -24,6 +27,8 @@ from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.search.fulltext import FullTextIndex
 from saga_kgqa.tools.toolkit import GroundingToolkit
+
+_LOG = logging.getLogger(__name__)
 
 #: Directory inside a store (``saga load``) that holds its full-text name index.
 STORE_FULLTEXT_DIR = "saga-fulltext"
@@ -109,11 +114,21 @@ class OpenSource:
         return self._toolkit
 
     def fulltext_path(self) -> Path:
-        """Where the name index lives: inside a ``saga load`` store, else in the cache keyed by content."""
+        """Where the name index lives: inside a ``saga load`` store, else in the cache keyed by content.
+
+        The cache directory must be private (:func:`~saga_kgqa.private_files.private_root`); when
+        it is not (a symlink, another owner, writable by others) the index goes to a private
+        scratch directory of this process instead, and nothing is read from or written to it.
+        """
         if self.record.store is not None:
             return self.record.store / STORE_FULLTEXT_DIR
         digest = hashlib.sha256(self.graph.endpoint_id.encode()).hexdigest()[:24]
-        return self.survey_dir / "fulltext" / digest
+        try:
+            private_root(self.survey_dir)
+            return private_root(self.survey_dir / "fulltext") / digest
+        except UnsafeCacheDir as exc:
+            _LOG.warning("%s", exc.message)
+            return Path(tempfile.mkdtemp(prefix="saga-names-")) / digest
 
     def set_names(self, index: FullTextIndex) -> None:
         """Keep the opened name index (see :func:`saga_kgqa.sources.resolution.name_index`)."""

@@ -24,6 +24,7 @@ from pathlib import Path
 import tantivy
 
 from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.private_files import write_private
 from saga_kgqa.tools.search.identifier_forms import identifier_forms
 from saga_kgqa.tools.search.label_index import MatchKind, NameEntry, NameMatch, local_name, normalise
 
@@ -91,7 +92,7 @@ class FullTextIndex:
         """
         if path.exists():
             shutil.rmtree(path)
-        path.mkdir(parents=True)
+        path.mkdir(parents=True, mode=0o700)  # its meta file names the source's endpoint
         schema = _schema()
         index = tantivy.Index(schema, path=str(path))
         writer = index.writer(heap_size=_WRITER_HEAP, num_threads=1)
@@ -131,7 +132,7 @@ class FullTextIndex:
             "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "notes": list(notes),
         }
-        (path / META_FILE).write_text(json.dumps(meta, indent=1), encoding="utf-8")
+        write_private(path / META_FILE, json.dumps(meta, indent=1))
         return cls.open(path, primary=primary)
 
     @classmethod
