@@ -59,6 +59,10 @@ def test_a_bad_endpoint_url_is_not_echoed_with_its_credentials(tmp_path: Path) -
     with pytest.raises(ConfigurationError) as refused:
         Catalog.load(catalog)
     assert SECRET not in refused.value.message and "http(s)" in refused.value.message
+    for bad in (f"ftp://ann:{SECRET}@db.example/sparql", f"http://ann:{SECRET}@db.example:99999/x"):
+        with pytest.raises(ConfigurationError) as unusable:
+            open_backend(endpoint=bad)
+        assert SECRET not in unusable.value.message
     with pytest.raises(ConfigurationError) as reserved:
         open_backend(endpoint=f"https://db.example/sparql?query=x&apikey={SECRET}")
     assert SECRET not in reserved.value.message

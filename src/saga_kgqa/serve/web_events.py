@@ -30,7 +30,7 @@ def compact(iri: str, prefixes: Mapping[str, str]) -> str:
 
 def step_event(step: Step) -> Event:
     """A tool call and its observation."""
-    return clean_structure(
+    cleaned: Event = clean_structure(
         {
             "kind": "step",
             "step": step.step,
@@ -41,6 +41,7 @@ def step_event(step: Step) -> Event:
             "observation": step.observation,
         }
     )
+    return cleaned
 
 
 def theta_event(theta: TypeState, prefixes: Mapping[str, str]) -> Event:

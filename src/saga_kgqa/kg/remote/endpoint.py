@@ -137,7 +137,7 @@ class RemoteEndpoint:
         except ValueError:  # "http://[::1" (unclosed IPv6 bracket), a port out of range
             usable = False
         if not usable:
-            raise ConfigurationError(f"endpoint URL must be an http(s) URL with a host, got {url!r}")
+            raise ConfigurationError(f"endpoint URL must be an http(s) URL with a host, got {redact_url(url)!r}")
         if method not in ("GET", "POST", "auto"):
             raise ConfigurationError(f"request method must be GET, POST or auto, got {method!r}")
         split_endpoint_url(url)  # refuses a query string that sets the query itself

@@ -23,6 +23,7 @@ from saga_kgqa.kg.remote.endpoint import build_user_agent, redirected_error
 from saga_kgqa.kg.remote.endpoint_gate import gate_for
 from saga_kgqa.kg.remote.http_classify import parse_retry_after
 from saga_kgqa.kg.remote.http_retry import max_retry_after_s, over_cap
+from saga_kgqa.redaction import redact_url
 
 WIKIDATA_API = "https://www.wikidata.org/w/api.php"
 EntityKind = Literal["item", "property"]
@@ -70,7 +71,7 @@ class WikidataEntitySearch:
         except ValueError:  # "http://[::1": an unclosed IPv6 bracket
             usable = False
         if not usable:
-            raise ConfigurationError(f"not an http(s) API URL with a host: {url!r}")
+            raise ConfigurationError(f"not an http(s) API URL with a host: {redact_url(url)!r}")
         self.url = url
         self.user_agent = build_user_agent(contact)
         self._clock = clock
