@@ -22,6 +22,7 @@ from saga_kgqa.graph.builder import build_graph
 from saga_kgqa.serve.mcp_models import AskOutput, cap_rows
 from saga_kgqa.serve.mcp_tooling import RETRY_NOTE, ToolHost, ToolSpec
 from saga_kgqa.sources.catalog import UnknownName
+from saga_kgqa.tools.text_safety import graph_text
 
 
 def answer_rows(answers: dict[str, Any] | None) -> tuple[list[str], list[dict[str, str]], bool | None]:
@@ -80,14 +81,7 @@ def ask_tools(host: ToolHost) -> list[ToolSpec]:
         output.status = str(record.status)
         output.steps = sum(record.trace.actions.values())
         cap_rows(output, "rows", host.max_chars)
-        text = f"status: {output.status}\nSPARQL:\n{output.sparql or '(none)'}\n"
-        if output.boolean is not None:
-            text += f"answer: {str(output.boolean).lower()}\n"
-        else:
-            text += f"{len(output.rows)} row(s)\n" + "\n".join(" | ".join(r.values()) for r in output.rows[:20])
-        if record.error:
-            text += f"\nerror: {record.error}"
-        return host.result(text, output, is_error=record.predicted_sparql is None)
+        return host.result(ask_text(output, record.error), output, is_error=record.predicted_sparql is None)
 
     return [
         ToolSpec(
@@ -102,3 +96,19 @@ def ask_tools(host: ToolHost) -> list[ToolSpec]:
             open_world=True,
         )
     ]
+
+
+def ask_text(output: AskOutput, error: str | None) -> str:
+    """The text content of an ``ask`` result: status, query, and the answer rows as cleaned one-line cells.
+
+    Each cell is graph text (a value cannot add lines, tags or bidi overrides to the table).
+    """
+    text = f"status: {output.status}\nSPARQL:\n{output.sparql or '(none)'}\n"
+    if output.boolean is not None:
+        text += f"answer: {str(output.boolean).lower()}\n"
+    else:
+        rows = (" | ".join(graph_text(str(value)) for value in row.values()) for row in output.rows[:20])
+        text += f"{len(output.rows)} row(s)\n" + "\n".join(rows)
+    if error:
+        text += f"\nerror: {graph_text(error, 500)}"
+    return text
