@@ -134,3 +134,38 @@ def test_ask_text_cells_cannot_add_lines_tags_or_bidi() -> None:
     assert _leaks("ask text", text) == []
     # status, "SPARQL:", the query, the row count, the one row, the error: the value's newline added none.
     assert text.count("\n") == 5 and "\nstatus: answered" not in text
+
+
+def test_an_unreadable_answer_fails_that_source_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from saga_kgqa.serve import mcp_source_tools
+
+    forget_surveys()
+    monkeypatch.setenv("SAGA_SURVEY_DIR", str(tmp_path / "cache"))
+    graph = tmp_path / "h.ttl"
+    graph.write_text(TTL, encoding="utf-8")
+    catalog = Catalog(
+        sources={"h": SourceRecord(name="h", data=(graph,)), "other": SourceRecord(name="other", data=(graph,))},
+        default_source="h",
+    )
+    real = mcp_source_tools.source_summary
+
+    def summary(sources: Any, name: str) -> Any:
+        if name == "h":
+            raise ValueError(f"invalid literal for int() with base 10: {HOSTILE!r}")
+        return real(sources, name)
+
+    monkeypatch.setattr(mcp_source_tools, "source_summary", summary)
+    server = build_server(ToolHost(NamedSources(catalog)))
+
+    async def main() -> tuple[CallToolResult, CallToolResult]:
+        async with create_connected_server_and_client_session(server._mcp_server) as session:
+            return (
+                await session.call_tool("source_summary", {"source": "h"}),
+                await session.call_tool("source_summary", {"source": "other"}),
+            )
+
+    bad, good = asyncio.run(main())
+    assert bad.isError and _channels("bad", bad) == []
+    assert bad.structuredContent is not None and bad.structuredContent["error"]["kind"] == "SourceMisbehaved"
+    assert not good.isError
+    forget_surveys()

@@ -17,7 +17,7 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from saga_kgqa.app.sources import source_set
-from saga_kgqa.errors import ConfigurationError, SagaError, ToolInputError
+from saga_kgqa.errors import ConfigurationError, SagaError, SourceMisbehaved, ToolInputError
 from saga_kgqa.serve.mcp_models import ToolOutput, cap_rows
 from saga_kgqa.serve.mcp_source_models import (
     BridgeOutput,
@@ -79,6 +79,14 @@ class SourceCalls:
         except SagaError as exc:
             exc.message = self.redact(exc.message)
             return self.host.failure(exc, output)
+        except (ValueError, KeyError, IndexError, TypeError, RecursionError) as exc:
+            # Something read from the source was not what it should be: that source failed, not the server.
+            logger.warning("source %r answered with something unreadable", output.source, exc_info=True)
+            misbehaved = SourceMisbehaved(
+                f"source {output.source!r} answered with something saga could not read ({type(exc).__name__}); "
+                "other sources are unaffected"
+            )
+            return self.host.failure(misbehaved, output)
 
     def result(self, text: str, output: ToolOutput, *lists: str) -> CallToolResult:
         """The capped text beside the structured output, its ``lists`` cut (last first) to fit the cap."""
