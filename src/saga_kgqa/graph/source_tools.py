@@ -12,6 +12,7 @@ tool keeps its one string argument.
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -19,11 +20,12 @@ from typing import TYPE_CHECKING, Any
 from langgraph.runtime import Runtime
 
 from saga_kgqa.context import SagaContext
-from saga_kgqa.errors import BackendError, ConfigurationError, ToolInputError
+from saga_kgqa.errors import BackendError, ConfigurationError, SourceMisbehaved, ToolInputError
 from saga_kgqa.graph.dependencies import GraphDependencies
 from saga_kgqa.graph.records import knowledge
 from saga_kgqa.graph.tool_nodes import ERROR_TEXT_CAP, begin_step, execute_summary, finish_action
 from saga_kgqa.graph.toolbox import ToolView
+from saga_kgqa.redaction import redact_text
 from saga_kgqa.state import Action, Outcome, QueryAttempt
 from saga_kgqa.state.schema import SagaState
 from saga_kgqa.tools.execute.tool import ExecuteSettings
@@ -39,6 +41,7 @@ CATALOG_IN_PROMPT = 5
 #: Steps left at which the policy says to answer with the best supported result.
 LOW_BUDGET_STEPS = 2
 
+_LOG = logging.getLogger(__name__)
 _LOW_BUDGET = " The budget is nearly spent: answer now with the best supported result."
 _TARGET = re.compile(r"\A\s*([A-Za-z0-9_.\-]+)\s*:\s*(\S.*?)\s*\Z", re.DOTALL)
 
@@ -275,6 +278,13 @@ class SourceToolNodes:
             text, outcome, summary = run(sources, action)
         except (ToolInputError, ConfigurationError, BackendError) as exc:
             return _failed(action, step, exc)
+        except (ValueError, KeyError, IndexError, TypeError, RecursionError) as exc:
+            # Something read from the source was unreadable: an observation about that source, not a crashed run.
+            _LOG.warning("source tool %s failed on an unreadable answer", action.tool, exc_info=True)
+            misbehaved = SourceMisbehaved(
+                f"the source answered with something saga could not read ({type(exc).__name__})"
+            )
+            return _failed(action, step, misbehaved)
         return finish_action(action, step, cap_block(text, RESULT_CHARS), outcome, [knowledge(step, outcome, summary)])
 
 
@@ -287,7 +297,7 @@ def _target(action: Action, what: str) -> tuple[str, str]:
 
 def _failed(action: Action, step: int, exc: ToolInputError | ConfigurationError | BackendError) -> dict[str, Any]:
     # An unknown source name is the model's mistake: named back with the configured names, never raised.
-    message = graph_text(exc.message, ERROR_TEXT_CAP)
+    message = graph_text(redact_text(exc.message), ERROR_TEXT_CAP)
     if isinstance(exc, BackendError):
         retry = "retrying later may help" if exc.retryable else "retrying the same call will not help"
         text = f"The source failed ({type(exc).__name__}: {message}); {retry}."
