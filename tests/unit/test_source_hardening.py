@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.graph.source_tools import SourceMode, source_prompt_lines
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
@@ -111,3 +112,14 @@ def test_a_partial_survey_is_cached_briefly_then_retried(tmp_path: Path, monkeyp
     assert backend.sent > sent
     assert not second.partial
     forget_surveys()
+
+
+def test_the_survey_budget_is_configurable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    catalog = Catalog(sources={"lab": SourceRecord(name="lab", data=(LAB,))}, default_source="lab")
+    monkeypatch.setenv("SAGA_SURVEY_SECONDS", "42")
+    assert SourceSet(catalog, survey_dir=tmp_path).limits.total_s == 42
+    monkeypatch.setenv("SAGA_SURVEY_SECONDS", "soon")
+    with pytest.raises(ConfigurationError, match="SAGA_SURVEY_SECONDS"):
+        SourceSet(catalog, survey_dir=tmp_path)
+    monkeypatch.delenv("SAGA_SURVEY_SECONDS")
+    assert SourceSet(catalog, survey_dir=tmp_path).limits.total_s == 300

@@ -28,6 +28,7 @@ from threading import Lock
 
 from pydantic import ValidationError
 
+from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.private_files import UnsafeCacheDir, private_root, read_private, write_private
 from saga_kgqa.schema.survey import survey_source
@@ -36,6 +37,8 @@ from saga_kgqa.schema.vocab import SchemaVocabulary
 
 #: Environment variable naming the directory of cached surveys.
 SURVEY_DIR_ENV = "SAGA_SURVEY_DIR"
+#: Environment variable setting a survey's overall time budget in seconds (``SurveyLimits.total_s``).
+SURVEY_SECONDS_ENV = "SAGA_SURVEY_SECONDS"
 
 #: Seconds a partial or degraded survey is served before the source is surveyed again.
 PARTIAL_TTL_S = 600.0
@@ -53,6 +56,24 @@ def default_survey_dir() -> Path:
         return Path(explicit)
     cache_home = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
     return Path(cache_home) / "saga-kgqa" / "surveys"
+
+
+def default_limits() -> SurveyLimits:
+    """The survey's bounds, with ``$SAGA_SURVEY_SECONDS`` as its overall budget when set.
+
+    Raises:
+        ConfigurationError: The variable is not a positive number of seconds.
+    """
+    raw = os.environ.get(SURVEY_SECONDS_ENV, "").strip()
+    if not raw:
+        return SurveyLimits()
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < 86_400:
+        raise ConfigurationError(f"{SURVEY_SECONDS_ENV} must be a number of seconds between 0 and 86400, got {raw!r}")
+    return SurveyLimits(total_s=seconds)
 
 
 def survey_key(source: str, endpoint_id: str, graphs: Sequence[str], limits: SurveyLimits) -> str:

@@ -21,7 +21,7 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.private_files import UnsafeCacheDir, private_root
 from saga_kgqa.schema import SchemaIndex, SchemaVocabulary
-from saga_kgqa.schema.survey_cache import cached_survey, default_survey_dir
+from saga_kgqa.schema.survey_cache import cached_survey, default_limits, default_survey_dir
 from saga_kgqa.schema.survey_model import SourceSurvey, SurveyLimits
 from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.tools.context import ToolCaps
@@ -156,12 +156,12 @@ class SourceSet:
         Args:
             catalog: The operator's catalog.
             survey_dir: Where surveys and name indexes are cached (``$SAGA_SURVEY_DIR`` by default).
-            limits: The survey's bounds.
+            limits: The survey's bounds (default: ``SurveyLimits()``, its overall budget from ``$SAGA_SURVEY_SECONDS``).
             caps: The tools' caps.
         """
         self.catalog = catalog
         self.survey_dir = survey_dir or default_survey_dir()
-        self.limits = limits or SurveyLimits()
+        self.limits = limits or default_limits()
         self.caps = caps or ToolCaps()
         self._open: dict[str, OpenSource] = {}
         self._lock = Lock()
