@@ -123,3 +123,12 @@ def test_the_survey_budget_is_configurable(tmp_path: Path, monkeypatch: pytest.M
         SourceSet(catalog, survey_dir=tmp_path)
     monkeypatch.delenv("SAGA_SURVEY_SECONDS")
     assert SourceSet(catalog, survey_dir=tmp_path).limits.total_s == 300
+
+
+def test_the_overall_budget_is_not_part_of_the_cache_key() -> None:
+    assert survey_cache.survey_key("s", "e", (), SurveyLimits(total_s=5)) == survey_cache.survey_key(
+        "s", "e", (), SurveyLimits()
+    )
+    assert survey_cache.survey_key("s", "e", (), SurveyLimits(max_classes=3)) != survey_cache.survey_key(
+        "s", "e", (), SurveyLimits()
+    )

@@ -77,10 +77,13 @@ def default_limits() -> SurveyLimits:
 
 
 def survey_key(source: str, endpoint_id: str, graphs: Sequence[str], limits: SurveyLimits) -> str:
-    """The cache key: the same source, store, graphs and limits give the same survey."""
-    material = json.dumps(
-        [SURVEY_FORMAT_VERSION, source, endpoint_id, sorted(graphs), limits.model_dump(mode="json")], sort_keys=True
-    )
+    """The cache key: the same source, store, graphs and limits give the same survey.
+
+    The overall time budget is not part of it: a complete survey does not depend on it, and a
+    partial one expires (:data:`PARTIAL_TTL_S`).
+    """
+    bounds = limits.model_dump(mode="json", exclude={"total_s"})
+    material = json.dumps([SURVEY_FORMAT_VERSION, source, endpoint_id, sorted(graphs), bounds], sort_keys=True)
     return hashlib.sha256(material.encode()).hexdigest()[:20]
 
 
