@@ -138,3 +138,34 @@ def test_a_source_name_index_is_private_and_never_written_through_a_symlink(tmp_
         assert resolve_entity(sources, "lab", "UniProt:P12345").candidates
     assert list(elsewhere.iterdir()) == []
     forget_surveys()
+
+
+def test_an_unmarked_index_of_an_earlier_version_is_rebuilt_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SAGA_SURVEY_DIR", str(tmp_path))
+    with EmbeddedStore.from_files([SPACE]) as store:
+        kit = GroundingToolkit(KnowledgeGraph(store), build_schema_index(store), caps=ToolCaps(fulltext_names=5))
+        index = kit.context.label_index
+        assert isinstance(index, FullTextIndex)
+        (index.path / ".saga-cache-entry").unlink()  # as an earlier version left it: no marker
+        again = GroundingToolkit(KnowledgeGraph(store), build_schema_index(store), caps=ToolCaps(fulltext_names=5))
+        assert isinstance(again.context.label_index, FullTextIndex)
+        assert (index.path / ".saga-cache-entry").is_file()
+
+
+def test_a_store_entry_marked_for_other_content_is_not_served(tmp_path: Path) -> None:
+    root = tmp_path / "cache"
+    cache = StoreCache(root, max_bytes=64 * 1024 * 1024)
+    graph = tmp_path / "g.ttl"
+    graph.write_text('<http://example.org/a> <http://example.org/name> "a" .\n', encoding="utf-8")
+    store = EmbeddedStore.from_cache(cache, [graph])
+    assert store is not None
+    entry = store.store_dir
+    store.close()
+    mark_entry(entry, "0" * 40)  # the marker of other files: a renamed or swapped entry
+    assert EmbeddedStore.from_cache(cache, [graph]) is None
+    (entry / ".saga-cache-entry").unlink()  # an earlier version's entry, unmarked, ours: adopted
+    adopted = EmbeddedStore.from_cache(cache, [graph])
+    assert adopted is not None
+    adopted.close()

@@ -27,6 +27,7 @@ import fcntl
 import hashlib
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -148,7 +149,7 @@ class StoreCache:
             if not entry.is_dir():
                 self._build(entry, paths)
                 self._evict(keep=entry)
-            elif entry_key(entry) != key:
+            elif entry_key(entry) != key and not self._adopt(entry, key):
                 os.close(lease)
                 return None  # not built by this cache from these files: never served
             os.utime(entry)  # the entry's mtime orders eviction (least recently used first)
@@ -164,6 +165,17 @@ class StoreCache:
         except (UnsafeCacheDir, OSError):
             return False
         return os.access(self._root, os.W_OK)
+
+    def _adopt(self, entry: Path, key: str) -> bool:
+        """Mark an unmarked entry an earlier version built: a real directory of this user in this private root."""
+        try:
+            info = entry.lstat()
+        except OSError:
+            return False
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or entry_key(entry) is not None:
+            return False  # another user's, a link, or marked for other content
+        mark_entry(entry, key)
+        return True
 
     def _build(self, entry: Path, paths: Sequence[Path]) -> None:
         from saga_kgqa.kg.embedded.store import sweep_stale_stores

@@ -16,6 +16,7 @@ import contextlib
 import hashlib
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -147,7 +148,7 @@ def _build(
         found = _open(where, identity, primary)
         if found is not None:
             return found
-        if not is_own_entry(where):
+        if not (is_own_entry(where) or _owned_directory(where)):
             return _in_memory(entries, primary, notes)  # not ours to delete
         with contextlib.suppress(OSError):
             shutil.rmtree(where)
@@ -156,6 +157,15 @@ def _build(
         return built
     _evict(where.parent, keep=where)
     return FullTextIndex.open(where, primary=primary)
+
+
+def _owned_directory(path: Path) -> bool:
+    """A real directory of this user (an index an earlier version built, unmarked, in the private ``names/``)."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid()
 
 
 def _key(identity: str) -> str:
