@@ -16,7 +16,6 @@ triples, and an example query checked to run.
 
 from __future__ import annotations
 
-import re
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -25,24 +24,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from threading import Lock
 
-from saga_kgqa.errors import SagaError, SourceMisbehaved
+from saga_kgqa.errors import SagaError
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.core.query import from_template
 from saga_kgqa.kg.core.result import Row
 from saga_kgqa.kg.guard.sparql_terms import iri, string_literal
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.redaction import redact_text
-from saga_kgqa.schema.induction import InductionSettings, most_common_datatype, supported_types
 from saga_kgqa.schema.model import (
-    BuildSettings,
-    ClassInfo,
-    ClassUsage,
-    PropertySchema,
-    SchemaIndex,
-    SideEvidence,
     TypeCount,
 )
 from saga_kgqa.schema.queries import path_alternative, values_clause
+from saga_kgqa.schema.survey_index import TYPES_PER_PROPERTY, index_from_evidence
 from saga_kgqa.schema.survey_model import (
     ExampleQuery,
     KindCount,
@@ -52,20 +45,14 @@ from saga_kgqa.schema.survey_model import (
     SurveyedProperty,
     SurveyLimits,
 )
-from saga_kgqa.schema.vocab import META_NAMESPACES, RDFS_SUBCLASS_OF, SchemaVocabulary, is_datatype
+from saga_kgqa.schema.survey_values import misbehaved_count, parse_count
+from saga_kgqa.schema.vocab import META_NAMESPACES, RDFS_SUBCLASS_OF, SchemaVocabulary
 from saga_kgqa.tools.text_safety import graph_text
 
 _KIND = 'BIND(IF(isIRI(?o), "iri", IF(isBlank(?o), "bnode", IF(lang(?o) != "", "lang", "literal"))) AS ?k)'
 _NAMED_GRAPHS_SHOWN = 50
 _GRAPHS_PER_CLASS = 10
-_TYPES_PER_PROPERTY = 20
 _EXAMPLE_CHARS = 200
-# A range is declared only where most sampled objects are typed: a property whose objects
-# are mostly untyped IRIs (external links) gets no range from a few typed ones.
-_TYPED_SHARE_FOR_RANGE = 0.5
-# A count above this is no count a survey can trust (a hostile endpoint's 10**4000).
-_MAX_COUNT = 10**15
-_COUNT = re.compile(r"\s*\+?(\d{1,16})(?:\.0*)?\s*")
 
 
 @dataclass(slots=True)
@@ -108,17 +95,13 @@ class _Prober:
     def count(self, row: Row, variable: str, what: str) -> int | None:
         """The non-negative integer an endpoint gave for ``variable``; a malformed one is recorded, not raised."""
         term = row.get(variable)
-        if term is None:
-            return None
-        match = _COUNT.fullmatch(term.value) if term.kind == "literal" else None
-        if match is None or int(match.group(1)) > _MAX_COUNT:
-            error = SourceMisbehaved(f"the count of {what} is not a number: {term.value!r}")
+        found = None if term is None else parse_count(term)
+        if term is not None and found is None:
             with self._lock:
                 seen = any(f.what == graph_text(what, 300) and "source misbehaved" in f.error for f in self.failures)
             if not seen:  # one note per probe, not one per hostile row
-                self.fail(what, f"source misbehaved: {error.message}")
-            return None
-        return int(match.group(1))
+                self.fail(what, misbehaved_count(what, term).message)
+        return found
 
     def select(self, head: str, where: str, *, tail: str = "", limit: int, what: str) -> list[Row] | None:
         """Run ``head FROM… WHERE { where } tail LIMIT limit``; ``None`` when it failed or was not sent."""
@@ -191,7 +174,7 @@ def survey_source(
         for c in classes
     ]
     parents = _parents(prober, [c.iri for c in classes])
-    index = _index(graph.endpoint_id, classes, parents, vocabulary, limits)
+    index = index_from_evidence(graph.endpoint_id, classes, parents, vocabulary, limits)
     survey = SourceSurvey(
         source=source,
         endpoint_id=graph.endpoint_id,
@@ -275,7 +258,7 @@ def _survey_class(
             ),
             object_types=tuple(
                 TypeCount(type_iri=t, count=n)
-                for t, n in objects.get(prop, _Objects()).types.most_common(_TYPES_PER_PROPERTY)
+                for t, n in objects.get(prop, _Objects()).types.most_common(TYPES_PER_PROPERTY)
             ),
             untyped_objects=objects.get(prop, _Objects()).untyped,
             examples=tuple(examples.get(prop, ())),
@@ -308,7 +291,7 @@ def _object_profile(prober: _Prober, cls: str, sample: str, type_path: str, prop
         f"{sample} {values_clause('p', props)} ?s ?p ?o "
         f"OPTIONAL {{ ?o {type_path} ?ot FILTER(isIRI(?ot)) }} {_KIND} BIND(COALESCE(?ot, datatype(?o)) AS ?t)",
         tail="GROUP BY ?p ?k ?t ORDER BY ?p DESC(?n)",
-        limit=len(props) * _TYPES_PER_PROPERTY,
+        limit=len(props) * TYPES_PER_PROPERTY,
         what=f"object kinds and types of {cls}'s properties",
     )
     found: dict[str, _Objects] = {}
@@ -387,73 +370,3 @@ def _parents(prober: _Prober, classes: list[str]) -> dict[str, set[str]]:
         if "parent" in row and "c" in row and row["parent"].value != row["c"].value:
             parents.setdefault(row["c"].value, set()).add(row["parent"].value)
     return parents
-
-
-def _index(
-    endpoint_id: str,
-    classes: list[SurveyedClass],
-    parents: dict[str, set[str]],
-    vocabulary: SchemaVocabulary,
-    limits: SurveyLimits,
-) -> SchemaIndex:
-    """Turn the per-class evidence into per-property domains and ranges (source ``surveyed``)."""
-    usage: dict[str, list[ClassUsage]] = {}
-    objects: dict[str, Counter[str]] = {}
-    kinds: dict[str, Counter[str]] = {}
-    untyped: Counter[str] = Counter()
-    for cls in classes:
-        for prop in cls.properties:
-            usage.setdefault(prop.iri, []).append(
-                ClassUsage(type_iri=cls.iri, instances_sampled=cls.sampled, instances_using=prop.instances_using)
-            )
-            objects.setdefault(prop.iri, Counter()).update({t.type_iri: t.count for t in prop.object_types})
-            kinds.setdefault(prop.iri, Counter()).update({k.kind: k.count for k in prop.object_kinds})
-            untyped[prop.iri] += prop.untyped_objects
-    settings = InductionSettings(sample_size=limits.max_instances, support=limits.support, min_sample=1)
-    entries: dict[str, PropertySchema] = {}
-    for prop_iri, used_by in sorted(usage.items()):
-        domain_evidence = SideEvidence(sampled=sum(u.instances_using for u in used_by), class_usage=tuple(used_by))
-        range_evidence = _range_evidence(objects[prop_iri], kinds[prop_iri], untyped[prop_iri])
-        domain = supported_types(domain_evidence, settings)
-        typed = range_evidence.sampled - range_evidence.untyped
-        range_ = (
-            supported_types(range_evidence, settings)
-            if typed >= _TYPED_SHARE_FOR_RANGE * range_evidence.sampled
-            else frozenset()
-        )
-        entries[prop_iri] = PropertySchema(
-            iri=prop_iri,
-            datatype=most_common_datatype(range_evidence),
-            domain=domain,
-            range=range_,
-            domain_source="surveyed" if domain else "none",
-            range_source="surveyed" if range_ else "none",
-            domain_evidence=domain_evidence,
-            range_evidence=range_evidence,
-        )
-    names = {c.iri for c in classes} | set(parents) | {p for found in parents.values() for p in found}
-    names |= {c for entry in entries.values() for c in entry.range if not is_datatype(c)}
-    table = {name: ClassInfo(iri=name, parents=frozenset(parents.get(name, ()))) for name in sorted(names)}
-    return SchemaIndex(
-        endpoint_id=endpoint_id,
-        type_predicates=vocabulary.type_predicates,
-        subclass_predicates=vocabulary.subclass_predicates,
-        properties=entries,
-        classes=table,
-        settings=BuildSettings(
-            induce=True, stratify=True, sample_size=limits.max_instances, support=limits.support, min_sample=1
-        ),
-    )
-
-
-def _range_evidence(types: Counter[str], kinds: Counter[str], untyped: int) -> SideEvidence:
-    """Object-side evidence: typed values per class or datatype, untyped IRIs and blank nodes."""
-    literals = kinds.get("literal", 0) + kinds.get("lang", 0)
-    resources = kinds.get("iri", 0) + kinds.get("bnode", 0)
-    ranked = sorted(types.items(), key=lambda item: (-item[1], item[0]))[:_TYPES_PER_PROPERTY]
-    return SideEvidence(
-        sampled=literals + resources,
-        untyped=untyped,
-        literals=literals,
-        counts=tuple(TypeCount(type_iri=t, count=n) for t, n in ranked),
-    )
