@@ -15,7 +15,7 @@ from saga_kgqa.schema.survey_cache import forget_surveys
 from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.sources.summary import source_summary
-from tests.support.fake_endpoint import FakeEndpoint, Scripted
+from tests.support.fake_endpoint import FakeEndpoint, Scripted, redirect
 
 SECRET = "s3cr3t-KEY-42"
 
@@ -77,3 +77,11 @@ def test_the_endpoint_url_is_kept_for_requests(fake_endpoint: FakeEndpoint) -> N
     ):
         graph.query("SELECT ?s WHERE { ?s ?p ?o } LIMIT 1")
     assert any(SECRET in f"{r.path} {r.params} {r.query}" for r in fake_endpoint.requests)
+
+
+def test_a_redirect_target_is_named_without_the_operators_credentials(fake_endpoint: FakeEndpoint) -> None:
+    fake_endpoint.script(redirect(f"http://ann:{SECRET}@elsewhere.example/sparql?apikey={SECRET}"))
+    backend = open_backend(endpoint=f"{fake_endpoint.url}?apikey={SECRET}")
+    with KnowledgeGraph(backend) as graph, pytest.raises(SagaError) as redirected:
+        graph.query("SELECT ?s WHERE { ?s ?p ?o } LIMIT 1")
+    assert "elsewhere.example" in redirected.value.message and SECRET not in redirected.value.message

@@ -96,7 +96,9 @@ def build_user_agent(contact: str | None = None) -> str:
 
 def redirected_error(who: str, redirect: Redirected) -> EndpointRedirected:
     """The error for a redirect that was not followed; it names the target for the operator."""
-    location = redirect.location if len(redirect.location) <= 500 else redirect.location[:499] + "…"
+    # Joined with our URL, the target may carry the operator's credentials: shown redacted.
+    shown = redact_url(redirect.location)
+    location = shown if len(shown) <= 500 else shown[:499] + "…"
     return EndpointRedirected(
         f"{who} redirected to {location} (HTTP {redirect.status}); redirects are never followed: "
         "configure that URL if you trust it. This is not the query's fault.",
