@@ -8,11 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.errors import ConfigurationError, SourceMisbehaved
 from saga_kgqa.graph.source_tools import SourceMode, source_prompt_lines
+from saga_kgqa.kg.core.counts import count_of, parse_count
+from saga_kgqa.kg.core.result import Term
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
-from saga_kgqa.schema import survey_cache
+from saga_kgqa.schema import build_schema_index, survey_cache
 from saga_kgqa.schema.survey import survey_source
 from saga_kgqa.schema.survey_cache import cached_survey, forget_surveys
 from saga_kgqa.schema.survey_model import SurveyLimits
@@ -132,3 +134,12 @@ def test_the_overall_budget_is_not_part_of_the_cache_key() -> None:
     assert survey_cache.survey_key("s", "e", (), SurveyLimits(max_classes=3)) != survey_cache.survey_key(
         "s", "e", (), SurveyLimits()
     )
+
+
+def test_counts_read_elsewhere_are_typed_errors_not_value_errors() -> None:
+    # The schema index build (saga index build --endpoint), lookup's hiding and dialect reads parsed with int().
+    with pytest.raises(SourceMisbehaved, match="not a number"):
+        build_schema_index(HostileCounts(open_backend(data=[LAB])))
+    assert parse_count(Term("literal", "12")) == 12 and parse_count(Term("literal", "7.0")) == 7
+    assert parse_count(Term("literal", "1" * 40)) is None and parse_count(Term("uri", "12")) is None
+    assert count_of(None) == 0

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from saga_kgqa.errors import QueryTimeout
+from saga_kgqa.kg.core.counts import count_of
 from saga_kgqa.schema.model import ClassUsage, SideEvidence, TypeCount
 from saga_kgqa.schema.queries import TemplateRunner, path_alternative
 from saga_kgqa.schema.vocab import is_datatype, literal_type
@@ -143,7 +144,7 @@ def survey_classes(
             counted = runner.select(
                 f"SELECT (COUNT(*) AS ?n) WHERE {{ {sample} }}", limit=1, what=f"instances of {cls}", aggregate=True
             )
-            sampled = int(counted[0]["n"].value) if counted and "n" in counted[0] else 0
+            sampled = count_of(counted[0].get("n")) if counted else 0
             if not sampled:
                 continue
             for side, pattern in _SURVEY_PATTERNS:
@@ -153,7 +154,7 @@ def survey_classes(
                     what=f"properties used by instances of {cls}",
                 )
                 for row in rows:
-                    entry = ClassUsage(type_iri=cls, instances_sampled=sampled, instances_using=int(row["n"].value))
+                    entry = ClassUsage(type_iri=cls, instances_sampled=sampled, instances_using=count_of(row["n"]))
                     usage.setdefault(row["p"].value, {}).setdefault(side, []).append(entry)
         except QueryTimeout:
             runner.notes.append(f"instances of {cls}: timed out; class left out of the stratified sample")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from saga_kgqa.dialects.model import Dialect
+from saga_kgqa.kg.core.counts import count_of
 from saga_kgqa.kg.core.result import Row, Term
 from saga_kgqa.kg.guard.sparql_terms import iri, string_literal
 from saga_kgqa.schema.queries import batched, values_clause
@@ -144,7 +145,7 @@ def reverse_properties(reads: Reads, dialect: Dialect, entity: str, *, limit: in
         prop = row["p"].value
         if not dialect.is_property(prop):
             continue
-        count = int(row["n"].value) if "n" in row else 0
+        count = count_of(row.get("n"))
         # One sample subject per property keeps this a single GROUP BY query.
         found[prop] = (count, [row["one"]] if "one" in row else [])
     return found

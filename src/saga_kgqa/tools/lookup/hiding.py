@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from saga_kgqa.kg.core.counts import count_of
 from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, Verdict
 from saga_kgqa.schema.compatibility import HideRule, SchemaSource
@@ -256,7 +257,7 @@ class Hiding:
                 f"{values_clause('p', batch)} FILTER EXISTS {{ ?s ?p ?o }} }} GROUP BY ?p",
                 limit=len(batch),
             ).rows
-            counts = {row["p"].value: int(row["n"].value) for row in rows if "p" in row and "n" in row}
+            counts = {row["p"].value: count_of(row["n"]) for row in rows if "p" in row and "n" in row}
             for prop in batch:
                 self._usage[(cls, prop)] = counts.get(prop, 0)
 
