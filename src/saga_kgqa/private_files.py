@@ -54,7 +54,8 @@ def private_root(path: Path) -> Path:
         raise UnsafeCacheDir(f"cache directory {path} belongs to another user; not used", path=path)
     if info.st_mode & 0o022:
         raise UnsafeCacheDir(
-            f"cache directory {path} is writable by other users (mode {stat.S_IMODE(info.st_mode):o}); not used",
+            f"cache directory {path} is writable by other users (mode {stat.S_IMODE(info.st_mode):o}); not used "
+            f"(if only you use it: chmod 700 {path})",
             path=path,
         )
     if stat.S_IMODE(info.st_mode) != 0o700:
