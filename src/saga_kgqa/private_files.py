@@ -66,7 +66,8 @@ def private_root(path: Path) -> Path:
 def read_private(path: Path) -> str | None:
     """The text of a regular file this user owns, without following a symlink; ``None`` otherwise."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        # O_NONBLOCK: a FIFO put in its place cannot hang the reader; O_NOFOLLOW: no symlink out.
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError:
         return None
     with os.fdopen(fd, "rb") as handle:

@@ -169,3 +169,23 @@ def test_a_store_entry_marked_for_other_content_is_not_served(tmp_path: Path) ->
     adopted = EmbeddedStore.from_cache(cache, [graph])
     assert adopted is not None
     adopted.close()
+
+
+def test_private_files_refuse_links_fifos_and_shared_roots(tmp_path: Path) -> None:
+    from saga_kgqa.private_files import UnsafeCacheDir, private_root, read_private, write_private
+
+    real = private_root(tmp_path / "real")
+    (tmp_path / "link").symlink_to(real)
+    with pytest.raises(UnsafeCacheDir, match="symlink"):
+        private_root(tmp_path / "link")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o770)
+    with pytest.raises(UnsafeCacheDir, match="chmod 700"):
+        private_root(shared)
+    write_private(real / "a.json", "{}")
+    assert read_private(real / "a.json") == "{}"
+    (real / "b.json").symlink_to(real / "a.json")
+    assert read_private(real / "b.json") is None  # never followed
+    os.mkfifo(real / "c.json")
+    assert read_private(real / "c.json") is None  # not a regular file, and the open did not block
