@@ -76,6 +76,7 @@ def test_one_hostile_source_does_not_break_the_listing_or_the_others(mixed: Sour
     bad = source_summary(mixed, "bad")
     assert "</tool>" not in bad.text and "<<SYS>>" not in bad.text
     assert any("source misbehaved" in line for line in bad.coverage)
+    assert entries["bad"].description.endswith("(partial survey)") or "incomplete" in entries["bad"].description
 
 
 def test_the_prompt_lists_sources_without_surveying_them(mixed: SourceSet) -> None:

@@ -93,7 +93,10 @@ def derived_description(survey: SourceSurvey) -> str:
         parts.append(
             f"{_local(cls.iri)} ({cls.instances}; {props})" if props else f"{_local(cls.iri)} ({cls.instances})"
         )
-    return "classes: " + "; ".join(parts) if parts else "no classes found by the survey"
+    if not parts:
+        # A survey whose probes failed found nothing because it could not look: never "no classes".
+        return "survey incomplete: the source failed to answer" if survey.partial else "no classes found by the survey"
+    return "classes: " + "; ".join(parts) + (" (partial survey)" if survey.partial else "")
 
 
 def source_summary(sources: SourceSet, source: str, *, refresh: bool = False) -> SourceSummary:
