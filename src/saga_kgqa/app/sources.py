@@ -22,8 +22,7 @@ from saga_kgqa.graph.dialect_tools import open_entity_search, schema_vocabulary,
 from saga_kgqa.graph.toolbox import SagaToolbox
 from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
 from saga_kgqa.schema import build_schema_index
-from saga_kgqa.schema.survey_cache import default_survey_dir
-from saga_kgqa.schema.survey_model import SurveyLimits
+from saga_kgqa.schema.survey_cache import default_limits, default_survey_dir
 from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.session import OpenSource, SourceSet, open_source_graph
 from saga_kgqa.tools.context import ToolCaps
@@ -57,7 +56,7 @@ def open_source(record: SourceRecord, *, survey_dir: Path | None = None) -> Open
     with _LOCK:
         held = _OPENED.get(key)
         if held is None:
-            held = _Held(OpenSource(record, open_source_graph(record), key[1], SurveyLimits(), ToolCaps()))
+            held = _Held(OpenSource(record, open_source_graph(record), key[1], default_limits(), ToolCaps()))
             _OPENED[key] = held
         return held.opened
 
