@@ -15,6 +15,9 @@ Sources:
 * :func:`spinach_row_f1` -- SPINACH ``eval.py`` ``f1()`` (stanford-oval/spinach), "row-major F1".
 * :func:`grasp_f1` -- GRASP ``sparql/metrics.py`` ``f1_score()`` (ad-freiburg/grasp).
 * :func:`gerbil_prf` -- QALD answer-set precision/recall/F1 as GERBIL QA computes them.
+* :func:`text2sparql_prf` and :func:`text2sparql_ndcg` -- the TEXT2SPARQL challenge's official
+  evaluator (``text2sparql-client`` 2.1.0, ``utils/evaluation_metrics.py``), which hands
+  :func:`text2sparql_values` to trec_eval's ``set_P``/``set_recall``/``set_F`` and ``ndcg``.
 
 Booleans are explicit in every metric: an ASK answer is compared as a boolean, and each
 function says what it does when only one side is an ASK.
@@ -23,7 +26,7 @@ function says what it does when only one side is an ASK.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -238,3 +241,72 @@ def gerbil_prf(predicted: QueryResult | None, gold: QueryResult) -> PrecisionRec
 def _agree(agrees: bool) -> PrecisionRecall:
     value = float(agrees)
     return PrecisionRecall(value, value, value)
+
+
+def text2sparql_values(result: QueryResult | None) -> dict[str, int]:
+    """A result as TEXT2SPARQL's ``DBpediaDict2PytrecDict`` flattens it: value -> relevance.
+
+    Every bound value of every projected column counts once (weight 1); an ASK answer is
+    ``{"true": 1}`` or ``{"true": 0}``; a missing prediction is empty.
+    """
+    if result is None:
+        return {}
+    if result.form == "ASK":
+        return {"true": 1 if result.boolean else 0}
+    values: dict[str, int] = {}
+    for variable in result.variables:
+        for row in result.rows:
+            term = row.get(variable)
+            if term is not None:
+                values[term.value] = 1
+    return values
+
+
+def text2sparql_prf(predicted: Mapping[str, int], gold: Mapping[str, int]) -> PrecisionRecall | None:
+    """trec_eval's ``set_P``, ``set_recall`` and ``set_F`` as the official evaluator gets them.
+
+    Every predicted value is "retrieved" whatever its weight (so an ASK answered ``false``
+    retrieves ``"true"``: the official score of an ASK depends only on the gold); a gold value
+    is relevant when its weight is at least 1.
+
+    Returns:
+        ``None`` when the gold judges nothing (trec_eval then leaves the question out of the mean).
+    """
+    if not gold:
+        return None
+    relevant = {value for value, weight in gold.items() if weight >= 1}
+    hits = sum(1 for value in predicted if value in relevant)
+    precision = hits / len(predicted) if predicted else 0.0
+    recall = hits / len(relevant) if relevant else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if hits else 0.0
+    return PrecisionRecall(precision, recall, f1)
+
+
+def text2sparql_ndcg(predicted: Mapping[str, int], gold: Mapping[str, int]) -> float | None:
+    """trec_eval's ``ndcg`` as the official evaluator gets it for ``order_required`` questions.
+
+    trec_eval ranks the run by score, then by document name descending. The official client
+    gives every predicted value the same score, so the rank is the values' reverse code-point
+    order, not the order the query returned: the figure rewards the set, with a discount for
+    wrong values that sort above right ones. Gain is the gold weight; the ideal ranks the
+    gold's relevant values by weight.
+
+    Returns:
+        ``None`` when the gold judges nothing.
+    """
+    if not gold:
+        return None
+    ranked = sorted(predicted, key=lambda value: (-predicted[value], _descending(value)))
+    dcg = sum(max(gold.get(value, 0), 0) / np.log2(rank + 2) for rank, value in enumerate(ranked))
+    ideal_gains = sorted((weight for weight in gold.values() if weight > 0), reverse=True)
+    ideal = sum(weight / np.log2(rank + 2) for rank, weight in enumerate(ideal_gains))
+    return float(dcg / ideal) if ideal > 0 else 0.0
+
+
+class _descending(str):
+    """A string that sorts in reverse (trec_eval's ``strcmp(docno2, docno1)`` tie-break)."""
+
+    __slots__ = ()
+
+    def __lt__(self, other: str) -> bool:
+        return str.__gt__(self, other)
