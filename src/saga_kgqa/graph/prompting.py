@@ -16,6 +16,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from saga_kgqa.context import SagaContext
 from saga_kgqa.graph.knowledge_log import knowledge_log_text
 from saga_kgqa.kg.core.profiles import PROFILES
+from saga_kgqa.language import language_name, language_note
 from saga_kgqa.prompts import dialect_wording, load_prompt, render_prompt
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.state import AnswerType, PriorTurn, PruneRequest, Step, TypeState
@@ -50,6 +51,12 @@ def answer_type_messages(question: str, context: SagaContext, classes: Sequence[
             "Classes of this graph, most used first; when the answer is one of these, give its id exactly as "
             "written, otherwise leave the id empty:\n" + "\n".join(classes)
         )
+    if language_note(context.language):
+        # The label stays English (the id rules and examples are); the model is told the question is not.
+        values["answer_type_mappings"] = (
+            f"{values['answer_type_mappings']}\nThe question is in {language_name(context.language)}; "
+            "still write answer_type_label in English."
+        ).strip()
     return [HumanMessage(render_prompt("answer_type", question=question, **values))]
 
 
@@ -119,7 +126,9 @@ def controller_messages(
         "controller",
         kg_name=wording["kg_name"],
         id_conventions=_with_engine_notes(wording["id_conventions"], context.profile),
-        type_context=type_context(state, context, prefixes),
+        type_context="\n".join(
+            part for part in (language_note(context.language), type_context(state, context, prefixes)) if part
+        ),
         knowledge_log=knowledge_log_text(state.get("knowledge_log", []), context.knowledge_log_entries),
         action_instructions=render_prompt(
             actions,

@@ -38,6 +38,7 @@ class _ViewKey:
     mode: CompatibilityMode
     observation_bytes: int
     lookup_values: int
+    language: str = "en"
 
 
 class ToolView:
@@ -169,6 +170,7 @@ class SagaToolbox:
             context.matching,
             context.max_observation_bytes,
             context.lookup_values,
+            context.language,  # one view per question language: names are read in it
         )
         with self._lock:
             found = self._views.get(key)

@@ -29,6 +29,7 @@ from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus, TraceCounters
 from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.eval.qa.runner import Answerer, read_run, run_benchmark
+from saga_kgqa.language import detect_language
 from saga_kgqa.redaction import redact_text
 from saga_kgqa.tools.text_safety import graph_text
 
@@ -71,7 +72,13 @@ class Text2SparqlService:
         if found is not None:
             return found
         digest = hashlib.sha256(f"{source}\n{text.strip()}".encode()).hexdigest()[:16]
-        return BenchmarkQuestion(id=f"text2sparql:{digest}", benchmark="text2sparql", question=text.strip())
+        # The challenge sends no language: detect it, so names are searched in it (2026: en, de, es).
+        return BenchmarkQuestion(
+            id=f"text2sparql:{digest}",
+            benchmark="text2sparql",
+            question=text.strip(),
+            language=detect_language(text),
+        )
 
     def recorded(self, question_id: str) -> PredictionRecord | None:
         """The record of a question answered before, if any."""

@@ -38,6 +38,8 @@ class Reads:
         graph: The graph to read.
         deadline_s: Wall-clock budget of each query.
         language: Preferred language of labels and descriptions.
+        fallback_language: Also read in this language (English: most graphs name their schema
+            in it, so a German question still finds ``"BOM Part"@en``); preferred below ``language``.
         notes: Remarks on limits reached, for the tool result.
         until: A total deadline the reads share (a tool call's); each query gets at most
             what is left of it, and none is sent once it has passed.
@@ -48,6 +50,7 @@ class Reads:
     language: str = "en"
     notes: list[str] = field(default_factory=list)
     until: Deadline | None = None
+    fallback_language: str = "en"
 
     def query_deadline_s(self) -> float:
         """The budget of the next query: ``deadline_s``, or less when ``until`` is nearer.
@@ -72,11 +75,10 @@ class Reads:
         return result
 
     def text_filter(self, variable: str) -> str:
-        """A FILTER condition keeping literals that are untagged or in the preferred language."""
-        return (
-            f"isLiteral(?{variable}) && "
-            f'(lang(?{variable}) = "" || langMatches(lang(?{variable}), {string_literal(self.language)}))'
-        )
+        """A FILTER condition keeping literals that are untagged, in the preferred or in the fallback language."""
+        languages = dict.fromkeys(tag for tag in (self.language, self.fallback_language) if tag)
+        matches = " || ".join(f"langMatches(lang(?{variable}), {string_literal(tag)})" for tag in languages)
+        return f'isLiteral(?{variable}) && (lang(?{variable}) = "" || {matches})'
 
     def ask(self, body: str) -> bool:
         """Run an ASK query built from escaped terms."""

@@ -15,10 +15,11 @@ or ``budget_exhausted``.
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from saga_kgqa.context import SagaContext
@@ -30,6 +31,8 @@ from saga_kgqa.graph.builder import SagaGraph, run_config
 from saga_kgqa.graph.finalize import choose_final_query, without_exploratory_limit
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.state import QueryAttempt, TokenUsage
+
+_LANGUAGE = re.compile(r"[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*")
 
 #: Graph nodes that are agent actions (the controller, answer type and finalize are not).
 TOOL_NODES = frozenset({"search", "lookup", "patterns", "examples", "execute", "prune_fallback", "refuse_action"})
@@ -106,8 +109,12 @@ class AgentAnswerer:
         started = self._clock()
         trace = _Trace()
         stopped: PredictionStatus | None = None
+        context = self._context
+        if question.language and question.language != context.language and _LANGUAGE.fullmatch(question.language):
+            # Names are searched and labels shown in the question's language (English stays the fallback).
+            context = replace(context, language=question.language)
         updates = self._graph.stream(
-            {"question": question.question}, run_config(self._context), context=self._context, stream_mode="updates"
+            {"question": question.question}, run_config(context), context=context, stream_mode="updates"
         )
         try:
             for update in updates:
