@@ -168,6 +168,12 @@ class SagaContext:
         default=None, metadata=_describe("Base URL of the OpenAI-compatible embeddings server (operator setting).")
     )
     embedding_model: str = field(default="", metadata=_describe("Model name the embeddings server expects."))
+    # Worked examples (issue 25): off unless an examples file is given, so the paper's runs and ablations are unchanged.
+    examples_file: str | None = field(
+        default=None,
+        metadata=_describe("Question-query examples (JSONL from `saga examples build`): top-k go into the prompt."),
+    )
+    examples_k: int = field(default=3, metadata=_describe("Examples shown in the controller prompt (0: none)."))
 
     def __post_init__(self) -> None:
         """Check every value; a bad one raises :class:`ConfigurationError` naming the field."""
@@ -179,7 +185,7 @@ class SagaContext:
         for name in ("max_steps", "max_rows_shown", "max_observation_bytes", "answer_rows"):
             if getattr(self, name) < 1:
                 raise ConfigurationError(f"{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("history_window", "type_context_entries", "knowledge_log_entries", "lookup_values"):
+        for name in ("history_window", "type_context_entries", "knowledge_log_entries", "lookup_values", "examples_k"):
             if getattr(self, name) < 0:
                 raise ConfigurationError(f"{name} must not be negative, got {getattr(self, name)}")
 

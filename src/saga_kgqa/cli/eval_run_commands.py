@@ -261,6 +261,11 @@ def run_command(
     mars_augmented_question: MarsAugmentedQuestionOption = None,
     pattern_ranking: PatternRankingOption = None,
     embedding_runtime: EmbeddingRuntimeOption = None,
+    examples: Annotated[
+        Path | None,
+        typer.Option(help="Worked examples (JSONL or RDF with SHACL/spex/shui examples); the benchmark's own refused."),
+    ] = None,
+    examples_k: Annotated[int, typer.Option(help="Examples shown per prompt.")] = 3,
     shard: Annotated[
         str | None,
         typer.Option(help="Answer only shard I of N (I/N, by question id); merge with `saga eval merge`."),
@@ -274,8 +279,8 @@ def run_command(
 
     try:
         chosen_shard = parse_shard(shard) if shard is not None else None
-        questions = benchmark_questions(benchmark, data_dir, language, graph_name)[:limit]
-        questions = shard_questions(questions, chosen_shard)
+        every_question = benchmark_questions(benchmark, data_dir, language, graph_name)
+        questions = shard_questions(every_question[:limit], chosen_shard)
         tools = tool_settings(benchmark, profile, dialect, schema_file, data_dir, entity_search)
         switches = mars_switches(
             mars_top_n,
@@ -289,6 +294,10 @@ def run_command(
         )
         context = run_context(data, endpoint, profile, model, base_url, max_steps, tools, switches)
         cache = cache_settings(endpoint, cache_dir, cache_mode, out.with_name(out.name + ".cache"))
+        examples_info: dict[str, Any] | None = None
+        if examples is not None:
+            # Screened against the whole benchmark, not the --limit/--shard part: an unasked question still leaks.
+            context, examples_info = _with_examples(context, examples, examples_k, every_question, out)
         config: dict[str, Any] = {
             "benchmark": benchmark,
             "language": language,
@@ -298,6 +307,8 @@ def run_command(
         }
         if chosen_shard is not None:
             config[SHARD_KEY] = str(chosen_shard)
+        if examples_info is not None:
+            config["examples"] = examples_info
         if answerer is AnswererKind.GOLD_REPLAY:
             if not data and not endpoint:
                 raise ConfigurationError("gold-replay needs --data or --endpoint")
@@ -322,11 +333,31 @@ def run_command(
             )
         report: dict[str, Any] = {"predictions": str(out), "answered": done.answered, "skipped": done.skipped}
         if gold is not None:
+            from saga_kgqa.examples.run_examples import verify_run_examples
+
+            verify_run_examples(config, every_question)
             records = [done.records[q.id] for q in questions if q.id in done.records]
             report["summary"] = run_summary(score_run(records, GoldStore.load(gold)))
     except SagaError as exc:
         fail(exc)
     print_json(report)
+
+
+def _with_examples(
+    context: SagaContext, source: Path, k: int, questions: list[Any], out: Path
+) -> tuple[SagaContext, dict[str, Any]]:
+    """The context with the run's screened examples, and what the leakage guard did (said on stderr)."""
+    from saga_kgqa.examples.run_examples import prepare_run_examples
+
+    kept, info = prepare_run_examples(source, questions, out)
+    if info["refused"]:
+        typer.echo(
+            f"examples: refused {info['refused']} of {info['refused'] + info['kept']} from {source} "
+            f"(the benchmark's own questions or queries), e.g. {info['refused_because'][0]}",
+            err=True,
+        )
+    chosen = dataclasses.replace(context, examples_file=str(kept) if kept else None, examples_k=k)
+    return chosen, info
 
 
 def add_run_commands(eval_app: typer.Typer) -> None:

@@ -28,6 +28,8 @@ INFRASTRUCTURE_FIELDS = (
     # The embeddings server of pattern ranking is the operator's (SAGA_EMBEDDING_BASE_URL), like the chat model's.
     "embedding_base_url",
     "embedding_model",
+    # A file path: the operator's examples, never one a caller names.
+    "examples_file",
 )
 
 
