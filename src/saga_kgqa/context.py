@@ -171,7 +171,7 @@ class SagaContext:
     # Worked examples (issue 25): off unless an examples file is given, so the paper's runs and ablations are unchanged.
     examples_file: str | None = field(
         default=None,
-        metadata=_describe("Question-query examples (JSONL from `saga examples build`): top-k go into the prompt."),
+        metadata=_describe("Question-query examples (JSONL from `saga index examples`): top-k go into the prompt."),
     )
     examples_k: int = field(default=3, metadata=_describe("Examples shown in the controller prompt (0: none)."))
 

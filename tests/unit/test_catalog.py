@@ -113,6 +113,7 @@ def test_environment_catalog_has_the_example_and_the_env_source(
         ("dialect", "wikidata"),
         ("embedding_base_url", "http://127.0.0.1:9/v1"),
         ("embedding_model", "e5-passage"),
+        ("examples_file", "/etc/passwd"),
     ],
 )
 def test_caller_contexts_may_not_set_infrastructure(catalog: Catalog, field: str, value: str) -> None:

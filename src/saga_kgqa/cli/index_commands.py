@@ -182,4 +182,7 @@ def register(app: typer.Typer) -> None:
     """Add ``saga index build`` to the ``saga`` application."""
     index_app = command_group("Build and inspect schema indexes.")
     index_app.command("build")(build)
+    from saga_kgqa.cli.example_index_commands import add_example_commands
+
+    add_example_commands(index_app)
     app.add_typer(index_app, name="index")

@@ -18,6 +18,7 @@ from mcp.server.fastmcp import FastMCP
 
 from saga_kgqa.serve.mcp_arguments import CheckedFastMCP
 from saga_kgqa.serve.mcp_ask import ask_tools
+from saga_kgqa.serve.mcp_example_tools import example_tools
 from saga_kgqa.serve.mcp_join_tool import join_tools
 from saga_kgqa.serve.mcp_pattern_tools import pattern_tools
 from saga_kgqa.serve.mcp_saga_tools import saga_tools
@@ -34,6 +35,7 @@ TOOL_SETS: tuple[Callable[[ToolHost], list[ToolSpec]], ...] = (
     source_tools,
     join_tools,
     ask_tools,
+    example_tools,  # only when the operator configured examples
 )
 
 INSTRUCTIONS = (

@@ -1,0 +1,82 @@
+"""``saga index examples``: build a source's worked-example file; ``saga index example-search``: query it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from saga_kgqa.cli.options import DataDirOption, DataOption, EndpointOption, ProfileOption
+from saga_kgqa.cli.output import fail, print_json
+from saga_kgqa.errors import SagaError
+
+
+def examples_build(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Examples file to write (JSONL).")],
+    data: DataOption = None,
+    endpoint: EndpointOption = None,
+    profile: ProfileOption = None,
+    from_file: Annotated[
+        list[Path] | None,
+        typer.Option("--from", help="RDF files with published examples (SHACL sh:select/sh:ask, spex, shui)."),
+    ] = None,
+    from_graph: Annotated[bool, typer.Option(help="Also read the examples the graph publishes about itself.")] = True,
+    train: Annotated[
+        list[str] | None, typer.Option(help="A train split by benchmark name (qald9plus-train, wwq-train ...).")
+    ] = None,
+    data_dir: DataDirOption = None,
+    execute: Annotated[bool, typer.Option(help="Run each example on the graph and keep its result count.")] = True,
+) -> None:
+    """Harvest question-query pairs, check each with the guard (and run it), write them for `--examples`."""
+    from saga_kgqa import settings
+    from saga_kgqa.cli.store_commands import open_graph
+    from saga_kgqa.eval.loaders import load_benchmark
+    from saga_kgqa.examples.check import check_examples
+    from saga_kgqa.examples.harvest import from_benchmark, harvest_files, harvest_graph
+    from saga_kgqa.examples.model import write_examples
+
+    try:
+        with open_graph(data, endpoint, profile) as graph:
+            found = harvest_files(from_file or [])
+            if from_graph:
+                found += harvest_graph(graph)
+            for name in train or []:
+                found += from_benchmark(load_benchmark(name, settings.data_dir(data_dir)).questions, name)
+            report = check_examples(found, graph, execute=execute)
+        written = write_examples(report.kept, out)
+    except SagaError as exc:
+        fail(exc)
+    reasons: dict[str, int] = {}
+    for _example, why in report.dropped:
+        key = why.split(":")[0]
+        reasons[key] = reasons.get(key, 0) + 1
+    print_json({"examples": str(out), "written": written, "dropped": reasons})
+
+
+def examples_search(
+    question: Annotated[str, typer.Argument(help="The question to find worked examples for.")],
+    examples: Annotated[Path, typer.Option("--examples", help="Examples file from `saga index examples`.")],
+    k: Annotated[int, typer.Option("-k", help="Examples to show.")] = 3,
+    ranking: Annotated[str, typer.Option(help="embedding, bm25 or random.")] = "embedding",
+) -> None:
+    """Show the k examples nearest to a question (what the agent's prompt would get)."""
+    from saga_kgqa.examples.index import ExampleIndex
+    from saga_kgqa.examples.model import read_examples
+    from saga_kgqa.patterns.embeddings import build_embeddings
+
+    try:
+        if ranking not in ("embedding", "bm25", "random"):
+            raise typer.BadParameter("--ranking must be embedding, bm25 or random")
+        embedder = build_embeddings("minilm") if ranking == "embedding" else None
+        index = ExampleIndex(read_examples(examples), ranking=ranking, embeddings=embedder)  # type: ignore[arg-type]
+        chosen = index.examples_for(question, k)
+    except SagaError as exc:
+        fail(exc)
+    print_json({"question": question, "examples": [e.model_dump() for e in chosen]})
+
+
+def add_example_commands(index_app: typer.Typer) -> None:
+    """Add ``examples`` and ``example-search`` to ``saga index``."""
+    index_app.command("examples")(examples_build)
+    index_app.command("example-search")(examples_search)
