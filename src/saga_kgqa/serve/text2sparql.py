@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from saga_kgqa.answer_shape import shape_query
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus, TraceCounters
 from saga_kgqa.eval.qa.questions import BenchmarkQuestion
@@ -53,6 +54,8 @@ class Text2SparqlService:
         config: The run configuration saved beside it (must match on restart).
         known: Benchmark questions by their text: their ids (and gold, for the replay answerer).
         seconds: Time budget per question.
+        shape_answers: Send the scored query (display-only label columns dropped,
+            :func:`saga_kgqa.answer_shape.shape_query`); the record keeps the agent's own query.
         grace_s: Seconds past the budget before the HTTP answer stops waiting for a run that has not stopped.
     """
 
@@ -63,6 +66,7 @@ class Text2SparqlService:
     known: Mapping[str, BenchmarkQuestion] = field(default_factory=dict)
     seconds: float = DEFAULT_SECONDS
     grace_s: float = _GRACE_S
+    shape_answers: bool = True
     _answerers: dict[str, Answerer] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -116,7 +120,11 @@ class Text2SparqlService:
             await anyio.to_thread.run_sync(self.record, question, record)
         if _run_error(record):
             return 503, {"dataset": dataset, "question": text, "query": "", "error": record.error}
-        return 200, {"dataset": dataset, "question": text, "query": record.predicted_sparql or ""}
+        query = record.predicted_sparql or ""
+        if self.shape_answers and query:
+            # The challenge scores every value of every column: labels beside their entities only cost precision.
+            query = shape_query(query, text).scored
+        return 200, {"dataset": dataset, "question": text, "query": query}
 
     async def _run(self, source: str, question: BenchmarkQuestion) -> PredictionRecord:
         answerer = await anyio.to_thread.run_sync(self.answerer, source)
