@@ -85,3 +85,28 @@ def test_every_check_is_a_switch(ck25: SagaToolbox) -> None:
     )
     assert run.output["status"] == "answered" and run.model.calls == 3
     assert not any(s.outcome == "refused" for s in run.state["history"])
+
+
+def test_ids_for_a_name_question_after_an_empty_dependent_step_meet_the_checks(ck25: SagaToolbox) -> None:
+    # Issue 22, point 4: the second query (the dependent step) comes back empty, so the answer would be
+    # the first query's department ids for a question asking for names.
+    ids = PV + "SELECT ?id WHERE { ?d a pv:Department ; pv:id ?id }"
+    dependent = PV + (
+        'SELECT ?n WHERE { ?d pv:id "22183" ; pv:responsibleFor ?h . ?h pv:hasSupplier ?s . '
+        '?s pv:addressCountry "Atlantis" ; pv:name ?n }'
+    )
+    script = [
+        answer_type("name"),
+        tool_call("execute", sparql=ids),
+        tool_call("execute", sparql=dependent),
+        tool_call("stop"),
+        tool_call("stop"),
+    ]
+    run = run_agent(ck25, script, question="Which suppliers from Atlantis serve the Product Management department?")
+    statuses = [a.status for a in run.state["attempts"]]
+    assert statuses == ["ok", "empty"]
+    lines = _check_lines(run.model.prompt_text(4))
+    assert any(x.startswith("[check answer_type] the results are numbers") for x in lines)
+    assert any(x.startswith("[check dependent_step]") and "step 2" in x for x in lines)
+    # An observation only: the second stop is accepted and nothing is rewritten.
+    assert run.output["status"] == "answered" and run.output["final_sparql"] == ids

@@ -6,6 +6,8 @@ from saga_kgqa.checks.models import CheckInput, Finding
 from saga_kgqa.kg.core.result import Term
 from saga_kgqa.schema.vocab import NUMERIC_DATATYPES, XSD
 
+#: Answer-type labels that ask for a name: numbers there are keys, not the answer.
+_NAME_LABELS = frozenset({"name", "names", "title", "label", "person", "people", "string", "text", "word"})
 _DATES = frozenset(XSD + name for name in ("date", "dateTime", "gYear", "gYearMonth", "dateTimeStamp"))
 
 
@@ -33,6 +35,15 @@ def check_answer_type(item: CheckInput) -> list[Finding]:
     if item.expected == "date" and not any(_is_date(t) for t in values):
         what = "entities" if uris else "literals that are not dates"
         return [Finding("answer_type", f"the results are {what}; the expected answer is a date: is a hop missing?")]
+    if _asks_for_a_name(item) and all(_is_number(t) for t in values):
+        shown = ", ".join(t.value for t in values[:3])
+        return [
+            Finding(
+                "answer_type",
+                f"the results are numbers ({shown}); the expected answer is a name: are these ids or keys? "
+                "take the name property (or the label) of what they identify",
+            )
+        ]
     if item.expected == "entity" and not uris:
         return [Finding("answer_type", "the results are literals; the expected answer is an entity")]
     if item.expected_types and item.result_types and not item.result_types & item.expected_types:
@@ -46,6 +57,13 @@ def check_answer_type(item: CheckInput) -> list[Finding]:
             )
         ]
     return []
+
+
+def _asks_for_a_name(item: CheckInput) -> bool:
+    """The prior names a name ("name", "person"), not a number, a date or a yes/no."""
+    if item.expected in ("quantity", "count", "date", "boolean"):
+        return False
+    return item.expected_label.strip().casefold() in _NAME_LABELS
 
 
 def _is_number(term: Term) -> bool:

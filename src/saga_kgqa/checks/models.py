@@ -9,7 +9,7 @@ from typing import Literal
 
 from saga_kgqa.kg.core.result import Term
 
-CheckName = Literal["answer_type", "question_form", "know_before_use", "consistency"]
+CheckName = Literal["answer_type", "question_form", "know_before_use", "consistency", "dependent_step"]
 #: What the question expects, as :class:`saga_kgqa.state.AnswerType` says (``count`` for "how many").
 ExpectedKind = Literal["entity", "boolean", "quantity", "count", "date", "literal", "unknown"]
 
@@ -49,6 +49,10 @@ class CheckInput:
         expected_types: The expected answer class and its superclasses, when one was predicted.
         exists: Whether the graph (or the schema index) holds an IRI; an unseen IRI that exists is
             not reported as possibly invented. ``None`` reports every unseen IRI (GRASP's strict form).
+        expected_label: The answer-type prior's own words ("name", "person"), which tell a name
+            question from a number one where ``expected`` is only ``literal``.
+        later_empty: ``(step, query)`` of the queries run after the final one that came back empty;
+            one that uses the answer's values depended on it.
     """
 
     question: str
@@ -60,6 +64,8 @@ class CheckInput:
     result_types: frozenset[str] = field(default_factory=frozenset)
     expected_types: frozenset[str] = field(default_factory=frozenset)
     exists: Callable[[str], bool] | None = None
+    expected_label: str = ""
+    later_empty: Sequence[tuple[int, str]] = ()
 
     @property
     def form(self) -> str:

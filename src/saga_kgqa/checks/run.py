@@ -6,6 +6,7 @@ from collections.abc import Callable, Collection, Mapping
 
 from saga_kgqa.checks.answer_type import check_answer_type
 from saga_kgqa.checks.consistency import check_consistency
+from saga_kgqa.checks.dependent_step import check_dependent_step
 from saga_kgqa.checks.know_before_use import check_know_before_use
 from saga_kgqa.checks.models import CheckInput, CheckName, Finding
 from saga_kgqa.checks.question_form import check_question_form
@@ -17,6 +18,7 @@ CHECKS: dict[CheckName, _Check] = {
     "question_form": lambda item, _prefixes: check_question_form(item),
     "know_before_use": check_know_before_use,
     "consistency": check_consistency,
+    "dependent_step": lambda item, _prefixes: check_dependent_step(item),
 }
 
 

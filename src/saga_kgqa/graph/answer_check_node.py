@@ -33,6 +33,8 @@ def enabled_checks(context: SagaContext) -> tuple[CheckName, ...]:
         "question_form": context.check_question_form,
         "know_before_use": context.check_know_before_use,
         "consistency": context.check_consistency,
+        # An answer from a step whose dependent step came back empty is a wrong answer's kind too.
+        "dependent_step": context.check_answer_type,
     }
     return tuple(name for name, on in switches.items() if on)
 
@@ -75,6 +77,10 @@ class AnswerCheckNode:
                 text for s in state.get("history", []) if s.step < chosen.step for text in (s.observation, s.argument)
             ],
             exists=tools.mentions,
+            expected_label=answer_type.label if answer_type is not None else "",
+            later_empty=[
+                (a.step, a.sparql) for a in state.get("attempts", []) if a.step > chosen.step and a.status == "empty"
+            ],
         )
         findings = run_checks(item, tools.prefixes, enabled)
         if not findings:
