@@ -1,4 +1,4 @@
-"""The answer checks see a wrong answer's kind and an answer whose dependent step came back empty (issue 22, point 4)."""
+"""Answer checks that see a wrong answer's kind and an empty dependent step (issue 22, point 4)."""
 
 from __future__ import annotations
 
