@@ -33,6 +33,8 @@ Basis = Literal[
     "unknown_ancestry",
     "observed_domain",
     "unconfirmed_source",
+    "own_property",
+    "name_property",
 ]
 
 #: The rule that hid a property at lookup (:mod:`saga_kgqa.tools.lookup.hiding`).

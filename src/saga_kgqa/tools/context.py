@@ -126,7 +126,7 @@ class ToolContext:
             raise ConfigurationError(f"not a language tag: {language[:40]!r}")
         self.language = language
         self._label_index: NameIndex | None = None
-        self.hiding = Hiding(schema, self.vocabulary, self.caps.hide)
+        self.hiding = Hiding(schema, self.vocabulary, self.caps.hide, names=frozenset(self.name_predicates))
 
     def reads(self) -> Reads:
         """A fresh query helper whose notes belong to one tool call."""

@@ -7,6 +7,11 @@ be unknown (CK25 never says Supplier ⊑ Agent; offline, few Wikidata types had 
 edge). A conflict found through an incomplete hierarchy is not a conflict the schema
 confirms, so the rules here, in order, are:
 
+0. ``name_property``: a label or name predicate is never hidden (the entity's name is how the
+   model recognises it, whatever a domain says);
+   ``own_property``: on a sampled schema (``surveyed``, ``induced``) the domain is the classes the
+   sample saw use the property; the entity looked up carries it, which is stronger evidence
+   than a sample that never reached its class, so its own properties are never hidden there;
 1. ``compatible``: the schema's verdict keeps the property (see
    :meth:`~saga_kgqa.schema.SchemaIndex.compatibility`);
    ``unconfirmed_source``: the conflicting domain comes from an outside, partial schema
@@ -73,6 +78,10 @@ class HideSettings:
     confirming_sources: frozenset[SchemaSource] = frozenset({"formal", "induced", "surveyed"})
 
 
+#: Domain sources drawn from a sample of the data: a conflict there is outweighed by the entity's own triple.
+SAMPLED_SOURCES: frozenset[SchemaSource] = frozenset({"induced", "surveyed"})
+
+
 @dataclass(frozen=True, slots=True)
 class HideVerdict:
     """The decision on one property: the schema's verdict, and the rule that hid it (``None`` when kept)."""
@@ -94,11 +103,13 @@ class Hiding:
         schema: The schema index.
         vocabulary: Type and subclass predicates.
         settings: Bounds and threshold.
+        names: Name predicates (beside the vocabulary's labels) that are never hidden.
     """
 
     schema: SchemaIndex
     vocabulary: SchemaVocabulary
     settings: HideSettings = field(default_factory=HideSettings)
+    names: frozenset[str] = frozenset()
     _ancestors: dict[str, frozenset[str]] = field(default_factory=dict)
     _instances: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _usage: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -151,8 +162,18 @@ class Hiding:
         verdicts = {prop: self.verdict(known, ancestors, prop) for prop in props}
         decided: dict[str, HideVerdict] = {prop: HideVerdict(v) for prop, v in verdicts.items() if v.keeps}
         conflicts = []
+        names = self.names | frozenset(self.vocabulary.label_predicates)
         for prop in sorted(prop for prop, v in verdicts.items() if not v.keeps):
-            if verdicts[prop].source in self.settings.confirming_sources:
+            if prop in names:
+                reason = "kept: a label or name is never hidden"
+                decided[prop] = HideVerdict(_kept(verdicts[prop], "name_property", reason))
+            elif verdicts[prop].source in SAMPLED_SOURCES:
+                reason = (
+                    f"kept: the entity carries it, and the {verdicts[prop].source} domain is only the classes "
+                    "a sample saw use it"
+                )
+                decided[prop] = HideVerdict(_kept(verdicts[prop], "own_property", reason))
+            elif verdicts[prop].source in self.settings.confirming_sources:
                 conflicts.append(prop)
             else:
                 reason = f"kept: the {verdicts[prop].source} domain is partial, so the conflict is not confirmed"
@@ -263,7 +284,9 @@ class Hiding:
 
 
 def _kept(
-    verdict: Verdict, basis: Literal["unknown_ancestry", "observed_domain", "unconfirmed_source"], reason: str
+    verdict: Verdict,
+    basis: Literal["unknown_ancestry", "observed_domain", "unconfirmed_source", "own_property", "name_property"],
+    reason: str,
 ) -> Verdict:
     return verdict.model_copy(update={"decision": "keep", "basis": basis, "reason": reason})
 

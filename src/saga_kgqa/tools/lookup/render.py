@@ -114,6 +114,10 @@ def _kept_line(kept: KeptProperty, caps: TextCaps, ranges_shown: dict[tuple[str,
         why = "the types' superclasses are unknown" if kept.basis == "unknown_ancestry" else "a partial domain"
         line += f" — domain: {domain}, not confirmed ({why})"
         line += f" — range: {_range(info, caps, ranges_shown)}"
+    elif kept.basis == "own_property" and checked:
+        # The sampled domain missed this entity's class: say so, the domain is partial.
+        domain = _classes(info.domain, info.domain_source, caps)
+        line += f" — domain: {domain} as sampled, and this entity too — range: {_range(info, caps, ranges_shown)}"
     elif kept.decision == "unknown" and checked and not info.range:
         line += " — domain, range: unknown"
     else:
