@@ -224,7 +224,9 @@ def _survey_class(
     prober: _Prober, cls: str, instances: int, type_path: str, vocabulary: SchemaVocabulary, probe_graphs: bool
 ) -> SurveyedClass:
     limits = prober.limits
-    members = f"?s {type_path} {iri(cls)} FILTER(!isBlank(?s))"
+    # Blank-node instances are sampled like IRIs (OWL restrictions, SHACL shapes, n-ary records): a
+    # class of blank nodes only, or a property only they use, would otherwise be missing. LIMIT bounds it.
+    members = f"?s {type_path} {iri(cls)}"
     sample = f"{{ SELECT DISTINCT ?s WHERE {{ {members} }} LIMIT {limits.max_instances} }}"
     skip_types = ", ".join(iri(p) for p in vocabulary.type_predicates)
     used = prober.select(
