@@ -3,7 +3,8 @@
 Classes with their instance counts, the predicates of each with object kinds and types,
 examples, the named-graph scope, the checked example query, and what the survey did not
 cover. It reads the cached survey (no query when the survey is cached). The text is
-capped at :data:`RESULT_CHARS` (the paper caps tool results at 6,000 characters).
+capped at :data:`RESULT_CHARS` (the paper caps tool results at 6,000 characters): each
+class's detail is shortened before a class is dropped (:mod:`saga_kgqa.sources.summary_text`).
 """
 
 from __future__ import annotations
@@ -13,14 +14,14 @@ from collections.abc import Mapping
 from pydantic import BaseModel, ConfigDict
 
 from saga_kgqa.schema.survey_model import SourceSurvey, SurveyedClass
+from saga_kgqa.sources import summary_text
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.tools.render import compact_iri
 from saga_kgqa.tools.search.label_index import local_name as _local
-from saga_kgqa.tools.text_safety import cap_block, graph_text
+from saga_kgqa.tools.text_safety import graph_text
 
 #: Characters of one grounding tool result shown to a model (AutoSchema, appendix A.3).
 RESULT_CHARS = 6000
-_PROPERTIES_SHOWN = 12
 _TYPES_SHOWN = 3
 
 
@@ -161,29 +162,5 @@ def _example(n3: str, prefixes: Mapping[str, str]) -> str:
 
 
 def render_summary(summary: SourceSummary, max_chars: int = RESULT_CHARS) -> str:
-    """The model's view of a summary, capped at ``max_chars``."""
-    lines = [
-        f"source {summary.source}: {graph_text(summary.title)}",
-        f"  {graph_text(summary.description, 400)}",
-        f"  schema for type checks: {'declared' if summary.declared_schema else 'surveyed (sampled)'}; "
-        f"surveyed {summary.built_at}",
-    ]
-    if summary.graphs:
-        lines.append(f"  queries must use the named graphs: {', '.join(summary.graphs)}")
-    elif summary.named_graphs:
-        lines.append(f"  named graphs: {', '.join(summary.named_graphs[:10])}")
-    # Coverage first: a cut summary must still say that absence here is not absence in the graph.
-    lines.extend(f"coverage: {graph_text(line, 300)}" for line in summary.coverage)
-    for cls in summary.classes:
-        where = f" in {', '.join(cls.graphs)}" if cls.graphs else ""
-        lines.append(f"class {cls.id} ({cls.instances} instances{where})")
-        for prop in cls.properties[:_PROPERTIES_SHOWN]:
-            kinds = ",".join(f"{k}:{n}" for k, n in prop.kinds.items())
-            types = f" -> {', '.join(prop.types)}" if prop.types else ""
-            shown = f" e.g. {'; '.join(prop.examples)}" if prop.examples else ""
-            lines.append(f"  {prop.property} [{kinds}]{types}{shown}")
-        if len(cls.properties) > _PROPERTIES_SHOWN:
-            lines.append(f"  … {len(cls.properties) - _PROPERTIES_SHOWN} more properties")
-        if cls.example_query:
-            lines.append(f"  example ({cls.example_rows} rows): {cls.example_query}")
-    return cap_block("\n".join(lines), max_chars)
+    """The model's view of a summary, capped at ``max_chars`` (detail shortened before classes are dropped)."""
+    return summary_text.render_summary(summary, max_chars)

@@ -162,9 +162,9 @@ class Hiding:
         verdicts = {prop: self.verdict(known, ancestors, prop) for prop in props}
         decided: dict[str, HideVerdict] = {prop: HideVerdict(v) for prop, v in verdicts.items() if v.keeps}
         conflicts = []
-        names = self.names | frozenset(self.vocabulary.label_predicates)
+        never = self.names | frozenset(self.vocabulary.label_predicates)
         for prop in sorted(prop for prop, v in verdicts.items() if not v.keeps):
-            if prop in names:
+            if prop in never:
                 reason = "kept: a label or name is never hidden"
                 decided[prop] = HideVerdict(_kept(verdicts[prop], "name_property", reason))
             elif verdicts[prop].source in SAMPLED_SOURCES:
