@@ -20,6 +20,7 @@ from saga_kgqa.tools.render import compact_iri
 from saga_kgqa.tools.render_observations import TextCaps
 from saga_kgqa.tools.results import PropertyInfo, Ref, Value
 from saga_kgqa.tools.search.label_index import NameIndex, name_predicates
+from saga_kgqa.tools.search.name_detection import DetectedNames, detect_names
 from saga_kgqa.tools.search.names_cache import DEFAULT_FULLTEXT_NAMES, open_name_index
 
 if TYPE_CHECKING:
@@ -126,6 +127,8 @@ class ToolContext:
             raise ConfigurationError(f"not a language tag: {language[:40]!r}")
         self.language = language
         self._label_index: NameIndex | None = None
+        #: Name-bearing properties found in the data when the name index was built (generic graphs).
+        self.detected_names = DetectedNames()
         self.hiding = Hiding(schema, self.vocabulary, self.caps.hide, names=frozenset(self.name_predicates))
 
     def reads(self) -> Reads:
@@ -136,14 +139,25 @@ class ToolContext:
     def label_index(self) -> NameIndex:
         """The name index: the one given to :meth:`use_name_index`, else built from the graph on first use."""
         if self._label_index is None:
+            reads = self.reads()
+            detected = DetectedNames()
+            if self.dialect.name == RDF_DIALECT.name:
+                # Wikidata and Freebase name things through their curated predicates; other graphs
+                # name them however they like (concert_name, first_name + last_name): read from the data.
+                detected = detect_names(
+                    reads, self.schema, known=self.name_predicates, skip=self.vocabulary.type_predicates
+                )
+                self.hiding.names = self.hiding.names | frozenset(detected.names)
+            self.detected_names = detected
             self._label_index = open_name_index(
-                self.reads(),
+                reads,
                 self.graph.endpoint_id,
                 self.name_predicates,
                 self.schema,
                 primary=self.vocabulary.label_predicates,
                 max_names_per_predicate=self.caps.names_per_predicate,
                 threshold=self.caps.fulltext_names,
+                detected=detected,
             )
         return self._label_index
 

@@ -160,9 +160,10 @@ def _property_hit(hit: SearchHit, caps: TextCaps) -> str:
 
 
 def _matched(hit: SearchHit, caps: TextCaps) -> str:
+    via = f" via {id_text(hit.via)}" if hit.via else ""
     if hit.resource.label and normalise(hit.matched) == normalise(hit.resource.label):
-        return ""
-    return f" [matched {quoted(hit.matched, caps.label_chars)}]"
+        return f" [matched{via}]" if via else ""
+    return f" [matched {quoted(hit.matched, caps.label_chars)}{via}]"
 
 
 def notes_lines(notes: Sequence[str]) -> list[str]:

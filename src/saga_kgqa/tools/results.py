@@ -162,6 +162,7 @@ class SearchHit(BaseModel):
         types: Declared types (entities only).
         superclasses: Direct superclasses (classes only).
         property: Domain and range (properties only).
+        via: The property whose value matched, when it is not a label or the schema's own name.
     """
 
     model_config = _FROZEN
@@ -175,6 +176,7 @@ class SearchHit(BaseModel):
     types: tuple[Ref, ...] = ()
     superclasses: tuple[Ref, ...] = ()
     property: PropertyInfo | None = None
+    via: str | None = None
 
 
 class SearchResult(ToolResult):

@@ -26,7 +26,7 @@ import tantivy
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.private_files import write_private
 from saga_kgqa.tools.search.identifier_forms import identifier_forms
-from saga_kgqa.tools.search.label_index import MatchKind, NameEntry, NameMatch, local_name, normalise
+from saga_kgqa.tools.search.label_index import MatchKind, NameEntry, NameMatch, local_name, match_rank, normalise
 
 #: File in the index directory recording what it was built from.
 META_FILE = "saga-fulltext.json"
@@ -64,6 +64,9 @@ class FullTextIndex:
         self.meta = meta
         self._primary = frozenset(primary)
         self.notes: tuple[str, ...] = tuple(str(n) for n in meta.get("notes", []) or [])  # type: ignore[attr-defined]
+        # Text attributes rank after names, identifiers after both, at the same match tier.
+        secondary = [str(s) for s in meta.get("secondary", []) or []]  # type: ignore[attr-defined]
+        self._kinds = {**dict.fromkeys(secondary, 1), IDENTIFIER_SOURCE: 2, "iri": 2}
 
     def __len__(self) -> int:
         return int(self._searcher.num_docs)
@@ -78,6 +81,7 @@ class FullTextIndex:
         endpoint_id: str = "",
         primary: Iterable[str] = (),
         notes: Sequence[str] = (),
+        secondary_sources: Iterable[str] = (),
     ) -> FullTextIndex:
         """Write a fresh index of ``entries`` at ``path`` (an existing one there is replaced).
 
@@ -89,6 +93,7 @@ class FullTextIndex:
             endpoint_id: The store's identity, recorded so a stale index is detected.
             primary: Sources of preferred names (``rdfs:label``).
             notes: Remarks on how the names were read (limits reached), kept with the index.
+            secondary_sources: Predicates of text attributes (``nationality``), ranked after names.
         """
         if path.exists():
             shutil.rmtree(path)
@@ -131,6 +136,7 @@ class FullTextIndex:
             "names": count,
             "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "notes": list(notes),
+            "secondary": sorted(set(secondary_sources)),
         }
         write_private(path / META_FILE, json.dumps(meta, indent=1))
         return cls.open(path, primary=primary)
@@ -198,8 +204,8 @@ class FullTextIndex:
             parts.append((occur, tantivy.Query.boost_query(stemmed, 2.0)))
         return tantivy.Query.boolean_query(parts)
 
-    def _rank(self, match: NameMatch) -> tuple[float, bool, int, str]:
-        return (-match.score, match.source not in self._primary, len(match.text), match.resource)
+    def _rank(self, match: NameMatch) -> tuple[float, int, float, bool, int, str]:
+        return match_rank(match, self._primary, self._kinds)
 
 
 def _edits(word: str) -> int:

@@ -115,7 +115,15 @@ class NameIndex(Protocol):
 class LabelIndex:
     """Names of resources, searchable by exact, prefix, word, substring and fuzzy match."""
 
-    def __init__(self, entries: Iterable[NameEntry], *, primary: Iterable[str] = (), notes: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        entries: Iterable[NameEntry],
+        *,
+        primary: Iterable[str] = (),
+        notes: Sequence[str] = (),
+        secondary: Iterable[str] = (),
+        identifiers: Iterable[str] = (),
+    ) -> None:
         """Index the given names.
 
         Args:
@@ -123,8 +131,12 @@ class LabelIndex:
             primary: Sources of preferred names (``rdfs:label``, ``skos:prefLabel``): among
                 equally good matches, a preferred name beats an alias or a literal name.
             notes: Remarks on how the index was built (limits reached).
+            secondary: Sources of text attributes (``nationality``): after names at the same match tier.
+            identifiers: Sources of identifiers and codes: after names and texts at the same match tier,
+                so an identifier never outranks a name match.
         """
         self._primary = frozenset(primary)
+        self._kinds = {**dict.fromkeys(secondary, 1), **dict.fromkeys(identifiers, 2)}
         self._by_key: dict[str, list[NameEntry]] = {}
         for entry in entries:
             key = normalise(entry.text)
@@ -215,9 +227,24 @@ class LabelIndex:
                 offer(key, "fuzzy")
         return sorted(best.values(), key=self._rank)[:limit]
 
-    def _rank(self, match: NameMatch) -> tuple[float, bool, int, str]:
-        """Sort key: better score, then a preferred name, then a shorter name, then the IRI."""
-        return (-match.score, match.source not in self._primary, len(match.text), match.resource)
+    def _rank(self, match: NameMatch) -> tuple[float, int, float, bool, int, str]:
+        """Sort key: match tier, names before texts before identifiers, score, preferred name, shorter name, IRI."""
+        return match_rank(match, self._primary, self._kinds)
+
+
+def match_rank(
+    match: NameMatch, primary: frozenset[str], kinds: dict[str, int]
+) -> tuple[float, int, float, bool, int, str]:
+    """The order of matches: exact, prefix, words, substring, fuzzy; within a tier names, texts, identifiers."""
+    tier = _SCORES[match.match]
+    return (
+        -tier,
+        kinds.get(match.source, 0),
+        -match.score,
+        match.source not in primary,
+        len(match.text),
+        match.resource,
+    )
 
 
 def read_names(reads: Reads, predicates: Sequence[str], *, max_names_per_predicate: int) -> list[NameEntry]:

@@ -27,6 +27,7 @@ from saga_kgqa.private_files import UnsafeCacheDir, entry_key, is_own_entry, mar
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.tools.graph_reads import Reads
 from saga_kgqa.tools.search.label_index import LabelIndex, NameEntry, NameIndex, read_names, schema_entries
+from saga_kgqa.tools.search.name_detection import DetectedNames, read_compound_names
 
 if TYPE_CHECKING:
     # tantivy is imported only when a graph is large enough to need it (start-up time, issue 11).
@@ -69,6 +70,7 @@ def open_name_index(
     primary: Sequence[str],
     max_names_per_predicate: int,
     threshold: int = DEFAULT_FULLTEXT_NAMES,
+    detected: DetectedNames | None = None,
 ) -> NameIndex:
     """Open the graph's cached full-text index, else read its names and index them.
 
@@ -80,14 +82,20 @@ def open_name_index(
         primary: Sources of preferred names (``rdfs:label``).
         max_names_per_predicate: LIMIT of each name query.
         threshold: Names above which the index is written to the cache.
+        detected: Names found in the data (:mod:`~saga_kgqa.tools.search.name_detection`): their
+            predicates are read too, texts and identifiers rank after names, compound names are added.
 
     Returns:
         The full-text index when one is cached or the graph has more than ``threshold``
         names and a stable identity; the in-memory index otherwise.
     """
     from_schema = schema_entries(schema)
+    detected = detected or DetectedNames()
+    predicates = tuple(dict.fromkeys([*predicates, *detected.predicates]))
+    pairs = [f"{first}+{last}" for first, last in detected.compounds]
     # Names are read in the preferred language (and untagged): another language is another index.
-    identity = index_identity(endpoint_id, predicates, from_schema, max_names_per_predicate, reads.language)
+    keyed = (*predicates, *pairs, "texts:", *detected.texts, "identifiers:", *detected.identifiers)
+    identity = index_identity(endpoint_id, keyed, from_schema, max_names_per_predicate, reads.language)
     where = names_dir(identity)
     if where is not None:
         cached = _open(where, identity, primary)
@@ -95,11 +103,12 @@ def open_name_index(
             return cached
     start = len(reads.notes)
     entries = read_names(reads, predicates, max_names_per_predicate=max_names_per_predicate)
+    entries.extend(read_compound_names(reads, detected.compounds, max_names=max_names_per_predicate))
     entries.extend(from_schema)
     notes = reads.notes[start:]
     if where is not None and len(entries) > threshold:
-        return _build(where, entries, identity, primary, notes)
-    return LabelIndex(entries, primary=primary, notes=notes)
+        return _build(where, entries, identity, primary, notes, detected)
+    return LabelIndex(entries, primary=primary, notes=notes, secondary=detected.texts, identifiers=detected.identifiers)
 
 
 def _private_parent(where: Path) -> bool:
@@ -129,16 +138,22 @@ def _open(where: Path, identity: str, primary: Sequence[str]) -> FullTextIndex |
 
 
 def _build(
-    where: Path, entries: list[NameEntry], identity: str, primary: Sequence[str], notes: Sequence[str]
+    where: Path,
+    entries: list[NameEntry],
+    identity: str,
+    primary: Sequence[str],
+    notes: Sequence[str],
+    detected: DetectedNames,
 ) -> NameIndex:
     from saga_kgqa.tools.search.fulltext import FullTextIndex
 
     if not _private_parent(where):  # a symlinked or shared names/: an index in memory, nothing written
-        return _in_memory(entries, primary, notes)
+        return _in_memory(entries, primary, notes, detected)
     # Written aside and renamed into place: two runs building at once never see half an index.
     # Unique per build (mkdtemp): two threads of one server may build the same index at once.
     scratch = Path(tempfile.mkdtemp(prefix=f"{where.name}.building-", dir=where.parent))
-    FullTextIndex.build(scratch, entries, endpoint_id=identity, primary=primary, notes=notes)
+    extra = {"identifier_sources": detected.identifiers, "secondary_sources": detected.texts}
+    FullTextIndex.build(scratch, entries, endpoint_id=identity, primary=primary, notes=notes, **extra)
     mark_entry(scratch, _key(identity))
     try:
         scratch.rename(where)
@@ -149,10 +164,10 @@ def _build(
         if found is not None:
             return found
         if not (is_own_entry(where) or _owned_directory(where)):
-            return _in_memory(entries, primary, notes)  # not ours to delete
+            return _in_memory(entries, primary, notes, detected)  # not ours to delete
         with contextlib.suppress(OSError):
             shutil.rmtree(where)
-        built = FullTextIndex.build(where, entries, endpoint_id=identity, primary=primary, notes=notes)
+        built = FullTextIndex.build(where, entries, endpoint_id=identity, primary=primary, notes=notes, **extra)
         mark_entry(where, _key(identity))
         return built
     _evict(where.parent, keep=where)
@@ -173,10 +188,16 @@ def _key(identity: str) -> str:
     return hashlib.sha256(identity.encode()).hexdigest()
 
 
-def _in_memory(entries: list[NameEntry], primary: Sequence[str], notes: Sequence[str]) -> NameIndex:
+def _in_memory(
+    entries: list[NameEntry], primary: Sequence[str], notes: Sequence[str], detected: DetectedNames
+) -> NameIndex:
     """The in-memory index, for when the cache directory cannot be trusted."""
     return LabelIndex(
-        entries, primary=primary, notes=[*notes, "name cache directory not private: index kept in memory"]
+        entries,
+        primary=primary,
+        notes=[*notes, "name cache directory not private: index kept in memory"],
+        secondary=detected.texts,
+        identifiers=detected.identifiers,
     )
 
 

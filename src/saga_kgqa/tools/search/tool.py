@@ -13,7 +13,7 @@ from saga_kgqa.tools.graph_reads import Texts
 from saga_kgqa.tools.lookup.dialect_reads import recorded_examples
 from saga_kgqa.tools.render_observations import render_examples, render_search
 from saga_kgqa.tools.results import Example, PropertyExamplesResult, SearchHit, SearchResult
-from saga_kgqa.tools.search.label_index import MatchKind, NameMatch, local_name, normalise
+from saga_kgqa.tools.search.label_index import SCHEMA_SOURCE, MatchKind, NameMatch, local_name, normalise
 
 _CLASS_TYPES = frozenset({OWL_CLASS, RDFS_CLASS})
 #: Property examples are chosen from this many times as many sampled triples, for distinct subjects and objects.
@@ -135,7 +135,15 @@ def _entity_hit(context: ToolContext, match: NameMatch, texts: dict[str, Texts],
         description=found.description if found is not None else None,
         types=() if is_class else tuple(context.ref(t, texts) for t in types),
         superclasses=tuple(context.ref(c, texts) for c in parents),
+        via=_via(context, match.source),
     )
+
+
+def _via(context: ToolContext, source: str) -> str | None:
+    """The compact id of the data-detected property whose value matched; ``None`` for curated names and the schema."""
+    if source in context.name_predicates or source == SCHEMA_SOURCE or "://" not in source:
+        return None
+    return context.ref(source).id
 
 
 def _property_hit(context: ToolContext, match: NameMatch, texts: dict[str, Texts]) -> SearchHit:
