@@ -96,3 +96,23 @@ def test_blank_nodes_are_never_indexed(tmp_path: Path) -> None:
         [NameEntry("_:b0", "Basel", "http://x/name"), NameEntry("http://x/basel", "Basel", "http://x/name")],
     )
     assert [m.resource for m in index.search("basel", limit=5)] == ["http://x/basel"]
+
+
+def test_a_source_resolves_names_kept_under_the_graphs_own_property_names(tmp_path: Path) -> None:
+    # Issue 22, point 1: Spider4SPARQL's shape, no rdfs:label; names in song_name, values in nationality.
+    data = tmp_path / "songs.ttl"
+    data.write_text(
+        "@prefix : <http://valuenet/ontop/> .\n"
+        + "".join(
+            f':s{i} a :song ; :song_name "{name}" ; :nationality "{country}" ; :song_id "{i}" .\n'
+            for i, (name, country) in enumerate([("Dance", "France"), ("Love", "Peru"), ("Rain", "France")])
+        ),
+        encoding="utf-8",
+    )
+    catalog = Catalog(sources={"songs": SourceRecord(name="songs", data=(data,))}, default_source="songs")
+    with SourceSet(catalog, survey_dir=tmp_path / "cache") as opened:
+        by_name = resolve_entity(opened, "songs", "Dance")
+        by_value = resolve_entity(opened, "songs", "France")
+    assert by_name.candidates[0].iri == "http://valuenet/ontop/s0"
+    assert by_name.candidates[0].via.endswith("song_name>") or by_name.candidates[0].via.endswith(":song_name")
+    assert {c.iri for c in by_value.candidates[:2]} == {"http://valuenet/ontop/s0", "http://valuenet/ontop/s2"}

@@ -21,6 +21,7 @@ from saga_kgqa.tools.render import compact_iri
 from saga_kgqa.tools.search.fulltext import IDENTIFIER_SOURCE, FullTextIndex
 from saga_kgqa.tools.search.identifier_forms import is_identifier_property, looks_like_identifier
 from saga_kgqa.tools.search.label_index import NameMatch, name_predicates, read_names, schema_entries
+from saga_kgqa.tools.search.name_detection import detect_names, read_compound_names
 from saga_kgqa.tools.text_safety import graph_text, quoted
 
 _LABEL_CHARS = 200
@@ -100,15 +101,20 @@ def build_name_index(source: OpenSource) -> FullTextIndex:
     idents = identifier_predicates(source.survey())
     predicates = resolution_predicates(source)
     reads = source.toolkit().context.reads()
-    entries = read_names(reads, predicates, max_names_per_predicate=source.caps.names_per_predicate)
+    # Names the graph keeps under its own property names (concert_name, nationality), found in its data.
+    detected = detect_names(reads, schema, known=predicates, skip=vocabulary.type_predicates)
+    cap = source.caps.names_per_predicate
+    entries = read_names(reads, [*predicates, *detected.predicates], max_names_per_predicate=cap)
+    entries.extend(read_compound_names(reads, detected.compounds, max_names=cap))
     entries.extend(schema_entries(schema))
     return FullTextIndex.build(
         source.fulltext_path(),
         entries,
-        identifier_sources=idents,
+        identifier_sources=[*idents, *detected.identifiers],
         endpoint_id=source.graph.endpoint_id,
         primary=vocabulary.label_predicates,
         notes=reads.notes,
+        secondary_sources=detected.texts,
     )
 
 
