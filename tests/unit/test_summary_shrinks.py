@@ -55,3 +55,9 @@ def test_classes_are_dropped_last_and_the_summary_says_which_and_how_to_list_the
     assert len(text) <= 6000
     assert ":class_number_0 " in text
     assert "classes left out" in text and "GROUP BY ?c" in text
+
+
+def test_properties_beyond_the_detailed_ones_are_still_named() -> None:
+    text = render_summary(_summary(classes=1, properties=15))
+    assert "left out" not in text
+    assert all(f":class_0_property_{p}" in text for p in range(15))

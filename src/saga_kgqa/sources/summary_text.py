@@ -32,7 +32,8 @@ def _full(cls: ClassSummary, examples: int, types: int, queries: bool) -> list[s
     for prop in cls.properties[:_PROPERTIES_SHOWN]:
         lines.append("  " + _property(prop, examples=examples, types=types, kinds=True))
     if len(cls.properties) > _PROPERTIES_SHOWN:
-        lines.append(f"  … {len(cls.properties) - _PROPERTIES_SHOWN} more properties")
+        # The rest by name: a property the summary never names is one a model will not use.
+        lines.append(f"  also: {', '.join(p.property for p in cls.properties[_PROPERTIES_SHOWN:])}")
     if queries and cls.example_query:
         lines.append(f"  example ({cls.example_rows} rows): {cls.example_query}")
     return lines
