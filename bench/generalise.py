@@ -155,8 +155,18 @@ def _measure(graph: Graph, args: argparse.Namespace, work: Path) -> Row:
         kit = opened.toolkit()
         kg = opened.graph
         entities = _typed_entities(kg, rng, args.sample)
-        constants = _gold_constants(kg, graph.questions) if graph.questions else _labels(kg, entities)
-        _names(row, constants, kit, sources)
+        schema_only: set[str] = set()
+        if graph.questions:
+            constants = _gold_constants(kg, graph.questions)
+        else:
+            _ = kit.label_index  # building it detects the graph's name properties
+            names = [*kit.context.name_predicates, *kit.context.detected_names.names]
+            named = _labels(kg, entities, names)
+            constants = sorted(named)
+            # resolve answers entities only (never the schema's properties and classes, by design).
+            schema = opened.schema()
+            schema_only = {c for c, e in named.items() if e in schema.properties or e in schema.classes}
+        _names(row, constants, kit, sources, schema_only)
         _hiding(row, kit, entities)
         _survey(row, kg, survey)
         needed = _gold_properties(kg, graph.questions) if graph.questions else set(survey.index.properties)
@@ -186,16 +196,23 @@ def _gold_constants(kg: KnowledgeGraph, questions: tuple[GoldQuestion, ...]) -> 
     return sorted(c for c in wanted if normalise(c) in held)
 
 
-def _labels(kg: KnowledgeGraph, entities: list[str]) -> list[str]:
-    label = "<http://www.w3.org/2000/01/rdf-schema#label>"
+def _labels(kg: KnowledgeGraph, entities: list[str], predicates: list[str]) -> dict[str, str]:
+    """One name per sampled entity: its value of the first name predicate it has (curated ones first)."""
     values = " ".join(iri(e) for e in entities)
     rows = kg.query(
-        f"SELECT ?s (SAMPLE(?l) AS ?name) WHERE {{ VALUES ?s {{ {values} }} ?s {label} ?l }} GROUP BY ?s", _LIMITS
+        f"SELECT ?s ?p ?l WHERE {{ VALUES ?s {{ {values} }} VALUES ?p {{ {' '.join(iri(p) for p in predicates)} }} "
+        "?s ?p ?l FILTER(isLiteral(?l)) }",
+        _LIMITS,
     ).rows
-    return sorted({r["name"].value for r in rows if "name" in r})
+    order = {p: i for i, p in enumerate(predicates)}
+    best: dict[str, tuple[int, str]] = {}
+    for r in rows:
+        ranked = (order[r["p"].value], r["l"].value)
+        best[r["s"].value] = min(best.get(r["s"].value, ranked), ranked)
+    return {name: entity for entity, (_rank, name) in sorted(best.items())}
 
 
-def _names(row: Row, constants: list[str], kit: object, sources: SourceSet) -> None:
+def _names(row: Row, constants: list[str], kit: object, sources: SourceSet, schema_only: set[str]) -> None:
     from saga_kgqa.tools.toolkit import GroundingToolkit
 
     assert isinstance(kit, GroundingToolkit)
@@ -203,9 +220,13 @@ def _names(row: Row, constants: list[str], kit: object, sources: SourceSet) -> N
     misses = []
     for constant in constants:
         key = normalise(constant)
-        searched = [normalise(h.matched) for h in kit.search(constant).hits if h.kind != "property"]
-        resolved = [normalise(c.label) for c in resolve_entity(sources, "g", constant, limit=5).candidates]
-        for tool, found in (("search", searched), ("resolve", resolved)):
+        # Every kind of hit: an entity that is also a property (LinkML slots) comes back as a property.
+        searched = [normalise(h.matched) for h in kit.search(constant).hits]
+        tools: list[tuple[str, list[str]]] = [("search", searched)]
+        if constant not in schema_only:
+            resolved = [normalise(c.label) for c in resolve_entity(sources, "g", constant, limit=5).candidates]
+            tools.append(("resolve", resolved))
+        for tool, found in tools:
             hits[f"{tool}_at1"].append(int(key in found[:1]))
             hits[f"{tool}_at5"].append(int(key in found[:5]))
         if key not in searched[:5]:
@@ -213,6 +234,7 @@ def _names(row: Row, constants: list[str], kit: object, sources: SourceSet) -> N
     for name, values in hits.items():
         row.figures[f"name_{name}"] = statistics.mean(values) if values else 1.0
     row.counts["constants"] = len(constants)
+    row.counts["constants_of_schema_terms"] = len(schema_only)
     if misses:
         print(f"  {row.name} search misses@5: {misses[:6]}")
 

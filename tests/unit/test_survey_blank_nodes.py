@@ -43,3 +43,16 @@ def test_blank_node_sampling_stays_bounded(tmp_path: Path) -> None:
     (shape,) = survey.classes
     assert shape.instances == 40
     assert {p.iri: p.instances_using for p in shape.properties} == {EX + "path": 5}
+
+
+def test_a_property_only_instances_beyond_the_sample_use_is_still_reported(tmp_path: Path) -> None:
+    # Brick's shape: 1,750 NodeShapes, sh:sparql on 3 of them; a 300-instance sample missed it.
+    path = tmp_path / "g.ttl"
+    many = "\n".join(f"[] a <{EX}Shape> ; <{EX}path> <{EX}p{i}> ." for i in range(40))
+    path.write_text(many + f"\n[] a <{EX}Shape> ; <{EX}sparql> 'ASK {{}}' .\n", encoding="utf-8")
+    with EmbeddedStore.from_files([path]) as store:
+        limits = SurveyLimits(max_instances=5)
+        survey = survey_source(KnowledgeGraph(store), source="bn", limits=limits)
+    (shape,) = survey.classes
+    assert EX + "sparql" in {p.iri for p in shape.properties}
+    assert survey.requests <= limits.max_requests()

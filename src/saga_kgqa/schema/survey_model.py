@@ -53,8 +53,8 @@ class SurveyLimits(BaseModel):
     support: float = Field(default=0.05, ge=0.0, le=1.0)
 
     def max_requests(self) -> int:
-        """The most queries a survey with these limits sends (4 for the source, 5 per class)."""
-        return 4 + 5 * self.max_classes
+        """The most queries a survey with these limits sends (4 for the source, 6 per class)."""
+        return 4 + 6 * self.max_classes
 
 
 class KindCount(BaseModel):

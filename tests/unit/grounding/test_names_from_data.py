@@ -76,5 +76,7 @@ def test_values_are_classified_as_names_texts_or_identifiers() -> None:
     assert classify_values(EX + "age", lit(["32", "33", "41", "29", "30", "30"]), subjects) == "identifier"
     assert classify_values(EX + "player_code", lit(["A1", "A2", "B7", "C9", "D1", "E4"]), subjects) == "identifier"
     assert classify_values(EX + "text", lit(["word " * 60] * 6), subjects) is None
+    sentences = [f"The {i}th slot of a schema, read only" for i in range(6)]
+    assert classify_values(EX + "description", lit(sentences), subjects) == "text"
     numbers = [Term("literal", "3", "http://www.w3.org/2001/XMLSchema#integer")] * 6
     assert classify_values(EX + "count", numbers, subjects) is None

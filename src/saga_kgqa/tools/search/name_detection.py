@@ -42,6 +42,8 @@ _WORD_SPLIT = re.compile(r"[^a-z0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 #: Longest median value of a name or text property (longer ones are descriptions).
 MAX_MEDIAN_CHARS = 80
+#: Most words in the median value of a name ("Air Handling Unit", "Museum of Modern Art").
+MAX_NAME_WORDS = 6
 _STRING_TYPES = frozenset({None, XSD_STRING, RDF_LANG_STRING})
 
 
@@ -96,6 +98,8 @@ def classify_values(prop: str, values: Sequence[Term], subjects: Sequence[str]) 
         return "identifier"
     if statistics.median(len(t) for t in texts) > MAX_MEDIAN_CHARS:
         return None
+    if statistics.median(len(t.split()) for t in texts) > MAX_NAME_WORDS:
+        return "text"  # sentences (descriptions, notes): searchable, never ranked as names
     tagged = sum(1 for v in strings if v.lang) >= 0.5 * len(strings)
     distinct = len(set(texts)) >= 0.9 * len(texts) and len(set(subjects)) >= 0.9 * len(subjects)
     return "name" if says_name(prop) or tagged or (distinct and len(texts) >= 3) else "text"
