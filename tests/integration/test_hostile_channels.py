@@ -51,8 +51,8 @@ def _channels(name: str, result: CallToolResult) -> list[str]:
     for block in result.content:
         if block.type == "text":
             found += _leaks(f"{name} text", block.text)
-    if result.structuredContent is not None:
-        found += _leaks(f"{name} structured", json.dumps(result.structuredContent, ensure_ascii=False))
+    if result.structured_content is not None:
+        found += _leaks(f"{name} structured", json.dumps(result.structured_content, ensure_ascii=False))
     return found
 
 
@@ -160,12 +160,12 @@ def test_an_unreadable_answer_fails_that_source_only(tmp_path: Path, monkeypatch
     async def main() -> tuple[CallToolResult, CallToolResult]:
         async with create_connected_server_and_client_session(server._mcp_server) as session:
             return (
-                await session.call_tool("source_summary", {"source": "h"}),
-                await session.call_tool("source_summary", {"source": "other"}),
+                await session.call_tool("kg_source_summary", {"source": "h"}),
+                await session.call_tool("kg_source_summary", {"source": "other"}),
             )
 
     bad, good = asyncio.run(main())
-    assert bad.isError and _channels("bad", bad) == []
-    assert bad.structuredContent is not None and bad.structuredContent["error"]["kind"] == "SourceMisbehaved"
-    assert not good.isError
+    assert bad.is_error and _channels("bad", bad) == []
+    assert bad.structured_content is not None and bad.structured_content["error"]["kind"] == "SourceMisbehaved"
+    assert not good.is_error
     forget_surveys()

@@ -119,7 +119,7 @@ def test_a_lone_surrogate_in_an_mcp_argument_is_a_typed_refusal(tmp_path: Path) 
             texts = []
             for name, arguments in [("search", {"text": "a\ud800b"}), ("lookup", {"entity": "ex:\ud800"})]:
                 result = await session.call_tool(name, arguments)
-                assert result.isError
+                assert result.is_error
                 texts.append(" ".join(block.text for block in result.content if block.type == "text"))
             return texts
 
