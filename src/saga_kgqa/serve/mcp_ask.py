@@ -159,6 +159,24 @@ def ask_tools(host: ToolHost) -> list[ToolSpec]:
     ]
 
 
+def ask_text(output: AskOutput, error: str | None) -> str:
+    """The text content of a ``kg_ask`` result: status, query, and the answer rows as cleaned one-line cells.
+
+    Each cell is graph text (a value cannot add lines, tags or bidi overrides to the table).
+    """
+    text = f"status: {output.status} (run_id {output.run_id})\nSPARQL:\n{output.sparql or '(none)'}\n"
+    if output.boolean is not None:
+        text += f"answer: {str(output.boolean).lower()}\n"
+    else:
+        shown = [" | ".join(graph_text(cell.text) for cell in row.values()) for row in output.rows[:20]]
+        text += f"{len(output.rows)} row(s)\n" + "\n".join(shown)
+    if error:
+        text += f"\nerror: {graph_text(error, 500)}"
+    if output.status in ("cancelled", "timeout"):
+        text += f"\nResume with run_id={output.run_id!r}."
+    return text
+
+
 def ask_result(host: ToolHost, output: AskOutput, outcome: AskOutcome) -> CallToolResult:
     """The tool result of a finished (or stopped) run."""
     output.sparql = outcome.sparql
@@ -166,14 +184,4 @@ def ask_result(host: ToolHost, output: AskOutput, outcome: AskOutcome) -> CallTo
     output.status = outcome.status
     output.steps = outcome.steps
     cap_rows(output, "rows", host.max_chars)
-    text = f"status: {output.status} (run_id {output.run_id})\nSPARQL:\n{output.sparql or '(none)'}\n"
-    if output.boolean is not None:
-        text += f"answer: {str(output.boolean).lower()}\n"
-    else:
-        shown = [" | ".join(graph_text(cell.text) for cell in row.values()) for row in output.rows[:20]]
-        text += f"{len(output.rows)} row(s)\n" + "\n".join(shown)
-    if outcome.error:
-        text += f"\nerror: {graph_text(outcome.error, 500)}"
-    if outcome.status in ("cancelled", "timeout"):
-        text += f"\nResume with run_id={output.run_id!r}."
-    return host.result(text, output, is_error=outcome.sparql is None)
+    return host.result(ask_text(output, outcome.error), output, is_error=outcome.sparql is None)
