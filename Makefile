@@ -12,8 +12,11 @@ export LANGGRAPH_CLI_NO_ANALYTICS := 1
 export LANGGRAPH_NO_VERSION_CHECK := true
 unexport LANGCHAIN_TRACING_V2
 
-# The official MCP conformance suite (npm). 0.1.14 and later need Node 22 (fs.globSync); Debian has Node 20.
-CONFORMANCE_VERSION ?= 0.1.13
+# The official MCP conformance suite (npm): 0.2.0-alpha runs both requirement sets (2025-11-25, 2026-07-28).
+# It needs Node 22 (fs.globSync); Debian has Node 20, so Node 22 comes from npm's `node` package beside it
+# (tests/integration/test_mcp_conformance.py puts that folder's .bin first on PATH).
+CONFORMANCE_VERSION ?= 0.2.0-alpha.12
+CONFORMANCE_NODE ?= 22.23.3
 CONFORMANCE := .tools/conformance/node_modules/.bin/conformance
 
 .PHONY: setup test lint run query bench clean conformance browser docs node postgres data prerequisites dist dist-check
@@ -50,7 +53,7 @@ $(CONFORMANCE):
 	@command -v npm >/dev/null || { [ "$${CI:-}" != true ] || { echo "error: npm is missing" >&2; exit 1; }; \
 		echo "warning: npm is missing; the conformance test will skip" >&2; exit 0; }
 	mkdir -p .tools/conformance && npm install --prefix .tools/conformance --no-audit --no-fund --silent \
-		@modelcontextprotocol/conformance@$(CONFORMANCE_VERSION) || { [ "$${CI:-}" != true ] && \
+		node@$(CONFORMANCE_NODE) @modelcontextprotocol/conformance@$(CONFORMANCE_VERSION) || { [ "$${CI:-}" != true ] && \
 		echo "warning: the conformance suite did not install (offline?); its test will skip" >&2; }
 
 conformance: node $(CONFORMANCE)  ## install the MCP conformance suite (its test skips without it, fails under CI=true)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp.shared.memory import create_connected_server_and_client_session
+from mcp import Client
 from mcp.types import CallToolResult
 
 from saga_kgqa.graph.finalize import answer_of
@@ -23,6 +23,7 @@ from saga_kgqa.schema.survey_cache import forget_surveys
 from saga_kgqa.serve.mcp_ask import ask_text
 from saga_kgqa.serve.mcp_models import AskOutput
 from saga_kgqa.serve.mcp_server import build_server
+from saga_kgqa.serve.mcp_terms import TermOut
 from saga_kgqa.serve.mcp_tooling import ToolHost
 from saga_kgqa.serve.named_sources import NamedSources
 from saga_kgqa.serve.web_events import final_event, step_event
@@ -51,8 +52,8 @@ def _channels(name: str, result: CallToolResult) -> list[str]:
     for block in result.content:
         if block.type == "text":
             found += _leaks(f"{name} text", block.text)
-    if result.structuredContent is not None:
-        found += _leaks(f"{name} structured", json.dumps(result.structuredContent, ensure_ascii=False))
+    if result.structured_content is not None:
+        found += _leaks(f"{name} structured", json.dumps(result.structured_content, ensure_ascii=False))
     return found
 
 
@@ -93,7 +94,7 @@ def test_hostile_literals_reach_no_channel_of_any_tool(tmp_path: Path, fake_endp
 
     async def main() -> list[str]:
         leaks: list[str] = []
-        async with create_connected_server_and_client_session(server._mcp_server) as session:
+        async with Client(server) as session:
             for name, arguments in CALLS:
                 result = await session.call_tool(name, arguments)
                 leaks += _channels(f"{name}{sorted(arguments)}", result)
@@ -128,7 +129,10 @@ def answer_of_raw() -> Any:
 
 def test_ask_text_cells_cannot_add_lines_tags_or_bidi() -> None:
     output = AskOutput(
-        source="h", question="q", sparql="SELECT ?x WHERE { ?s ?p ?x }", rows=[{"x": HOSTILE + "\nstatus: answered"}]
+        source="h",
+        question="q",
+        sparql="SELECT ?x WHERE { ?s ?p ?x }",
+        rows=[{"x": TermOut(kind="literal", value=HOSTILE, text=HOSTILE + "\nstatus: answered")}],
     )
     text = ask_text(output, f"endpoint said {HOSTILE}")
     assert _leaks("ask text", text) == []
@@ -158,14 +162,14 @@ def test_an_unreadable_answer_fails_that_source_only(tmp_path: Path, monkeypatch
     server = build_server(ToolHost(NamedSources(catalog)))
 
     async def main() -> tuple[CallToolResult, CallToolResult]:
-        async with create_connected_server_and_client_session(server._mcp_server) as session:
+        async with Client(server) as session:
             return (
-                await session.call_tool("source_summary", {"source": "h"}),
-                await session.call_tool("source_summary", {"source": "other"}),
+                await session.call_tool("kg_source_summary", {"source": "h"}),
+                await session.call_tool("kg_source_summary", {"source": "other"}),
             )
 
     bad, good = asyncio.run(main())
-    assert bad.isError and _channels("bad", bad) == []
-    assert bad.structuredContent is not None and bad.structuredContent["error"]["kind"] == "SourceMisbehaved"
-    assert not good.isError
+    assert bad.is_error and _channels("bad", bad) == []
+    assert bad.structured_content is not None and bad.structured_content["error"]["kind"] == "SourceMisbehaved"
+    assert not good.is_error
     forget_surveys()

@@ -1,20 +1,29 @@
-"""Agents through ``saga mcp``: a third-party LangGraph ReAct agent (langchain-mcp-adapters), and the ``ask`` tool."""
+"""Agents through ``saga mcp``: a third-party LangGraph ReAct agent (langchain-mcp-adapters), and the ``kg_ask`` tool.
+
+langchain-mcp-adapters still caps ``mcp<2``, so it runs in its own environment
+(``tests/support/mcp1_client``, with the SDK's 1.x client, protocol 2025-11-25) beside a second
+server whose tools have generic names; saga itself runs on the SDK's 2.x line.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
-from langchain.agents import create_agent
-from langchain_core.messages import ToolMessage
-from langchain_mcp_adapters.tools import load_mcp_tools
 
 from tests.conftest import REPO_ROOT
+from tests.support.http_servers import SAGA, server_env
 from tests.support.mcp_servers import SOURCE_TOOLS, stdio_session
-from tests.support.scripted_model import ScriptedChatModel, answer_type, tool_call
+from tests.support.required import missing
+from tests.support.scripted_model import answer_type
 
+MCP1_CLIENT = REPO_ROOT / "tests" / "support" / "mcp1_client"
+UV = REPO_ROOT / ".tools" / "bin" / "uv"
 PV = "PREFIX pv: <http://ld.company.org/prod-vocab/>\n"
 HOCH = "prodi:empl-Heinrich.Hoch%40company.org"
 HOCH_IRI = "<http://ld.company.org/prod-instances/empl-Heinrich.Hoch%40company.org>"
@@ -32,35 +41,74 @@ def ck25_catalog(tmp_path: Path, data_dir: Path) -> Path:
     return catalog
 
 
-@pytest.mark.shared_data
-def test_a_langgraph_react_agent_answers_a_ck25_question_through_saga_mcp(tmp_path: Path, data_dir: Path) -> None:
-    model = ScriptedChatModel(
+def run_mcp1_client(job: dict[str, object]) -> dict[str, object]:
+    """Run ``adapters_check.py`` in the 1.x client environment (built by uv from its lock on first use)."""
+    uv = str(UV) if UV.exists() else shutil.which("uv")
+    if uv is None:
+        missing("uv is not installed (make setup installs it)")
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    run = subprocess.run(
         [
-            tool_call("search", text="Heinrich Hoch"),
-            tool_call("lookup", entity=HOCH),
-            tool_call("execute", sparql=MANAGER_QUERY),
-            "Heinrich Hoch's manager is Waldtraud Kuttner.",
-        ]
+            uv,
+            "run",
+            "--quiet",
+            "--project",
+            str(MCP1_CLIENT),
+            "--locked",
+            "--python",
+            "3.11",
+            "python",
+            str(MCP1_CLIENT / "adapters_check.py"),
+        ],
+        input=json.dumps(job),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+        check=False,
     )
-    env = {"SAGA_CATALOG": str(ck25_catalog(tmp_path, data_dir))}
+    if run.returncode != 0 and "Failed to fetch" in run.stderr:
+        missing(f"the 1.x client environment cannot be built offline: {run.stderr[-300:]}")
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
 
-    async def main() -> dict[str, object]:
-        async with stdio_session(env=env) as session:
-            tools = await load_mcp_tools(session)
-            agent = create_agent(model, tools)
-            return await agent.ainvoke({"messages": [("user", "Who is the manager of Heinrich Hoch?")]})
 
-    state = asyncio.run(main())
-    assert model.bound_tools[:5] == ["search", "lookup", "examples", "execute", "patterns"]
-    assert "resolve_entity" in model.bound_tools  # the source tools reach the host too
-    observations = {m.name: m for m in state["messages"] if isinstance(m, ToolMessage)}  # type: ignore[attr-defined]
-    assert set(observations) == {"search", "lookup", "execute"}
-    assert HOCH in str(observations["search"].content)
-    assert "pv:hasManager" in str(observations["lookup"].content)
-    executed = str(observations["execute"].content)
-    assert KUTTNER in executed and observations["execute"].status == "success"
+@pytest.mark.shared_data
+def test_a_langgraph_react_agent_answers_a_ck25_question_through_saga_mcp_beside_another_server(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    job = {
+        "saga": SAGA,
+        "env": server_env({"SAGA_CATALOG": str(ck25_catalog(tmp_path, data_dir))}),
+        "repo": str(REPO_ROOT),
+        "question": "Who is the manager of Heinrich Hoch?",
+        "script": [
+            {"tool": "kg_search", "args": {"text": "Heinrich Hoch"}},
+            {"tool": "kg_lookup", "args": {"entity": HOCH}},
+            {"tool": "kg_execute", "args": {"sparql": MANAGER_QUERY}},
+            "Heinrich Hoch's manager is Waldtraud Kuttner.",
+        ],
+    }
+    report = run_mcp1_client(job)
+    names = report["tools"]
+    assert isinstance(names, list) and len(names) == len(set(names)), names  # no clash beside the other server
+    assert {"search", "execute"} <= set(names)  # the other server's generic names...
+    assert {"kg_search", "kg_lookup", "kg_execute", "kg_patterns"} <= set(names)  # ...and saga's beside them
+    # The SDK's 1.x client (protocol 2025-11-25) gets saga's own version, and only capabilities with content.
+    assert report["handshake"] == {
+        "protocol": "2025-11-25",
+        "name": "saga-kgqa",
+        "version": __import__("saga_kgqa").__version__,
+        "capabilities": ["completions", "prompts", "resources", "tools"],
+    }
+    observations = report["observations"]
+    assert isinstance(observations, dict) and set(observations) == {"kg_search", "kg_lookup", "kg_execute"}
+    assert HOCH in observations["kg_search"]["content"]
+    assert "pv:hasManager" in observations["kg_lookup"]["content"]
+    executed = observations["kg_execute"]
+    assert KUTTNER in executed["content"] and executed["status"] == "success"
     # The model saw the real observations: its third prompt holds the lookup's text.
-    assert "pv:hasManager" in model.prompt_text(2)
+    assert "pv:hasManager" in str(report["third_prompt"])
 
 
 def test_the_ask_tool_runs_the_whole_agent_with_the_operator_model(tmp_path: Path) -> None:
@@ -86,13 +134,13 @@ def test_the_ask_tool_runs_the_whole_agent_with_the_operator_model(tmp_path: Pat
     async def main() -> tuple[set[str], object]:
         async with stdio_session(env=env) as session:
             names = {tool.name for tool in (await session.list_tools()).tools}
-            return names, await session.call_tool("ask", {"question": "Which missions did Jim Lovell fly?"})
+            return names, await session.call_tool("kg_ask", {"question": "Which missions did Jim Lovell fly?"})
 
     names, result = asyncio.run(main())
-    assert names == {"search", "lookup", "patterns", "examples", "execute", "ask"} | SOURCE_TOOLS
-    structured = result.structuredContent  # type: ignore[attr-defined]
+    assert names == {"kg_search", "kg_lookup", "kg_patterns", "kg_examples", "kg_execute", "kg_ask"} | SOURCE_TOOLS
+    structured = result.structured_content  # type: ignore[attr-defined]
     assert structured["status"] == "answered", result
     assert structured["sparql"] is not None and "ex:crewMember ex:JimLovell" in structured["sparql"]
-    missions = {row["m"] for row in structured["rows"]}
+    missions = {row["m"]["value"] for row in structured["rows"]}
     assert "http://example.org/space/Apollo13" in missions
     assert structured["steps"] == 2  # the lookup and the execute

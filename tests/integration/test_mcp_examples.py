@@ -30,16 +30,18 @@ def test_worked_examples_tool_lists_and_answers_only_with_configured_examples(tm
 
     async def configured(session: ClientSession) -> None:
         names = {tool.name for tool in (await session.list_tools()).tools}
-        assert "worked_examples" in names
-        result = await session.call_tool("worked_examples", {"question": "Who was on the crew of Apollo 13?", "k": 1})
-        assert not result.isError
-        assert result.structuredContent is not None
-        examples = result.structuredContent["examples"]
+        assert "kg_worked_examples" in names
+        result = await session.call_tool(
+            "kg_worked_examples", {"question": "Who was on the crew of Apollo 13?", "k": 1}
+        )
+        assert not result.is_error
+        assert result.structured_content is not None
+        examples = result.structured_content["examples"]
         assert [e["question"] for e in examples] == ["Which astronauts flew on Apollo 13?"]
 
     async def plain(session: ClientSession) -> None:
         names = {tool.name for tool in (await session.list_tools()).tools}
-        assert "worked_examples" not in names
+        assert "kg_worked_examples" not in names
 
     async def main() -> None:
         async with stdio_session(env={"SAGA_EXAMPLES_FILE": str(path), "SAGA_PATTERN_RANKING": "bm25"}) as session:

@@ -22,7 +22,7 @@ EX = "PREFIX ex: <http://example.org/space/> "
 TYPED_QUERY = EX + "SELECT ?x WHERE { ?x a ex:Astronaut }"
 #: ex:launchDate's domain is ex:Mission: on an astronaut it can never match.
 CONFLICT_QUERY = EX + "SELECT ?d WHERE { ?x ex:launchDate ?d }"
-SAGA_TOOLS = {"search", "lookup", "patterns", "examples", "execute"}
+SAGA_TOOLS = {"kg_search", "kg_lookup", "kg_patterns", "kg_examples", "kg_execute"}
 QUESTION = "Which missions did Jim Lovell fly?"
 
 Body = Callable[[ClientSession], Awaitable[None]]
@@ -57,35 +57,36 @@ async def every_tool(session: ClientSession) -> None:
     listed = {tool.name: tool for tool in (await session.list_tools()).tools}
     assert set(listed) == SAGA_TOOLS | SOURCE_TOOLS  # no model configured: no ask
     for tool in listed.values():
-        assert tool.annotations is not None and tool.annotations.readOnlyHint is True
-        assert tool.annotations.openWorldHint is False  # the example graph is local
-        assert tool.outputSchema is not None and "source" in tool.outputSchema["properties"]
+        assert tool.annotations is not None and tool.annotations.read_only_hint is True
+        assert tool.annotations.open_world_hint is False  # the example graph is local
+        assert tool.output_schema is not None and "source" in tool.output_schema["properties"]
         assert "example" in tool.description and "retry" in tool.description
-    found = await session.call_tool("search", {"text": "Jim Lovell"})
-    assert not found.isError
-    assert found.structuredContent is not None
-    assert found.structuredContent["hits"][0]["id"] == "ex:JimLovell"
+    found = await session.call_tool("kg_search", {"text": "Jim Lovell"})
+    assert not found.is_error
+    assert found.structured_content is not None
+    assert found.structured_content["hits"][0]["id"] == "ex:JimLovell"
     assert "ex:JimLovell" in text(found)
-    looked = await session.call_tool("lookup", {"entity": "ex:JimLovell"})
-    assert looked.structuredContent is not None and looked.structuredContent["types"] == ["ex:Astronaut"]
-    assert "ex:employer" in {p["id"] for p in looked.structuredContent["properties"]}
-    ranked = await session.call_tool("patterns", {"entity": "ex:JimLovell", "question": QUESTION, "top_n": 3})
-    assert not ranked.isError, text(ranked)
-    assert ranked.structuredContent is not None and ranked.structuredContent["types"] == ["ex:Astronaut"]
-    shown = ranked.structuredContent["patterns"]
+    looked = await session.call_tool("kg_lookup", {"entity": "ex:JimLovell"})
+    assert looked.structured_content is not None and looked.structured_content["types"] == ["ex:Astronaut"]
+    assert "ex:employer" in {p["id"] for p in looked.structured_content["properties"]}
+    ranked = await session.call_tool("kg_patterns", {"entity": "ex:JimLovell", "question": QUESTION, "top_n": 3})
+    assert not ranked.is_error, text(ranked)
+    assert ranked.structured_content is not None and ranked.structured_content["types"] == ["ex:Astronaut"]
+    shown = ranked.structured_content["patterns"]
     assert len(shown) == 3 and {"property": "ex:crewMember", "label": "crew member", "direction": "in"}.items() <= (
         next(p for p in shown if p["property"] == "ex:crewMember").items()
     )
     assert "Patterns of ex:JimLovell ranked for the question (top 3 of" in text(ranked)
     assert "?subject 'crew member' (ex:crewMember) 'Jim Lovell' (ex:JimLovell)" in text(ranked)
-    example = await session.call_tool("examples", {"property": "ex:crewMember"})
-    assert example.structuredContent is not None and example.structuredContent["found"] is True
-    assert example.structuredContent["examples"], text(example)
+    example = await session.call_tool("kg_examples", {"property": "ex:crewMember"})
+    assert example.structured_content is not None and example.structured_content["found"] is True
+    assert example.structured_content["examples"], text(example)
     ran = await session.call_tool(
-        "execute", {"sparql": EX + 'SELECT ?m WHERE { ?m ex:crewMember/ex:name "Jim Lovell" } ORDER BY ?m'}
+        "kg_execute", {"sparql": EX + 'SELECT ?m WHERE { ?m ex:crewMember/ex:name "Jim Lovell" } ORDER BY ?m'}
     )
-    assert ran.structuredContent is not None and ran.structuredContent["status"] == "ok", text(ran)
-    missions = [row["m"] for row in ran.structuredContent["rows"]]
+    assert ran.structured_content is not None and ran.structured_content["status"] == "ok", text(ran)
+    missions = [row["m"]["value"] for row in ran.structured_content["rows"]]
+    assert {row["m"]["kind"] for row in ran.structured_content["rows"]} == {"iri"}
     assert "http://example.org/space/Apollo13" in missions
 
 
@@ -95,22 +96,22 @@ def test_lists_and_calls_every_tool(transport: str) -> None:
 
 
 async def bad_arguments(session: ClientSession) -> None:
-    unknown = await session.call_tool("search", {"text": "Apollo", "source": "elsewhere"})
-    assert unknown.isError and "configured sources: example" in text(unknown) and "Hint" in text(unknown)
-    missing = await session.call_tool("lookup", {})
-    assert missing.isError and "entity" in text(missing)
-    unasked = await session.call_tool("patterns", {"entity": "ex:JimLovell"})
-    assert unasked.isError and "question" in text(unasked)
-    not_an_id = await session.call_tool("patterns", {"entity": "Jim Lovell", "question": QUESTION})
-    assert not_an_id.isError and "Hint" in text(not_an_id), text(not_an_id)
-    too_many = await session.call_tool("patterns", {"entity": "ex:JimLovell", "question": QUESTION, "top_n": 500})
-    assert too_many.isError and "top_n" in text(too_many)
-    rejected = await session.call_tool("execute", {"sparql": "DELETE WHERE { ?s ?p ?o }"})
-    assert rejected.isError and "[REJECTED]" in text(rejected)
-    assert rejected.structuredContent is not None and rejected.structuredContent["status"] == "rejected"
+    unknown = await session.call_tool("kg_search", {"text": "Apollo", "source": "elsewhere"})
+    assert unknown.is_error and "configured sources: example" in text(unknown) and "Hint" in text(unknown)
+    missing = await session.call_tool("kg_lookup", {})
+    assert missing.is_error and "entity" in text(missing)
+    unasked = await session.call_tool("kg_patterns", {"entity": "ex:JimLovell"})
+    assert unasked.is_error and "question" in text(unasked)
+    not_an_id = await session.call_tool("kg_patterns", {"entity": "Jim Lovell", "question": QUESTION})
+    assert not_an_id.is_error and "Hint" in text(not_an_id), text(not_an_id)
+    too_many = await session.call_tool("kg_patterns", {"entity": "ex:JimLovell", "question": QUESTION, "top_n": 500})
+    assert too_many.is_error and "top_n" in text(too_many)
+    rejected = await session.call_tool("kg_execute", {"sparql": "DELETE WHERE { ?s ?p ?o }"})
+    assert rejected.is_error and "[REJECTED]" in text(rejected)
+    assert rejected.structured_content is not None and rejected.structured_content["status"] == "rejected"
     # The server survives all of it.
-    again = await session.call_tool("search", {"text": "Apollo"})
-    assert not again.isError
+    again = await session.call_tool("kg_search", {"text": "Apollo"})
+    assert not again.is_error
 
 
 def test_bad_arguments_are_tool_errors_and_the_server_goes_on() -> None:
@@ -118,15 +119,15 @@ def test_bad_arguments_are_tool_errors_and_the_server_goes_on() -> None:
 
 
 async def capped(session: ClientSession) -> None:
-    result = await session.call_tool("execute", {"sparql": "SELECT ?s ?p ?o WHERE { ?s ?p ?o } LIMIT 300"})
-    assert result.structuredContent is not None and result.structuredContent["status"] == "ok"
+    result = await session.call_tool("kg_execute", {"sparql": "SELECT ?s ?p ?o WHERE { ?s ?p ?o } LIMIT 300"})
+    assert result.structured_content is not None and result.structured_content["status"] == "ok"
     assert len(text(result)) <= 700
-    assert len(json.dumps(result.structuredContent)) <= 600
-    assert result.structuredContent["truncated"] is True and result.structuredContent["row_count"] == 300
-    ranked = await session.call_tool("patterns", {"entity": "ex:Apollo11", "question": "Who flew Apollo 11?"})
-    assert ranked.structuredContent is not None and not ranked.isError, text(ranked)
-    assert len(text(ranked)) <= 700 and len(json.dumps(ranked.structuredContent)) <= 600
-    assert ranked.structuredContent["truncated"] is True and ranked.structuredContent["patterns"]
+    assert len(json.dumps(result.structured_content)) <= 600
+    assert result.structured_content["truncated"] is True and result.structured_content["row_count"] == 300
+    ranked = await session.call_tool("kg_patterns", {"entity": "ex:Apollo11", "question": "Who flew Apollo 11?"})
+    assert ranked.structured_content is not None and not ranked.is_error, text(ranked)
+    assert len(text(ranked)) <= 700 and len(json.dumps(ranked.structured_content)) <= 600
+    assert ranked.structured_content["truncated"] is True and ranked.structured_content["patterns"]
 
 
 def test_results_are_capped() -> None:
@@ -137,13 +138,13 @@ def test_theta_is_carried_between_calls_of_one_session_and_not_to_another() -> N
     seen: dict[str, Any] = {}
 
     async def first(session: ClientSession) -> None:
-        typed = await session.call_tool("execute", {"sparql": TYPED_QUERY})
-        assert typed.structuredContent is not None and typed.structuredContent["status"] == "ok"
-        blocked = await session.call_tool("execute", {"sparql": CONFLICT_QUERY})
+        typed = await session.call_tool("kg_execute", {"sparql": TYPED_QUERY})
+        assert typed.structured_content is not None and typed.structured_content["status"] == "ok"
+        blocked = await session.call_tool("kg_execute", {"sparql": CONFLICT_QUERY})
         seen["blocked"] = blocked
 
     async def fresh(session: ClientSession) -> None:
-        seen["fresh"] = await session.call_tool("execute", {"sparql": CONFLICT_QUERY})
+        seen["fresh"] = await session.call_tool("kg_execute", {"sparql": CONFLICT_QUERY})
 
     with http_server() as url:
 
@@ -155,13 +156,13 @@ def test_theta_is_carried_between_calls_of_one_session_and_not_to_another() -> N
 
         asyncio.run(main())
     blocked = seen["blocked"]
-    assert blocked.structuredContent["status"] == "blocked", text(blocked)
+    assert blocked.structured_content["status"] == "blocked", text(blocked)
     assert "[BLOCKED]" in text(blocked) and "(from earlier steps)" in text(blocked)
-    assert blocked.structuredContent["blocked"][0]["pattern"] == "?x ex:launchDate ?d"
+    assert blocked.structured_content["blocked"][0]["pattern"] == "?x ex:launchDate ?d"
     # Another session has learnt nothing: the same query runs (and finds the launch dates).
     fresh_result = seen["fresh"]
-    assert fresh_result.structuredContent["status"] == "ok", text(fresh_result)
-    assert fresh_result.structuredContent["row_count"] > 0
+    assert fresh_result.structured_content["status"] == "ok", text(fresh_result)
+    assert fresh_result.structured_content["row_count"] > 0
 
 
 def test_a_failing_endpoint_is_an_error_payload_that_names_only_the_source(tmp_path: Path) -> None:
@@ -185,18 +186,18 @@ def test_a_failing_endpoint_is_an_error_payload_that_names_only_the_source(tmp_p
     async def body(session: ClientSession) -> None:
         listed = (await session.list_tools()).tools
         # Every tool that reads the graph reaches the remote endpoint; categories read only the catalog.
-        reaching = [tool for tool in listed if tool.name != "catalog_categories"]
-        assert all(tool.annotations is not None and tool.annotations.openWorldHint for tool in reaching)
+        reaching = [tool for tool in listed if tool.name != "kg_catalog_categories"]
+        assert all(tool.annotations is not None and tool.annotations.open_world_hint for tool in reaching)
         for name, arguments in (
-            ("execute", {"sparql": "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"}),
-            ("search", {"text": "Jim"}),
-            ("resolve_entity", {"text": "Jim"}),
-            ("expand_entity", {"entity": "<http://example.org/space/JimLovell>"}),
+            ("kg_execute", {"sparql": "SELECT ?s WHERE { ?s ?p ?o } LIMIT 1"}),
+            ("kg_search", {"text": "Jim"}),
+            ("kg_resolve_entity", {"text": "Jim"}),
+            ("kg_expand_entity", {"entity": "<http://example.org/space/JimLovell>"}),
         ):
             result = await session.call_tool(name, arguments)
-            assert result.isError, name
-            assert result.structuredContent is not None
-            error = result.structuredContent["error"]
+            assert result.is_error, name
+            assert result.structured_content is not None
+            error = result.structured_content["error"]
             assert error["kind"] == "EndpointUnavailable" and error["retryable"] is True, error
             assert endpoint not in text(result) and endpoint not in error["message"]
             assert "source 'down'" in error["message"]
@@ -217,11 +218,11 @@ def test_patterns_hide_what_lookup_hides(tmp_path: Path) -> None:
     seen: dict[str, CallToolResult] = {}
 
     async def body(session: ClientSession) -> None:
-        seen["lookup"] = await session.call_tool("lookup", {"entity": "ex:JimLovell"})
-        seen["patterns"] = await session.call_tool("patterns", {"entity": "ex:JimLovell", "question": "When?"})
+        seen["lookup"] = await session.call_tool("kg_lookup", {"entity": "ex:JimLovell"})
+        seen["patterns"] = await session.call_tool("kg_patterns", {"entity": "ex:JimLovell", "question": "When?"})
 
     on_stdio(body, env={"SAGA_CATALOG": str(catalog)})
-    looked, ranked = seen["lookup"].structuredContent, seen["patterns"].structuredContent
+    looked, ranked = seen["lookup"].structured_content, seen["patterns"].structured_content
     assert looked is not None and ranked is not None, text(seen["patterns"])
     assert "ex:launchDate" in looked["hidden"] and ranked["hidden"] == ["ex:launchDate"]
     assert "ex:launchDate" not in {p["property"] for p in ranked["patterns"]}

@@ -47,55 +47,57 @@ async def every_source_tool(session: ClientSession, places: list[str]) -> None:
     assert set(listed) >= SOURCE_TOOLS
     for name in SOURCE_TOOLS:
         tool = listed[name]
-        assert tool.annotations is not None and tool.annotations.readOnlyHint is True, name
-        assert tool.annotations.openWorldHint is False, name  # both sources are local files
-        assert tool.outputSchema is not None and "source" in tool.outputSchema["properties"], name
+        assert tool.annotations is not None and tool.annotations.read_only_hint is True, name
+        assert tool.annotations.open_world_hint is False, name  # both sources are local files
+        assert tool.output_schema is not None and "source" in tool.output_schema["properties"], name
         assert "flat" in tool.description and "lab" in tool.description and "retry" in tool.description, name
-    assert listed["resolve_entity"].inputSchema["properties"]["source"]["enum"] == ["flat", "lab", None]
+    assert listed["kg_resolve_entity"].input_schema["properties"]["source"]["enum"] == ["flat", "lab", None]
 
-    sources = await session.call_tool("catalog_list", {})
-    assert not sources.isError, text(sources)
-    assert sources.structuredContent is not None
-    entries = {e["name"]: e for e in sources.structuredContent["sources"]}
+    sources = await session.call_tool("kg_catalog_list", {})
+    assert not sources.is_error, text(sources)
+    assert sources.structured_content is not None
+    entries = {e["name"]: e for e in sources.structured_content["sources"]}
     assert entries["flat"]["title"] == "Lab, flattened"
     assert entries["lab"]["derived"] is True and "Protein" in entries["lab"]["title"]  # from the survey
-    categories = await session.call_tool("catalog_categories", {})
-    assert categories.structuredContent is not None
-    assert categories.structuredContent["categories"] == [{"category": "biology", "sources": ["lab"]}]
+    categories = await session.call_tool("kg_catalog_categories", {})
+    assert categories.structured_content is not None
+    assert categories.structured_content["categories"] == [{"category": "biology", "sources": ["lab"]}]
     assert text(categories) == "biology: lab"
-    found = await session.call_tool("catalog_find", {"text": "flattened lab"})
-    assert found.structuredContent is not None and found.structuredContent["found"][0]["entry"]["name"] == "flat"
+    found = await session.call_tool("kg_catalog_find", {"text": "flattened lab"})
+    assert found.structured_content is not None and found.structured_content["found"][0]["entry"]["name"] == "flat"
 
-    summary = await session.call_tool("source_summary", {"source": "flat"})
-    assert not summary.isError, text(summary)
-    assert summary.structuredContent is not None
-    classes = {c["id"] for c in summary.structuredContent["classes"]}
+    summary = await session.call_tool("kg_source_summary", {"source": "flat"})
+    assert not summary.is_error, text(summary)
+    assert summary.structured_content is not None
+    classes = {c["id"] for c in summary.structured_content["classes"]}
     assert classes == {f"<{L}{name}>" for name in ("Scientist", "Institute", "Protein", "Gene")}
     assert "class " in text(summary) and "coverage" in text(summary)
 
-    resolved = await session.call_tool("resolve_entity", {"text": "UniProt:P12345"})
-    assert not resolved.isError, text(resolved)
-    assert resolved.structuredContent is not None and resolved.structuredContent["source"] == "lab"
-    assert resolved.structuredContent["candidates"][0]["iri"] == L + "p1"
-    assert resolved.structuredContent["engine"] == "tantivy" and resolved.structuredContent["index_size"] > 0
-    resolved = await session.call_tool("resolve_entity", {"text": "Gene Centre", "source": "flat"})
-    assert resolved.structuredContent is not None and resolved.structuredContent["candidates"][0]["iri"] == L + "inst2"
+    resolved = await session.call_tool("kg_resolve_entity", {"text": "UniProt:P12345"})
+    assert not resolved.is_error, text(resolved)
+    assert resolved.structured_content is not None and resolved.structured_content["source"] == "lab"
+    assert resolved.structured_content["candidates"][0]["iri"] == L + "p1"
+    assert resolved.structured_content["engine"] == "tantivy" and resolved.structured_content["index_size"] > 0
+    resolved = await session.call_tool("kg_resolve_entity", {"text": "Gene Centre", "source": "flat"})
+    assert (
+        resolved.structured_content is not None and resolved.structured_content["candidates"][0]["iri"] == L + "inst2"
+    )
 
-    expanded = await session.call_tool("expand_entity", {"entity": f"<{L}alice>", "source": "flat"})
-    assert not expanded.isError, text(expanded)
-    assert expanded.structuredContent is not None
-    ends = [p["end"]["value"] for p in expanded.structuredContent["paths"] if p.get("end")]
+    expanded = await session.call_tool("kg_expand_entity", {"entity": f"<{L}alice>", "source": "flat"})
+    assert not expanded.is_error, text(expanded)
+    assert expanded.structured_content is not None
+    ends = [p["end"]["value"] for p in expanded.structured_content["paths"] if p.get("end")]
     assert "Basel" in ends and "Basel" in text(expanded)  # one hop through the address blank node
 
-    bridged = await session.call_tool("bridge_sources", {"left": "lab", "right": "flat"})
-    assert not bridged.isError, text(bridged)
-    assert bridged.structuredContent is not None and bridged.structuredContent["right"] == "flat"
-    first = bridged.structuredContent["candidates"][0]
+    bridged = await session.call_tool("kg_bridge_sources", {"left": "lab", "right": "flat"})
+    assert not bridged.is_error, text(bridged)
+    assert bridged.structured_content is not None and bridged.structured_content["right"] == "flat"
+    first = bridged.structured_content["candidates"][0]
     assert first["kind"] == "same_iri" and first["evidence"] > 0
     assert [step["source"] for step in first["plan"]] == ["lab", "flat"]
 
     joined = await session.call_tool(
-        "join_sources",
+        "kg_join_sources",
         {
             "left": "lab",
             "left_query": f"SELECT ?key WHERE {{ ?key a <{first['left_class']}> }}",
@@ -103,27 +105,27 @@ async def every_source_tool(session: ClientSession, places: list[str]) -> None:
             "right_query": "SELECT ?key ?p WHERE { ?key ?p ?o }",
         },
     )
-    assert not joined.isError, text(joined)
-    assert joined.structuredContent is not None and joined.structuredContent["row_count"] > 0, text(joined)
-    assert "VALUES ?key" in joined.structuredContent["bound_query"]
+    assert not joined.is_error, text(joined)
+    assert joined.structured_content is not None and joined.structured_content["row_count"] > 0, text(joined)
+    assert "VALUES ?key" in joined.structured_content["bound_query"]
 
     # Callers see source names, never the operator's file paths.
     for result in (sources, summary, resolved, expanded, bridged, joined):
-        shown = text(result) + json.dumps(result.structuredContent)
+        shown = text(result) + json.dumps(result.structured_content)
         assert not any(place in shown for place in places)
 
 
 async def bad_source_arguments(session: ClientSession) -> None:
-    unknown = await session.call_tool("source_summary", {"source": "elsewhere"})
-    assert unknown.isError and "configured sources: flat, lab" in text(unknown) and "Hint" in text(unknown)
-    same = await session.call_tool("bridge_sources", {"left": "lab", "right": "lab"})
-    assert same.isError and "Hint" in text(same)
-    not_iri = await session.call_tool("expand_entity", {"entity": "nope:alice"})
-    assert not_iri.isError and "Hint" in text(not_iri), text(not_iri)
-    missing = await session.call_tool("resolve_entity", {})
-    assert missing.isError and "text" in text(missing)
-    again = await session.call_tool("catalog_categories", {})  # the server goes on
-    assert not again.isError
+    unknown = await session.call_tool("kg_source_summary", {"source": "elsewhere"})
+    assert unknown.is_error and "configured sources: flat, lab" in text(unknown) and "Hint" in text(unknown)
+    same = await session.call_tool("kg_bridge_sources", {"left": "lab", "right": "lab"})
+    assert same.is_error and "Hint" in text(same)
+    not_iri = await session.call_tool("kg_expand_entity", {"entity": "nope:alice"})
+    assert not_iri.is_error and "Hint" in text(not_iri), text(not_iri)
+    missing = await session.call_tool("kg_resolve_entity", {})
+    assert missing.is_error and "text" in text(missing)
+    again = await session.call_tool("kg_catalog_categories", {})  # the server goes on
+    assert not again.is_error
 
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])

@@ -18,14 +18,14 @@ from tests.support.http_servers import SAGA, saga_server, server_env
 #: The source tools of issue 14 that ``saga mcp`` serves beside the SAGA tools.
 SOURCE_TOOLS = frozenset(
     {
-        "catalog_list",
-        "catalog_categories",
-        "catalog_find",
-        "source_summary",
-        "resolve_entity",
-        "expand_entity",
-        "bridge_sources",
-        "join_sources",
+        "kg_catalog_list",
+        "kg_catalog_categories",
+        "kg_catalog_find",
+        "kg_source_summary",
+        "kg_resolve_entity",
+        "kg_expand_entity",
+        "kg_bridge_sources",
+        "kg_join_sources",
     }
 )
 
@@ -51,6 +51,6 @@ def http_server(args: list[str] | None = None, env: Mapping[str, str] | None = N
 @asynccontextmanager
 async def http_session(url: str) -> AsyncIterator[ClientSession]:
     """An initialized client session with a streamable-HTTP MCP server."""
-    async with streamable_http_client(url) as (read, write, _), ClientSession(read, write) as session:
+    async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         yield session

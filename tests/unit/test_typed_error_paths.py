@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from mcp.shared.memory import create_connected_server_and_client_session
+from mcp import Client
 from starlette.testclient import TestClient
 
 from saga_kgqa.errors import ConfigurationError
@@ -115,11 +115,11 @@ def test_a_lone_surrogate_in_an_mcp_argument_is_a_typed_refusal(tmp_path: Path) 
     server = build_server(ToolHost(NamedSources(runs.catalog)))
 
     async def main() -> list[str]:
-        async with create_connected_server_and_client_session(server._mcp_server) as session:
+        async with Client(server) as session:
             texts = []
             for name, arguments in [("search", {"text": "a\ud800b"}), ("lookup", {"entity": "ex:\ud800"})]:
                 result = await session.call_tool(name, arguments)
-                assert result.isError
+                assert result.is_error
                 texts.append(" ".join(block.text for block in result.content if block.type == "text"))
             return texts
 

@@ -33,16 +33,45 @@ def mcp(
         int, typer.Option("--max-chars", min=500, help="Cap on the characters of one tool result.")
     ] = 6000,
     ask_seconds: Annotated[
-        float, typer.Option("--ask-seconds", min=1.0, help="Time budget of one `ask` call (seconds).")
+        float, typer.Option("--ask-seconds", min=1.0, help="Time budget of one `kg_ask` run (seconds).")
     ] = 180.0,
+    checkpoints: Annotated[
+        Path | None, typer.Option(help="Checkpoint database of kg_ask runs (default: saga ask's).")
+    ] = None,
+    progress_seconds: Annotated[
+        float, typer.Option(min=0.5, max=10.0, help="Longest pause between progress notifications of a long call.")
+    ] = 5.0,
+    session_idle_minutes: Annotated[
+        float, typer.Option(min=0.1, max=1440.0, help="HTTP sessions idle this long are closed (minutes).")
+    ] = 5.0,
+    sessions_per_client: Annotated[
+        int, typer.Option(min=1, help="HTTP sessions one client may hold; one more closes its least recently used.")
+    ] = 64,
+    calls_per_session: Annotated[
+        int, typer.Option(min=1, help="Calls one session may have in flight; more answer 'busy'.")
+    ] = 8,
+    max_runs: Annotated[int, typer.Option(min=1, help="kg_ask runs at once; more answer 'busy'.")] = 4,
 ) -> None:
-    """Serve the SAGA tools (search, lookup, examples, execute; ask with a model) as an MCP server."""
+    """Serve the SAGA tools (kg_search, kg_lookup, kg_execute, ...; kg_ask with a model) as an MCP server."""
     try:
-        from saga_kgqa.serve.mcp_main import run_mcp
+        from saga_kgqa.serve.mcp_main import McpOptions, run_mcp
     except ImportError as exc:
         fail(_missing_extra("mcp", exc))
+    options = McpOptions(
+        http=http,
+        bind=bind,
+        port=port,
+        max_chars=max_chars,
+        ask_seconds=ask_seconds,
+        checkpoints=checkpoints,
+        progress_s=progress_seconds,
+        session_idle_minutes=session_idle_minutes,
+        sessions_per_client=sessions_per_client,
+        calls_per_session=calls_per_session,
+        runs=max_runs,
+    )
     try:
-        run_mcp(http=http, bind=bind, port=port, max_chars=max_chars, ask_seconds=ask_seconds)
+        run_mcp(options)
     except SagaError as exc:
         fail(exc)
 

@@ -2,18 +2,13 @@
 
 JSON may carry a lone surrogate (an escaped U+D800); Python decodes it, and it fails later with
 raw exception text (pydantic's ``string_unicode`` error with the input echoed, or a UTF-8
-encoder's message). :class:`CheckedFastMCP` refuses such arguments first, naming the
+encoder's message). :func:`argument_problem` (the MCP server's middleware) refuses such arguments first, naming the
 argument and the position, as a tool error the host's model can act on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
-
-from mcp.server.fastmcp import FastMCP
-from mcp.server.fastmcp.exceptions import ToolError
-from mcp.types import ContentBlock
 
 
 def lone_surrogate(value: Any, path: str = "") -> str | None:
@@ -36,16 +31,9 @@ def lone_surrogate(value: Any, path: str = "") -> str | None:
     return None
 
 
-class CheckedFastMCP(FastMCP):
-    """FastMCP whose tool calls refuse arguments holding lone surrogates before validation."""
-
-    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Sequence[ContentBlock] | dict[str, Any]:
-        """Call a tool, unless an argument is not valid Unicode.
-
-        Raises:
-            ToolError: An argument holds a lone surrogate (the message names it; the text is not echoed).
-        """
-        found = lone_surrogate(arguments)
-        if found is not None:
-            raise ToolError(f"invalid argument: {found} is a lone surrogate, not a character; send valid Unicode text")
-        return await super().call_tool(name, arguments)
+def argument_problem(arguments: Any) -> str | None:
+    """The refusal for tool arguments that hold a lone surrogate (naming it, not echoing the text); else ``None``."""
+    found = lone_surrogate(arguments)
+    if found is None:
+        return None
+    return f"invalid argument: {found} is a lone surrogate, not a character; send valid Unicode text"

@@ -1,40 +1,68 @@
 """The ``ask`` MCP tool: the whole SAGA agent answers a question, offered only when a model is configured.
 
-Heavy: each call runs the LangGraph agent (model calls, tool calls) in a worker thread,
-under a wall-clock budget checked between the graph's steps.
+Heavy: each call runs the LangGraph agent (model calls, tool calls) in a worker thread
+(:mod:`saga_kgqa.serve.mcp_ask_run`), under a wall-clock budget checked between the graph's
+steps. Hosts can wait for it: with a progress token the caller gets a progress notification
+after every step and at least every :attr:`ToolHost.progress_s` seconds between them; a
+``notifications/cancelled`` (or a dropped connection) stops the run at its next step, and its
+checkpoint stays: asking again with the returned ``run_id`` resumes it.
 """
 
+import threading
 from dataclasses import replace
 from typing import Annotated, Any
 
+import anyio
 import anyio.to_thread
-from mcp.server.fastmcp import Context
-from mcp.server.fastmcp.exceptions import ToolError
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from saga_kgqa.app.caller import CallerModelFactory, CallerToolboxFactory
-from saga_kgqa.errors import SagaError
-from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
-from saga_kgqa.eval.qa.predictions import PredictionRecord
-from saga_kgqa.eval.qa.questions import BenchmarkQuestion
-from saga_kgqa.graph.builder import build_graph
+from saga_kgqa.errors import ConfigurationError, SagaError
+from saga_kgqa.serve.mcp_ask_run import AskOutcome, AskRuns
 from saga_kgqa.serve.mcp_models import AskOutput, cap_rows
+from saga_kgqa.serve.mcp_terms import rows_of
 from saga_kgqa.serve.mcp_tooling import RETRY_NOTE, ToolHost, ToolSpec
 from saga_kgqa.sources.catalog import UnknownName
 from saga_kgqa.tools.text_safety import graph_text
 
 
-def answer_rows(answers: dict[str, Any] | None) -> tuple[list[str], list[dict[str, str]], bool | None]:
-    """Variables, rows (values only) and the ASK boolean of a SPARQL JSON result."""
-    if not answers:
-        return [], [], None
-    if "boolean" in answers:
-        return [], [], bool(answers["boolean"])
-    variables = [str(v) for v in answers.get("head", {}).get("vars", [])]
-    bindings = answers.get("results", {}).get("bindings", [])
-    rows = [{var: str(cell.get("value", "")) for var, cell in row.items()} for row in bindings]
-    return variables, rows, None
+class StepWatch:
+    """The last step a worker thread reported, read by the request's progress loop."""
+
+    def __init__(self) -> None:
+        """No step yet."""
+        self._lock = threading.Lock()
+        self.steps = 0
+        self.node = "start"
+        self.seen = 0
+
+    def step(self, steps: int, node: str) -> None:
+        """Called by the worker after each graph step."""
+        with self._lock:
+            self.steps, self.node = steps, node
+            self.seen += 1
+
+    def read(self) -> tuple[int, int, str]:
+        """(updates so far, actions so far, last node)."""
+        with self._lock:
+            return self.seen, self.steps, self.node
+
+
+async def report_while(ctx: Context[Any, Any], watch: StepWatch, every_s: float, run_id: str) -> None:
+    """Send progress after each new step, and at least every ``every_s`` seconds (a no-op without a token).
+
+    The message names the run, so a caller that cancels can resume it with that ``run_id``.
+    """
+    sent_seen, waited = -1, every_s
+    while True:
+        seen, steps, node = watch.read()
+        if seen != sent_seen or waited >= every_s:
+            await ctx.report_progress(seen, None, f"run_id={run_id}: {steps} action(s); last step: {node}")
+            sent_seen, waited = seen, 0.0
+        await anyio.sleep(0.25)
+        waited += 0.25
 
 
 def ask_tools(host: ToolHost) -> list[ToolSpec]:
@@ -42,9 +70,6 @@ def ask_tools(host: ToolHost) -> list[ToolSpec]:
     if not host.with_model:
         return []
     catalog = host.sources.catalog
-    names = host.sources.names
-    source_doc = f"Source name, one of: {', '.join(names)} (default {host.sources.default})."
-    Source = Annotated[str | None, Field(description=source_doc, json_schema_extra={"enum": [*names, None]})]
     models = sorted(catalog.models)
     model_doc = (
         f"Model name, one of: {', '.join(models)} (default {catalog.default_model or models[0]})."
@@ -52,45 +77,81 @@ def ask_tools(host: ToolHost) -> list[ToolSpec]:
         else "Leave unset: the operator configured one model."
     )
     Model = Annotated[str | None, Field(description=model_doc, json_schema_extra={"enum": [*models, None]})]
-    graph = build_graph(model_factory=CallerModelFactory(catalog), toolbox_factory=CallerToolboxFactory(catalog))
+    Source = Annotated[str | None, host.source_field()]
+    RunId = Annotated[
+        str | None,
+        Field(description="A run_id an earlier ask returned: resume that run from its checkpoint.", max_length=64),
+    ]
+    runs = AskRuns(catalog, host.checkpoints)
+    active: set[str] = set()
+    lock = threading.Lock()
 
     async def ask(
         question: Annotated[str, Field(description="A question in natural language.", min_length=1, max_length=2000)],
-        ctx: Context[Any, Any, Any],
+        ctx: Context[Any, Any],
         source: Source = None,
         model: Model = None,
+        run_id: RunId = None,
     ) -> Annotated[CallToolResult, AskOutput]:
         name = host.source_name(source)
         try:
             catalog.model(model)
-        except UnknownName as exc:
-            raise ToolError(f"{exc.message}. Hint: omit model or pass a configured one.") from None
-        host.session(ctx).begin(name)
-        view = await host.view(name)  # opens the source, or says why it cannot be
-        context = replace(host.run_context(), source=name, model=model or "")
-        answerer = AgentAnswerer(graph, context, view.graph, max_seconds=host.ask_seconds)
-        output = AskOutput(source=name, question=question)
+            thread, resumed = runs.start(run_id, question, name, model)
+        except (UnknownName, ConfigurationError) as exc:
+            raise ToolError(f"{exc.message}. Hint: check model and run_id, or omit them.") from None
+        with lock:
+            if thread in active:
+                raise ToolError(f"busy: run {thread!r} is still stopping. Hint: retry after 5 s.")
+            active.add(thread)
+        launched = False
         try:
-            record: PredictionRecord = await anyio.to_thread.run_sync(
-                answerer, BenchmarkQuestion(id="mcp:ask", benchmark="mcp", question=question)
-            )
-        except SagaError as exc:
-            return host.failure(exc, output)
-        output.sparql = record.predicted_sparql
-        output.variables, output.rows, output.boolean = answer_rows(record.predicted_answers)
-        output.status = str(record.status)
-        output.steps = sum(record.trace.actions.values())
-        cap_rows(output, "rows", host.max_chars)
-        return host.result(ask_text(output, record.error), output, is_error=record.predicted_sparql is None)
+            host.session(ctx).begin(name)
+            view = await host.view(name)  # opens the source, or says why it cannot be
+            context = replace(host.run_context(), source=name, model=model or "")
+            output = AskOutput(source=name, question=question, run_id=thread, resumed=resumed)
+            watch, stop = StepWatch(), threading.Event()
+
+            def work() -> AskOutcome:
+                try:
+                    return runs.run(
+                        thread,
+                        None if resumed else question,
+                        context,
+                        view.graph,
+                        on_step=watch.step,
+                        stop=stop,
+                        max_seconds=host.ask_seconds,
+                    )
+                finally:
+                    with lock:
+                        active.discard(thread)
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(report_while, ctx, watch, host.progress_s, thread)
+                launched = True
+                try:
+                    # Abandoned on cancel: the request ends now; the worker stops at its next step.
+                    outcome = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+                except SagaError as exc:
+                    return host.failure(exc, output)
+                finally:
+                    stop.set()
+                    group.cancel_scope.cancel()
+        finally:
+            if not launched:  # the worker never ran: it cannot clear its own run
+                with lock:
+                    active.discard(thread)
+        return ask_result(host, output, outcome)
 
     return [
         ToolSpec(
             "ask",
             "Answer a question (whole agent)",
             "Answer a question with the whole SAGA agent: it searches, looks up, checks and runs queries itself "
-            "and returns its final SPARQL and the answer rows. Slow (many model calls); use the other tools to "
-            f"ground a query yourself. Status other than 'answered' means it found no confident query; asking the "
-            f"same again rarely helps.\nSources:\n{host.sources.describe()}\n{RETRY_NOTE}",
+            "and returns its final SPARQL and the answer rows. Slow (many model calls): pass a progress token to "
+            "get progress; a cancelled or timed-out run resumes with its run_id. Status other than 'answered' "
+            "means it found no confident query; asking the same again rarely helps.\n"
+            f"{RETRY_NOTE}",
             ask,
             read_only=True,
             open_world=True,
@@ -99,16 +160,28 @@ def ask_tools(host: ToolHost) -> list[ToolSpec]:
 
 
 def ask_text(output: AskOutput, error: str | None) -> str:
-    """The text content of an ``ask`` result: status, query, and the answer rows as cleaned one-line cells.
+    """The text content of a ``kg_ask`` result: status, query, and the answer rows as cleaned one-line cells.
 
     Each cell is graph text (a value cannot add lines, tags or bidi overrides to the table).
     """
-    text = f"status: {output.status}\nSPARQL:\n{output.sparql or '(none)'}\n"
+    text = f"status: {output.status} (run_id {output.run_id})\nSPARQL:\n{output.sparql or '(none)'}\n"
     if output.boolean is not None:
         text += f"answer: {str(output.boolean).lower()}\n"
     else:
-        rows = (" | ".join(graph_text(str(value)) for value in row.values()) for row in output.rows[:20])
-        text += f"{len(output.rows)} row(s)\n" + "\n".join(rows)
+        shown = [" | ".join(graph_text(cell.text) for cell in row.values()) for row in output.rows[:20]]
+        text += f"{len(output.rows)} row(s)\n" + "\n".join(shown)
     if error:
         text += f"\nerror: {graph_text(error, 500)}"
+    if output.status in ("cancelled", "timeout"):
+        text += f"\nResume with run_id={output.run_id!r}."
     return text
+
+
+def ask_result(host: ToolHost, output: AskOutput, outcome: AskOutcome) -> CallToolResult:
+    """The tool result of a finished (or stopped) run."""
+    output.sparql = outcome.sparql
+    output.variables, output.rows, output.boolean = rows_of(outcome.answers)
+    output.status = outcome.status
+    output.steps = outcome.steps
+    cap_rows(output, "rows", host.max_chars)
+    return host.result(ask_text(output, outcome.error), output, is_error=outcome.sparql is None)

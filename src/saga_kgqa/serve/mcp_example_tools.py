@@ -9,7 +9,7 @@ use postponed annotations: FastMCP reads the handler's annotations as objects.
 from typing import Annotated, Any
 
 import anyio.to_thread
-from mcp.server.fastmcp import Context
+from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 from pydantic import BaseModel, Field
 
@@ -46,7 +46,7 @@ def example_tools(host: ToolHost) -> list[ToolSpec]:
         question: Annotated[
             str, Field(description="The question to find examples for.", min_length=1, max_length=1000)
         ],
-        ctx: Context[Any, Any, Any],
+        ctx: Context[Any, Any],
         k: Annotated[int, Field(description=f"Examples to return, 1 to {MAX_K}.", ge=1, le=MAX_K)] = 3,
     ) -> Annotated[CallToolResult, ExamplesOutput]:
         output = ExamplesOutput(source=host.source_name(None), question=question)

@@ -5,18 +5,18 @@ It is :func:`saga_kgqa.sources.federation.join_sources` over the server's catalo
 right one in that side's form, and the rows are joined on the normalised key. Both queries
 pass the guard and the source's type check, under one deadline. Kept apart from
 :mod:`saga_kgqa.serve.mcp_source_tools` so registering it is one line in ``TOOL_SETS``.
-This module does not use postponed annotations: FastMCP reads the handler's annotations.
+This module does not use postponed annotations: MCPServer reads the handler's annotations.
 """
 
 from typing import Annotated, Any
 
-from mcp.server.fastmcp import Context
+from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 from pydantic import Field
 
 from saga_kgqa.serve.mcp_models import ToolOutput
 from saga_kgqa.serve.mcp_source_tools import shared_calls
-from saga_kgqa.serve.mcp_tooling import RETRY_NOTE, ToolHost, ToolSpec
+from saga_kgqa.serve.mcp_tooling import LISTED_SOURCES, RETRY_NOTE, ToolHost, ToolSpec
 from saga_kgqa.sources.federation import join_sources
 from saga_kgqa.tools.render import term_text
 
@@ -36,13 +36,12 @@ def join_tools(host: ToolHost) -> list[ToolSpec]:
     """The ``join_sources`` tool over ``host``'s catalog."""
     calls = shared_calls(host)  # the source tools' opened sources, not a second copy
     names = host.sources.names
-    Named = Annotated[
-        str, Field(description=f"Source name, one of: {', '.join(names)}.", json_schema_extra={"enum": names})
-    ]
+    listed = f"one of: {', '.join(names)}" if len(names) <= LISTED_SOURCES else "see kg_catalog_list"
+    Named = Annotated[str, Field(description=f"Source name, {listed}.", json_schema_extra={"enum": names})]
     Query = Annotated[str, Field(description="A SELECT query naming the key variable (e.g. ?key).", min_length=1)]
 
     async def join(
-        left: Named, left_query: Query, right: Named, right_query: Query, ctx: Context[Any, Any, Any]
+        left: Named, left_query: Query, right: Named, right_query: Query, ctx: Context[Any, Any]
     ) -> Annotated[CallToolResult, JoinOutput]:
         left_name, right_name = calls.name(left), calls.name(right)
         output = JoinOutput(source=left_name, right=right_name)
@@ -64,8 +63,8 @@ def join_tools(host: ToolHost) -> list[ToolSpec]:
             "Answer across two sources without copying keys: left_query runs on the left source, the distinct "
             "values of the variable both queries name (?key by preference) are bound into right_query on the "
             "right source, written in that source's form (strings, zero-padded codes, doubles), and the rows are "
-            "joined on the normalised key. Use bridge_sources first to find the key properties. SERVICE is "
-            f"rejected; an empty join says whether the key datatypes differ.\nSources:\n{host.sources.describe()}\n"
+            "joined on the normalised key. Use kg_bridge_sources first to find the key properties. SERVICE is "
+            f"rejected; an empty join says whether the key datatypes differ.\n{host.source_listing()}\n"
             f"{RETRY_NOTE}",
             join,
             open_world=host.sources.any_remote,

@@ -12,6 +12,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from saga_kgqa.serve.mcp_terms import TermOut
+
 #: Default cap on the characters of one tool result (AutoSchema's evaluation used 6,000).
 DEFAULT_MAX_CHARS = 6000
 
@@ -106,11 +108,15 @@ class ExamplesOutput(ToolOutput):
 
 
 class BlockedOut(BaseModel):
-    """A triple pattern the pre-execution check refused, and why."""
+    """A triple pattern (or a property) the pre-execution check refused, and why."""
 
     pattern: str
     side: str
     reason: str
+    kind: Literal["type_conflict", "matches_nothing"] = Field(
+        default="type_conflict", description="type_conflict, or matches_nothing (e.g. a property not in the graph)."
+    )
+    instead: list[str] = Field(default_factory=list, description="What to use instead (matches_nothing).")
 
 
 class ExecuteOutput(ToolOutput):
@@ -118,7 +124,7 @@ class ExecuteOutput(ToolOutput):
 
     status: Literal["ok", "empty", "blocked", "rejected", "error"] = "error"
     variables: list[str] = Field(default_factory=list)
-    rows: list[dict[str, str]] = Field(default_factory=list)
+    rows: list[dict[str, TermOut]] = Field(default_factory=list, description="Each cell a typed RDF term.")
     row_count: int = 0
     boolean: bool | None = None
     blocked: list[BlockedOut] = Field(default_factory=list)
@@ -151,12 +157,14 @@ class AskOutput(ToolOutput):
     """The whole agent's answer to a question."""
 
     question: str = ""
+    run_id: str = Field(default="", description="The run's checkpoint: ask again with it to resume a stopped run.")
+    resumed: bool = False
     sparql: str | None = None
     variables: list[str] = Field(default_factory=list)
-    rows: list[dict[str, str]] = Field(default_factory=list)
+    rows: list[dict[str, TermOut]] = Field(default_factory=list, description="Each cell a typed RDF term.")
     boolean: bool | None = None
     steps: int = 0
-    status: str = ""
+    status: str = Field(default="", description="answered, gave_up, budget_exhausted, failed, timeout, cancelled.")
 
 
 def cap_rows(output: ToolOutput, field: str, max_chars: int) -> None:

@@ -6,13 +6,13 @@ MARS's ranked, enriched patterns, with a property hidden when its domain (outgoi
 learnt (Θ). A host has no run question, so it passes the question the patterns are ranked for.
 The ranking is the operator's (``SAGA_PATTERN_RANKING``, default the in-process MiniLM of the
 ``patterns`` extra), imported on the first call only. This module does not use postponed
-annotations: FastMCP reads the handler's annotations as objects.
+annotations: MCPServer reads the handler's annotations as objects.
 """
 
 from typing import Annotated, Any
 
 import anyio.to_thread
-from mcp.server.fastmcp import Context
+from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 from pydantic import Field
 
@@ -38,7 +38,7 @@ def pattern_tools(host: ToolHost) -> list[ToolSpec]:
         question: Annotated[
             str, Field(description="The question the patterns are ranked for.", min_length=1, max_length=1000)
         ],
-        ctx: Context[Any, Any, Any],
+        ctx: Context[Any, Any],
         source: Source = None,
         top_n: Annotated[
             int | None,

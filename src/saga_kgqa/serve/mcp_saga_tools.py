@@ -1,14 +1,14 @@
 """The SAGA grounding tools as MCP tools: search, lookup (type-filtered by the session's Θ), examples, execute.
 
 The handlers are built inside :func:`saga_tools` so their parameter descriptions can list
-the configured source names. This module does not use postponed annotations: FastMCP reads
+the configured source names. This module does not use postponed annotations: MCPServer reads
 the handlers' annotations as objects to build each tool's input and output schema.
 """
 
 from typing import Annotated, Any
 
 import anyio.to_thread
-from mcp.server.fastmcp import Context
+from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 from pydantic import Field
 
@@ -25,6 +25,7 @@ from saga_kgqa.serve.mcp_models import (
     UpstreamFailure,
     cap_rows,
 )
+from saga_kgqa.serve.mcp_terms import row_out
 from saga_kgqa.serve.mcp_tooling import RETRY_NOTE, ToolHost, ToolSpec
 from saga_kgqa.tools.execute.tool import ExecuteSettings
 from saga_kgqa.tools.results import Ref, Value
@@ -48,7 +49,7 @@ def saga_tools(host: ToolHost) -> list[ToolSpec]:
 
     async def search(
         text: Annotated[str, Field(description="A name or part of one.", min_length=1, max_length=300)],
-        ctx: Context[Any, Any, Any],
+        ctx: Context[Any, Any],
         source: Source = None,
     ) -> Annotated[CallToolResult, SearchOutput]:
         name = host.source_name(source)
@@ -78,7 +79,7 @@ def saga_tools(host: ToolHost) -> list[ToolSpec]:
         entity: Annotated[
             str, Field(description="Entity id as search printed it: prefix:local, <http://...> or http://...")
         ],
-        ctx: Context[Any, Any, Any],
+        ctx: Context[Any, Any],
         source: Source = None,
     ) -> Annotated[CallToolResult, LookupOutput]:
         name = host.source_name(source)
@@ -113,7 +114,7 @@ def saga_tools(host: ToolHost) -> list[ToolSpec]:
 
     async def examples(
         property: Annotated[str, Field(description="Property id: prefix:local, <http://...> or http://...")],
-        ctx: Context[Any, Any, Any],
+        ctx: Context[Any, Any],
         source: Source = None,
     ) -> Annotated[CallToolResult, ExamplesOutput]:
         name = host.source_name(source)
@@ -137,7 +138,7 @@ def saga_tools(host: ToolHost) -> list[ToolSpec]:
         sparql: Annotated[
             str, Field(description="One read-only SPARQL SELECT or ASK query.", min_length=1, max_length=20_000)
         ],
-        ctx: Context[Any, Any, Any],
+        ctx: Context[Any, Any],
         source: Source = None,
     ) -> Annotated[CallToolResult, ExecuteOutput]:
         name = host.source_name(source)
@@ -158,14 +159,17 @@ def saga_tools(host: ToolHost) -> list[ToolSpec]:
             variables=list(outcome.variables),
             row_count=outcome.row_count,
             boolean=outcome.boolean,
-            blocked=[BlockedOut(pattern=b.pattern, side=b.side, reason=b.reason) for b in outcome.blocked],
+            blocked=[BlockedOut(pattern=b.pattern, side=b.side, reason=b.reason) for b in outcome.blocked]
+            + [
+                BlockedOut(
+                    pattern=v.pattern, side="pattern", reason=v.reason, kind="matches_nothing", instead=list(v.instead)
+                )
+                for v in outcome.vacuous
+            ],
             diagnosis=outcome.diagnosis.message if outcome.diagnosis is not None else None,
         )
         if outcome.result is not None:
-            output.rows = [
-                {var: term.value for var, term in row.items() if term is not None}
-                for row in outcome.result.rows[: host.context.max_rows_shown]
-            ]
+            output.rows = [row_out(row) for row in outcome.result.rows[: host.context.max_rows_shown]]
         if outcome.status == "rejected" and outcome.error is not None:
             output.problem = outcome.error.message
         elif outcome.status == "error" and outcome.error is not None:

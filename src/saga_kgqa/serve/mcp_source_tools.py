@@ -3,7 +3,7 @@
 They are the plain functions of :mod:`saga_kgqa.sources` (sources by catalog name only)
 over one :class:`~saga_kgqa.sources.session.SourceSet` per server, opened lazily: a source
 is opened, surveyed and indexed on its first use. This module does not use postponed
-annotations: FastMCP reads the handlers' annotations as objects to build each tool's schemas.
+annotations: MCPServer reads the handlers' annotations as objects to build each tool's schemas.
 """
 
 import logging
@@ -11,12 +11,11 @@ from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
 import anyio.to_thread
-from mcp.server.fastmcp import Context
-from mcp.server.fastmcp.exceptions import ToolError
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from saga_kgqa.app.sources import source_set
 from saga_kgqa.errors import ConfigurationError, SagaError, SourceMisbehaved, ToolInputError
 from saga_kgqa.serve.mcp_models import ToolOutput, cap_rows
 from saga_kgqa.serve.mcp_source_models import (
@@ -28,7 +27,7 @@ from saga_kgqa.serve.mcp_source_models import (
     ResolutionOutput,
     SummaryOutput,
 )
-from saga_kgqa.serve.mcp_tooling import RETRY_NOTE, ToolHost, ToolSpec
+from saga_kgqa.serve.mcp_tooling import LISTED_SOURCES, RETRY_NOTE, ToolHost, ToolSpec
 from saga_kgqa.sources.catalog import UnknownName
 from saga_kgqa.sources.catalog_search import catalog_text, find_sources, list_categories, list_sources
 from saga_kgqa.sources.grounding import bridge_sources, expand_entity, resolve_entity, source_summary
@@ -45,7 +44,7 @@ class SourceCalls:
     def __init__(self, host: ToolHost) -> None:
         """Open nothing yet: each source is opened on its first call."""
         self.host = host
-        self.sources = source_set(host.sources.catalog)
+        self.sources = host.source_set()
 
     def name(self, source: str | None) -> str:
         """The resolved source name (a tool error listing the valid names for an unknown one)."""
@@ -111,15 +110,13 @@ def source_tools(host: ToolHost) -> list[ToolSpec]:
     """The seven source tools over ``host``'s catalog."""
     calls = shared_calls(host)
     names = host.sources.names
-    source_doc = f"Source name, one of: {', '.join(names)} (default {host.sources.default})."
-    Source = Annotated[str | None, Field(description=source_doc, json_schema_extra={"enum": [*names, None]})]
-    Named = Annotated[
-        str, Field(description=f"Source name, one of: {', '.join(names)}.", json_schema_extra={"enum": names})
-    ]
-    listing = f"Sources:\n{host.sources.describe()}"
+    Source = Annotated[str | None, host.source_field()]
+    listed = f"one of: {', '.join(names)}" if len(names) <= LISTED_SOURCES else "see kg_catalog_list"
+    Named = Annotated[str, Field(description=f"Source name, {listed}.", json_schema_extra={"enum": names})]
+    listing = host.source_listing()
     open_world = host.sources.any_remote
 
-    async def catalog_list(ctx: Context[Any, Any, Any]) -> Annotated[CallToolResult, CatalogListOutput]:
+    async def catalog_list(ctx: Context[Any, Any]) -> Annotated[CallToolResult, CatalogListOutput]:
         output = CatalogListOutput(source=host.sources.default)
         got = await calls.run(lambda: list_sources(calls.sources), output)
         if isinstance(got, CallToolResult):
@@ -127,7 +124,7 @@ def source_tools(host: ToolHost) -> list[ToolSpec]:
         output.sources = got
         return calls.result(catalog_text(got) or "no sources", output, "sources")
 
-    async def catalog_categories(ctx: Context[Any, Any, Any]) -> Annotated[CallToolResult, CategoriesOutput]:
+    async def catalog_categories(ctx: Context[Any, Any]) -> Annotated[CallToolResult, CategoriesOutput]:
         output = CategoriesOutput(source=host.sources.default)
         got = await calls.run(lambda: list_categories(calls.sources), output)
         if isinstance(got, CallToolResult):
@@ -138,7 +135,7 @@ def source_tools(host: ToolHost) -> list[ToolSpec]:
 
     async def catalog_find(
         text: Annotated[str, Field(description="Words of the question or topic.", min_length=1, max_length=300)],
-        ctx: Context[Any, Any, Any],
+        ctx: Context[Any, Any],
     ) -> Annotated[CallToolResult, FindOutput]:
         output = FindOutput(source=host.sources.default, query=text)
         got = await calls.run(lambda: find_sources(calls.sources, text), output)
@@ -150,7 +147,7 @@ def source_tools(host: ToolHost) -> list[ToolSpec]:
         return calls.result(shown, output, "found")
 
     async def summary(
-        ctx: Context[Any, Any, Any],
+        ctx: Context[Any, Any],
         source: Source = None,
     ) -> Annotated[CallToolResult, SummaryOutput]:
         name = calls.name(source)
@@ -178,7 +175,7 @@ def source_tools(host: ToolHost) -> list[ToolSpec]:
                 description="A name, part of one, or an identifier (P12345, GO:0008150).", min_length=1, max_length=300
             ),
         ],
-        ctx: Context[Any, Any, Any],
+        ctx: Context[Any, Any],
         source: Source = None,
     ) -> Annotated[CallToolResult, ResolutionOutput]:
         name = calls.name(source)
@@ -196,7 +193,7 @@ def source_tools(host: ToolHost) -> list[ToolSpec]:
         entity: Annotated[
             str, Field(description="Entity id as resolve_entity or search printed it: prefix:local, <http://...>")
         ],
-        ctx: Context[Any, Any, Any],
+        ctx: Context[Any, Any],
         source: Source = None,
     ) -> Annotated[CallToolResult, ExpansionOutput]:
         name = calls.name(source)
@@ -214,7 +211,7 @@ def source_tools(host: ToolHost) -> list[ToolSpec]:
     async def bridge(
         left: Named,
         right: Named,
-        ctx: Context[Any, Any, Any],
+        ctx: Context[Any, Any],
     ) -> Annotated[CallToolResult, BridgeOutput]:
         left_name, right_name = calls.name(left), calls.name(right)
         if left_name == right_name:

@@ -3,7 +3,7 @@
 A tool set is a function ``(ToolHost) -> list[ToolSpec]``; :data:`saga_kgqa.serve.mcp_server.TOOL_SETS`
 lists them, so serving another helper's tools is one line there. Conventions every tool follows:
 
-* bad arguments raise :class:`mcp.server.fastmcp.exceptions.ToolError` with a hint (the host
+* bad arguments raise :class:`mcp.server.mcpserver.exceptions.ToolError` with a hint (the host
   sees an ``isError`` result it should not retry unchanged);
 * the graph failing is an error *payload*: ``isError`` with the structured ``error`` field set,
   never a crash of the server;
@@ -15,26 +15,37 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import anyio.to_thread
-from mcp.server.fastmcp import Context
-from mcp.server.fastmcp.exceptions import ToolError
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
+from saga_kgqa.app.sources import source_set
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import BackendError, ConfigurationError, SagaError, ToolInputError
+from saga_kgqa.graph.persistence import CheckpointTarget, default_checkpoint_path
 from saga_kgqa.graph.toolbox import ToolView
 from saga_kgqa.redaction import redact_url
+from saga_kgqa.serve.mcp_limits import CallGate
 from saga_kgqa.serve.mcp_models import DEFAULT_MAX_CHARS, ToolOutput, UpstreamFailure
 from saga_kgqa.serve.named_sources import NamedSources, UnknownSource
 from saga_kgqa.serve.sessions import SessionState, SessionStore
+from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.tools.text_safety import cap_block, clean_structure, graph_text, outside_value
 
 logger = logging.getLogger(__name__)
+
+#: Up to this many sources, each tool's description lists them; beyond, it points to the catalog.
+LISTED_SOURCES = 5
+
+#: The resource that lists the catalog (see :mod:`saga_kgqa.serve.mcp_content`).
+CATALOG_URI = "saga://catalog"
 
 #: The line every description ends with, so a host knows what a failure means.
 RETRY_NOTE = (
@@ -51,7 +62,7 @@ class ToolSpec:
         name: The tool name hosts call.
         title: A short human title.
         description: What it does, the valid values, what comes back and when not to retry.
-        handler: The async function FastMCP introspects (typed parameters, a ``Context`` one,
+        handler: The async function MCPServer introspects (typed parameters, a ``Context`` one,
             and an ``Annotated[CallToolResult, OutputModel]`` return).
         read_only: ``readOnlyHint``.
         open_world: ``openWorldHint``: it reaches beyond the server (a remote endpoint, a model).
@@ -68,16 +79,22 @@ class ToolSpec:
         """The MCP tool annotations."""
         return ToolAnnotations(
             title=self.title,
-            readOnlyHint=self.read_only,
-            destructiveHint=False,
-            idempotentHint=self.read_only,
-            openWorldHint=self.open_world,
+            read_only_hint=self.read_only,
+            destructive_hint=False,
+            idempotent_hint=self.read_only,
+            open_world_hint=self.open_world,
         )
 
 
 @dataclass
 class ToolHost:
-    """What the tools of one server share: the named sources, per-session state, switches and the cap."""
+    """What the tools of one server share: the named sources, per-session state, switches and the caps.
+
+    Attributes:
+        checkpoints: Where ``kg_ask`` runs are checkpointed (resumable by their run id).
+        progress_s: Longest pause between two progress notifications of a long call.
+        gate: Bounds on concurrent calls per session and agent runs per server.
+    """
 
     sources: NamedSources
     context: SagaContext = field(default_factory=SagaContext.from_env)
@@ -85,20 +102,39 @@ class ToolHost:
     with_model: bool = False
     ask_seconds: float = 180.0
     sessions: SessionStore = field(default_factory=SessionStore)
+    checkpoints: CheckpointTarget = field(default_factory=default_checkpoint_path)
+    progress_s: float = 5.0
+    gate: CallGate = field(default_factory=CallGate)
+    _source_set: SourceSet | None = field(default=None, init=False, repr=False)
+    _source_set_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
 
-    def session(self, ctx: Context[Any, Any, Any]) -> SessionState:
+    def source_set(self) -> SourceSet:
+        """The server's one set of opened sources (each opened, surveyed and indexed on first use)."""
+        with self._source_set_lock:
+            if self._source_set is None:
+                self._source_set = source_set(self.sources.catalog)
+            return self._source_set
+
+    def session(self, ctx: Context[Any, Any]) -> SessionState:
         """The calling session's state (one per MCP session; one for a stdio server)."""
-        return self.sessions.get(ctx.session)
+        return self.sessions.get(session_key(ctx))
 
     def source_field(self) -> Any:
         """The field of a tool's optional ``source`` parameter: the configured names, listed in its schema."""
         names = self.sources.names
-        doc = f"Source name, one of: {', '.join(names)} (default {self.sources.default})."
+        listed = f"one of: {', '.join(names)}" if len(names) <= LISTED_SOURCES else "see kg_catalog_list"
+        doc = f"Source name, {listed} (default {self.sources.default})."
         return Field(description=doc, json_schema_extra={"enum": [*names, None]})
 
     def source_listing(self) -> str:
-        """The configured sources, for a tool's description."""
-        return f"Sources:\n{self.sources.describe()}"
+        """The configured sources, for a tool's description: listed when few, else where to find them.
+
+        Every tool's description carries it, so a long catalog listed in each made ``tools/list``
+        tens of kilobytes; past a handful, the catalog tool and resource hold the listing.
+        """
+        if len(self.sources.names) <= LISTED_SOURCES:
+            return f"Sources:\n{self.sources.describe()}"
+        return f"{len(self.sources.names)} sources: see kg_catalog_list or the resource {CATALOG_URI}."
 
     def run_context(self) -> SagaContext:
         """The server's switches as a caller-style run context: no infrastructure field set (names only)."""
@@ -147,8 +183,8 @@ class ToolHost:
         shown = cap_block(outside_value(self.redact(text, output.source), None), self.max_chars)
         return CallToolResult(
             content=[TextContent(type="text", text=shown)],
-            structuredContent=clean_structure(output.model_dump(mode="json")),
-            isError=is_error,
+            structured_content=clean_structure(output.model_dump(mode="json")),
+            is_error=is_error,
         )
 
     def redact(self, text: str, source: str) -> str:
@@ -175,6 +211,14 @@ class ToolHost:
         retry = "retrying later may help" if retryable else "retrying the same call will not help"
         text = f"The call failed ({type(exc).__name__}: {message}); {fault}; {retry}."
         return self.result(text, output, is_error=True)
+
+
+def session_key(ctx: Context[Any, Any]) -> str | None:
+    """The key of the caller's session: its HTTP session id, one key for stdio, ``None`` when stateless."""
+    headers = ctx.headers
+    if headers is None:
+        return "stdio"
+    return headers.get("mcp-session-id")
 
 
 def argument_hint(message: str) -> str:

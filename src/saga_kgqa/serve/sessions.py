@@ -3,13 +3,13 @@
 An MCP host calls tools one at a time; the type state Θ that a lookup or an executed
 query adds to must reach the host's later calls in the same session (so a lookup's types
 block a later, type-inconsistent execute), and must not leak into another session.
-Sessions are held weakly: a closed session's state goes with it.
+Sessions are keyed by the transport's session id and bounded in number.
 """
 
 from __future__ import annotations
 
 import threading
-import weakref
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from saga_kgqa.state import TypeState
@@ -39,18 +39,34 @@ class SessionState:
 
 
 class SessionStore:
-    """Session state keyed by the transport's session object (weakly)."""
+    """Session state by session key, the least recently used dropped beyond ``capacity``.
 
-    def __init__(self) -> None:
-        """Start with no sessions."""
-        self._states: weakref.WeakKeyDictionary[object, SessionState] = weakref.WeakKeyDictionary()
+    The key is the transport's session id (streamable HTTP's ``mcp-session-id``), or one
+    fixed key for the one client of a stdio server. A 2026-07-28 request carries no session:
+    it gets a fresh state of its own (the protocol is stateless there).
+    """
+
+    def __init__(self, capacity: int = 20_000) -> None:
+        """Keep at most ``capacity`` sessions (idle ones expire in the transport long before)."""
+        self._states: OrderedDict[str, SessionState] = OrderedDict()
+        self._capacity = capacity
         self._lock = threading.Lock()
 
-    def get(self, session: object) -> SessionState:
-        """The state of ``session`` (a fresh one on its first call)."""
+    def get(self, key: str | None) -> SessionState:
+        """The state of session ``key`` (a fresh one on its first call; a throwaway one for ``None``)."""
+        if key is None:
+            return SessionState()
         with self._lock:
-            found = self._states.get(session)
+            found = self._states.get(key)
             if found is None:
-                found = SessionState()
-                self._states[session] = found
+                found = self._states[key] = SessionState()
+                while len(self._states) > self._capacity:
+                    self._states.popitem(last=False)
+            else:
+                self._states.move_to_end(key)
             return found
+
+    def __len__(self) -> int:
+        """Sessions held."""
+        with self._lock:
+            return len(self._states)

@@ -12,6 +12,7 @@ from saga_kgqa.schema import SchemaSource
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools.execute.empty_diagnosis import DiagnosisSettings, EmptyDiagnosis
 from saga_kgqa.tools.execute.type_check_models import BlockedPattern
+from saga_kgqa.tools.execute.vacuous_patterns import VacuousPattern
 
 ExecuteStatus = Literal["ok", "empty", "blocked", "rejected", "error"]
 
@@ -56,6 +57,7 @@ class ExecuteOutcome(BaseModel):
         elapsed_s: Seconds spent running the query itself.
         theta_delta: New type evidence for Θ.
         blocked: The conflicting patterns of a blocked query.
+        vacuous: The required patterns that match nothing in the graph (a blocked query).
         diagnosis: Why an empty (or false ASK) result is empty.
         error: The failure of a rejected or failed query.
         notes: Remarks on the checks (a helper query failed, a conflict the graph overruled, ...).
@@ -77,6 +79,7 @@ class ExecuteOutcome(BaseModel):
     elapsed_s: float = 0.0
     theta_delta: TypeState = Field(default_factory=TypeState)
     blocked: tuple[BlockedPattern, ...] = ()
+    vacuous: tuple[VacuousPattern, ...] = ()
     diagnosis: EmptyDiagnosis | None = None
     error: ExecuteError | None = None
     notes: tuple[str, ...] = ()

@@ -139,6 +139,7 @@ def preflight(
                 query=checked.text,
                 form=checked.form,
                 theta_delta=constants,
+                vacuous=tuple(vacuous),
                 notes=tuple(notes),
             )
     if report.blocked:

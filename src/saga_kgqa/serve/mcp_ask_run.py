@@ -1,0 +1,165 @@
+"""One ``kg_ask`` run: the agent graph streamed step by step, checkpointed, reporting steps and stoppable.
+
+The graph runs in a worker thread. Between its steps the run reports (step count, last
+node) to a callback, and checks a stop event and its time budget; stopped or out of time,
+the stream is closed, so the graph stops at the next step boundary (a model call under way
+is not cut). Every step is checkpointed (``durability="sync"``) under the run's id, so a
+cancelled or timed-out run resumes from where it stopped when asked with that id again.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+
+from saga_kgqa.app.caller import CallerModelFactory, CallerToolboxFactory
+from saga_kgqa.context import SagaContext
+from saga_kgqa.errors import ConfigurationError, SagaError
+from saga_kgqa.eval.qa.agent_answerer import TOOL_NODES
+from saga_kgqa.eval.qa.gold import GOLD_LIMITS
+from saga_kgqa.graph.builder import SagaGraph, build_graph, run_config
+from saga_kgqa.graph.finalize import choose_final_query, without_exploratory_limit
+from saga_kgqa.graph.persistence import CheckpointStore, CheckpointTarget, RunIdentity
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.sources.catalog import Catalog
+from saga_kgqa.state import QueryAttempt
+from saga_kgqa.state.checkpointing import checkpoint_serde
+
+#: Called after each graph step with the number of agent actions so far and the node that ran.
+OnStep = Callable[[int, str], None]
+
+
+@dataclass
+class AskOutcome:
+    """What a run (or its resumed part) ended with.
+
+    Attributes:
+        run_id: The checkpoint thread; pass it back to resume.
+        status: ``answered``, ``gave_up``, ``budget_exhausted``, ``failed``, ``timeout`` or ``cancelled``.
+        sparql: The final query, or the best one so far when stopped early.
+        answers: Its SPARQL JSON result (run again behind the guard), or ``None``.
+        steps: Agent actions taken in the whole run (resumed parts included).
+        error: Why the final query could not run, if it could not.
+    """
+
+    run_id: str
+    status: str
+    sparql: str | None = None
+    answers: dict[str, Any] | None = None
+    steps: int = 0
+    error: str | None = None
+
+
+class AskRuns:
+    """The agent graph with a checkpointer, over the operator's catalog."""
+
+    def __init__(self, catalog: Catalog, checkpoints: CheckpointTarget) -> None:
+        """Checkpoint every run in ``checkpoints`` (a SQLite file or a PostgreSQL URL).
+
+        Raises:
+            ConfigurationError: The checkpoint database cannot be opened.
+        """
+        self.store = CheckpointStore(checkpoints, serde=checkpoint_serde())
+        self.graph: SagaGraph = build_graph(
+            model_factory=CallerModelFactory(catalog),
+            toolbox_factory=CallerToolboxFactory(catalog),
+            checkpointer=self.store.saver,
+        )
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        """Close the checkpoint store."""
+        self.store.close()
+
+    def start(self, run_id: str | None, question: str, source: str, model: str | None) -> tuple[str, bool]:
+        """The run's id and whether it resumes: a new id for a new run, or the given one if it is known.
+
+        Raises:
+            ConfigurationError: ``run_id`` names no run, or a run on another source.
+        """
+        identity = RunIdentity(graph=f"source {source}", model=f"model {model}" if model else "default model")
+        with self._lock:
+            if run_id is None:
+                new = uuid.uuid4().hex[:12]
+                self.store.start_thread(new, identity, question)
+                return new, False
+            record = self.store.thread(run_id)
+        if record is None:
+            raise ConfigurationError(f"no run {run_id!r} to resume: omit run_id to start a new one")
+        if record.identity.graph != identity.graph:
+            raise ConfigurationError(f"run {run_id!r} asked {record.identity.graph}, not source {source!r}")
+        return run_id, True
+
+    def run(
+        self,
+        run_id: str,
+        question: str | None,
+        context: SagaContext,
+        kg: KnowledgeGraph,
+        *,
+        on_step: OnStep,
+        stop: threading.Event,
+        max_seconds: float,
+    ) -> AskOutcome:
+        """Run (``question`` given) or resume (``None``) the thread ``run_id`` until it ends, stops or times out.
+
+        Errors of the final query's run become a ``failed`` outcome; others propagate.
+        """
+        config = run_config(context, thread_id=run_id)
+        started = time.monotonic()
+        steps = self._actions(config)
+        stopped: str | None = None
+        stream = self.graph.stream(
+            None if question is None else {"question": question},
+            config,
+            context=context,
+            stream_mode="updates",
+            durability="sync",
+        )
+        try:
+            for update in stream:
+                for node in update:
+                    steps += node in TOOL_NODES
+                    on_step(steps, node)
+                if stop.is_set():
+                    stopped = "cancelled"
+                elif time.monotonic() - started > max_seconds:
+                    stopped = "timeout"
+                if stopped:
+                    break
+        finally:
+            close = getattr(stream, "close", None)
+            if callable(close):
+                close()
+        values = dict(self.graph.get_state(config).values)
+        return self._outcome(run_id, values, stopped, steps, kg)
+
+    def _actions(self, config: RunnableConfig) -> int:
+        """Agent actions a resumed run already took (0 for a new one)."""
+        values = self.graph.get_state(config).values
+        return len(values.get("history") or [])
+
+    def _outcome(
+        self, run_id: str, values: dict[str, Any], stopped: str | None, steps: int, kg: KnowledgeGraph
+    ) -> AskOutcome:
+        if values.get("status") and stopped is None:
+            sparql = values.get("final_sparql")
+            outcome = AskOutcome(run_id, str(values["status"]), sparql if isinstance(sparql, str) else None)
+        else:
+            attempts = [a for a in values.get("attempts") or [] if isinstance(a, QueryAttempt)]
+            chosen = choose_final_query(attempts)
+            sparql = None if chosen is None else without_exploratory_limit(chosen.sparql)
+            outcome = AskOutcome(run_id, stopped or "failed", sparql)
+        outcome.steps = steps
+        if outcome.sparql is not None:
+            try:
+                outcome.answers = kg.query(outcome.sparql, GOLD_LIMITS).to_sparql_json()
+            except SagaError as exc:
+                outcome = replace(outcome, status="failed", error=f"{type(exc).__name__}: {exc.message}")
+        return outcome
