@@ -47,6 +47,8 @@ _LOG = logging.getLogger(__name__)
 _memory: dict[str, SourceSurvey] = {}
 _memory_lock = Lock()
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+#: Identities of embedded stores that name their content, not their place.
+CONTENT_KEYED = "embedded:files:"
 
 
 def default_survey_dir() -> Path:
@@ -77,13 +79,17 @@ def default_limits() -> SurveyLimits:
 
 
 def survey_key(source: str, endpoint_id: str, graphs: Sequence[str], limits: SurveyLimits) -> str:
-    """The cache key: the same source, store, graphs and limits give the same survey.
+    """The cache key: the same store, graphs and limits give the same survey.
 
     The overall time budget is not part of it: a complete survey does not depend on it, and a
-    partial one expires (:data:`PARTIAL_TTL_S`).
+    partial one expires (:data:`PARTIAL_TTL_S`). A store whose identity is its content
+    (``embedded:files:…``) is surveyed once whatever name it goes by: ``saga load``'s survey
+    (under the name ``store``) serves ``--source NAME``. Other identities (a path, an endpoint
+    URL) keep the source's name in the key.
     """
+    named = "" if endpoint_id.startswith(CONTENT_KEYED) else source
     bounds = limits.model_dump(mode="json", exclude={"total_s"})
-    material = json.dumps([SURVEY_FORMAT_VERSION, source, endpoint_id, sorted(graphs), bounds], sort_keys=True)
+    material = json.dumps([SURVEY_FORMAT_VERSION, named, endpoint_id, sorted(graphs), bounds], sort_keys=True)
     return hashlib.sha256(material.encode()).hexdigest()[:20]
 
 
@@ -114,7 +120,9 @@ def cached_survey(
     limits = limits or SurveyLimits()
     key = survey_key(source, graph.endpoint_id, graphs, limits)
     root = cache_dir or default_survey_dir()
-    path = root / f"{_UNSAFE.sub('_', source)[:60]}-{key}.json"
+    shared = graph.endpoint_id.startswith(CONTENT_KEYED)
+    stem = "content" if shared else _UNSAFE.sub("_", source)[:60]
+    path = root / f"{stem}-{key}.json"
     try:
         private_root(root)
         usable = True
@@ -129,7 +137,7 @@ def cached_survey(
         if found is not None and not _expired(found):
             with _memory_lock:
                 _memory[key] = found
-            return found
+            return found if found.source == source else found.model_copy(update={"source": source})
     survey = survey_source(graph, source=source, graphs=graphs, limits=limits, vocabulary=vocabulary)
     if usable:
         _write(path, survey)

@@ -54,3 +54,22 @@ def test_a_failed_append_leaves_the_store_and_its_key(tmp_path: Path) -> None:
         build_store(store, [bad])
     assert read_content_key(store) == content_digest([a])
     assert not list(tmp_path.glob(".store.*"))  # no snapshot left behind
+
+
+def test_a_loaded_store_is_identified_by_its_content_and_surveyed_once_for_every_name(tmp_path: Path) -> None:
+    from saga_kgqa.kg.embedded.store import EmbeddedStore
+    from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+    from saga_kgqa.schema.survey_cache import cached_survey, forget_surveys
+
+    a = _graph(tmp_path / "a.nt", 0, 5)
+    build_store(tmp_path / "one", [a])
+    build_store(tmp_path / "two", [a])
+    with EmbeddedStore(tmp_path / "one") as one, EmbeddedStore(tmp_path / "two") as two:
+        assert one.endpoint_id == two.endpoint_id == f"embedded:files:{content_digest([a])[:32]}"
+        forget_surveys()
+        first = cached_survey(KnowledgeGraph(one), source="store", cache_dir=tmp_path / "cache")
+        forget_surveys()  # from disk now, under another name
+        again = cached_survey(KnowledgeGraph(two), source="mine", cache_dir=tmp_path / "cache")
+    assert again.source == "mine"
+    assert again.built_at == first.built_at  # not surveyed again
+    assert len(list((tmp_path / "cache").glob("*.json"))) == 1

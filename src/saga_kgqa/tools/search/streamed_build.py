@@ -6,11 +6,11 @@ into a tantivy writer whose memory is a fixed budget (``$SAGA_NAME_INDEX_MB``, d
 :data:`DEFAULT_BUDGET_MB`), so the build's peak memory does not grow with the graph and no
 name is left out.
 
-The index is written in ``<path>.building`` and renamed into place when complete. Every
+The index is written in ``<path>.building-resumable`` and renamed into place when complete. Every
 :data:`COMMIT_EVERY` names the writer commits and a checkpoint records how far the stream
 got; a build that was interrupted (killed, out of disk) resumes from its last checkpoint
 when the same content is indexed again. One builder at a time: an exclusive ``flock`` on
-``<path>.lock``; a second one waits, then opens what the first built.
+the index's parent directory; a second one waits, then opens what the first built.
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ _MIN_BUDGET_MB = 15
 #: Names between two commits (and checkpoints a resumed build restarts from).
 COMMIT_EVERY = 1_000_000
 _CHECKPOINT = "saga-build.json"
+#: Suffix of the directory an index is built (and resumed) in; cache eviction leaves ``.building-`` alone.
+BUILDING_SUFFIX = ".building-resumable"
 
 #: Told how many names are indexed so far.
 Progress = Callable[[int], None]
@@ -93,13 +95,14 @@ def build_from_store(
     """
     budget = budget_bytes if budget_bytes is not None else budget_bytes_from_env()
     path.parent.mkdir(parents=True, exist_ok=True)
-    lock = os.open(path.with_name(f"{path.name}.lock"), os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
+    # The parent directory is the lock (no lock file to clutter it): builds beside each other take turns.
+    lock = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
         done = _finished(path, endpoint_id, primary) if reuse else None
         if done is not None:
             return done  # another builder finished it while this one waited
-        building = path.with_name(f"{path.name}.building")
+        building = path.with_name(f"{path.name}{BUILDING_SUFFIX}")
         start, count = _resume_point(building, endpoint_id)
         index = _open_resumed(building) if count else None
         if index is None:
