@@ -76,8 +76,9 @@ class StoreNames:
         for index in range(first_predicate, len(self._predicates)):
             predicate = self._predicates[index]
             quads = self._store.quads_for_pattern(None, predicate, None, None)
+            source = predicate.value
             for position, quad in enumerate(quads):
-                if index == first_predicate and position < skip:
+                if position < skip and index == first_predicate:
                     continue
                 subject, obj = quad.subject, quad.object
                 if type(subject) is not ox.NamedNode or type(obj) is not ox.Literal:
@@ -92,7 +93,7 @@ class StoreNames:
                     if len(seen) >= self._seen_cap:
                         seen.clear()  # bounded: an IRI met again after this gets its local name once more
                     seen.add(key)
-                yield StreamedName(NameEntry(resource, obj.value, predicate.value), index, position, first)
+                yield StreamedName(NameEntry(resource, obj.value, source), index, position, first)
 
     def _wanted_language(self, language: str | None) -> bool:
         if not language:
