@@ -254,6 +254,8 @@ def main() -> None:
             started = time.perf_counter()
             figures.append(measure(size, scratch, env, args.samples))
             print(f"size {size}: measured in {time.perf_counter() - started:.0f} s", flush=True)
+            # Each size's figures as they come: a long run stopped later still leaves them.
+            print("figures " + json.dumps({k: round(v, 4) for k, v in figures[-1].items()}), flush=True)
             if not args.keep:
                 shutil.rmtree(scratch / f"t{size}", ignore_errors=True)
     finally:
