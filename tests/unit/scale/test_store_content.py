@@ -72,4 +72,4 @@ def test_a_loaded_store_is_identified_by_its_content_and_surveyed_once_for_every
         again = cached_survey(KnowledgeGraph(two), source="mine", cache_dir=tmp_path / "cache")
     assert again.source == "mine"
     assert again.built_at == first.built_at  # not surveyed again
-    assert len(list((tmp_path / "cache").glob("*.json"))) == 1
+    assert len(list((tmp_path / "cache").glob("*.json"))) == 1  # one survey file, found under the other name

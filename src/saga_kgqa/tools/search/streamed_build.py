@@ -170,7 +170,7 @@ def _open_resumed(building: Path) -> tantivy.Index | None:
 
 def _create(building: Path) -> tantivy.Index:
     shutil.rmtree(building, ignore_errors=True)
-    building.mkdir(parents=True)
+    building.mkdir(parents=True, mode=0o700)  # its meta file names the source's endpoint
     return new_index(building)
 
 
