@@ -29,6 +29,19 @@ TEST_DATA = Path(__file__).resolve().parent / "data"
 
 
 @pytest.fixture(scope="session", autouse=True)
+def survey_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Surveys, name indexes and schemas kept per content go to a per-session directory, not ~/.cache."""
+    root = tmp_path_factory.mktemp("survey-cache")
+    before = os.environ.get("SAGA_SURVEY_DIR")
+    os.environ["SAGA_SURVEY_DIR"] = str(root)
+    yield root
+    if before is None:
+        os.environ.pop("SAGA_SURVEY_DIR", None)
+    else:
+        os.environ["SAGA_SURVEY_DIR"] = before
+
+
+@pytest.fixture(scope="session", autouse=True)
 def store_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Point the CLI's store cache at a per-session directory: tests never write into ~/.cache."""
     root = tmp_path_factory.mktemp("store-cache")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.core.query import from_template
+from saga_kgqa.kg.embedded import store_cache
 from saga_kgqa.kg.embedded.loading import content_digest
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.embedded.store_cache import StoreCache, default_root, open_cache
@@ -101,12 +103,29 @@ def test_a_file_that_fails_to_load_leaves_no_entry(tmp_path: Path) -> None:
     bad.write_text("<not valid turtle", encoding="utf-8")
     with pytest.raises(ConfigurationError, match="cannot load"):
         EmbeddedStore.from_cache(cache, [bad])
-    assert list(cache.root.iterdir()) == [next(cache.root.glob("*.lock"))]
+    left = [path for path in cache.root.iterdir() if path.name != store_cache.MEMO_FILE]
+    assert left == [next(cache.root.glob("*.lock"))]
 
 
-def test_files_too_large_for_the_bound_are_not_cached(tmp_path: Path) -> None:
+def test_files_too_large_for_the_bound_are_cached_alone_when_the_disk_has_room(tmp_path: Path) -> None:
+    # Issue 27: a large graph given as files was loaded again by every command.
+    small = write(tmp_path / "small.ttl", "s0")
+    cache = StoreCache(tmp_path / "cache", max_bytes=1024)
+    with cached(StoreCache(tmp_path / "cache", max_bytes=64 * MIB), small):
+        pass
+    graph = write(tmp_path / "g.ttl", *(f"n{i}" for i in range(100)))
+    with cached(cache, graph) as big:
+        assert big.store_dir.parent == cache.root
+    assert entries(cache.root) == [big.store_dir], "the unused smaller entry made room"
+
+
+def test_files_too_large_for_the_bound_are_not_cached_on_a_full_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cache = StoreCache(tmp_path / "cache", max_bytes=1024)
     graph = write(tmp_path / "g.ttl", *(f"n{i}" for i in range(100)))
+    full = shutil._ntuple_diskusage(total=10 * MIB, used=10 * MIB - 4096, free=4096)  # type: ignore[attr-defined]
+    monkeypatch.setattr(store_cache.shutil, "disk_usage", lambda _path: full)
     assert EmbeddedStore.from_cache(cache, [graph]) is None
     backend = open_backend(data=[graph], store_cache=cache)
     try:
@@ -231,3 +250,19 @@ def test_a_cache_directory_of_another_user_is_not_used(tmp_path: Path, monkeypat
     (tmp_path / "cache").mkdir()
     monkeypatch.setattr(os, "getuid", lambda: os.stat(tmp_path).st_uid + 1)
     assert EmbeddedStore.from_cache(cache, [write(tmp_path / "g.ttl", "ada")]) is None
+
+
+def test_a_files_digest_is_memoised_until_it_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = StoreCache(tmp_path / "cache", max_bytes=64 * MIB)
+    graph = write(tmp_path / "g.ttl", "a", "b")
+    hashed: list[Path] = []
+    real = store_cache.hash_file
+    monkeypatch.setattr(store_cache, "hash_file", lambda path: hashed.append(path) or real(path))
+    for _ in range(3):
+        with cached(cache, graph):
+            pass
+    assert hashed == [graph]  # read once, not by every command
+    write(graph, "a", "b", "c")
+    with cached(cache, graph) as changed:
+        assert names_of(changed) == ["a", "b", "c"]
+    assert hashed == [graph, graph]

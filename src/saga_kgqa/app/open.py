@@ -25,6 +25,7 @@ logger = logging.getLogger(__name__)
 
 #: What a command is told before an index is built on the fly (the CLI prints it on stderr).
 BUILDING_NOTE = "note: building the schema index on the fly (save one with `saga index build`)"
+REUSED_NOTE = "note: using the schema index built on the fly for this content before"
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ def load_or_build_schema(
     vocabulary: SchemaVocabulary | None = None,
     note: Callable[[str], None] | None = None,
 ) -> SchemaIndex:
-    """Load ``schema_file`` when given, else build the index on the fly (telling ``note`` so).
+    """Load ``schema_file`` when given, else the index built for this content before, else build it (telling ``note``).
 
     ``vocabulary`` is the one to build under (default: :func:`vocabulary_for` the graph).
 
@@ -134,11 +135,22 @@ def load_or_build_schema(
         BackendError: Building failed.
     """
     from saga_kgqa.schema import SchemaIndex
+    from saga_kgqa.schema.content_cache import cached_schema
 
     if schema_file is not None:
         return SchemaIndex.load(schema_file)
-    (note or logger.info)(BUILDING_NOTE)
-    return build_index(graph, vocabulary=vocabulary)
+    chosen = vocabulary or vocabulary_for(graph)
+    tell = note or logger.info
+
+    def build() -> SchemaIndex:
+        tell(BUILDING_NOTE)
+        return build_index(graph, vocabulary=chosen)
+
+    # Built once per store content and reused by every later command (issue 27).
+    index, built = cached_schema(graph.endpoint_id, chosen, build)
+    if not built:
+        tell(REUSED_NOTE)
+    return index
 
 
 def dialect_schema(dialect: str, *, data_dir: Path | None, graph: KnowledgeGraph | None = None) -> SchemaIndex:

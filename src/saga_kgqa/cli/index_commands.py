@@ -82,7 +82,7 @@ def schema_coverage(index: SchemaIndex) -> SchemaCoverage:
 def load_or_build_schema(
     graph: KnowledgeGraph, schema_file: Path | None, *, vocabulary: SchemaVocabulary | None = None
 ) -> SchemaIndex:
-    """Load ``schema_file`` when given, else build the index on the fly (saying so on stderr).
+    """Load ``schema_file`` when given, else the index built for this content before, else build it (saying so).
 
     See :func:`saga_kgqa.app.open.load_or_build_schema`.
 

@@ -36,13 +36,17 @@ def load(
     ] = True,
 ) -> None:
     """Load RDF files into a persisted store directory for later runs: all of them, or the store stays as it was."""
+    from saga_kgqa.cli.progress import progress_bar
     from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes, save_store_prefixes
     from saga_kgqa.kg.embedded.loading import build_store
 
     started = time.perf_counter()
     try:
         declared = read_declared_prefixes(files)
-        count = build_store(store, files, finish=lambda built: save_store_prefixes(built, declared))
+        with progress_bar(f"loading {len(files)} file(s)", len(files)) as advance:
+            count = build_store(
+                store, files, finish=lambda built: save_store_prefixes(built, declared), loaded=lambda _: advance()
+            )
     except SagaError as exc:
         fail(exc)
     stdout.print(
@@ -57,6 +61,7 @@ def load(
 def _build_name_index(store: Path) -> None:
     """Build the full-text name index inside the store (after a survey, for its identifier literals)."""
     from saga_kgqa.app.sources import source_set
+    from saga_kgqa.cli.progress import progress_bar
     from saga_kgqa.sources.catalog import Catalog, SourceRecord
     from saga_kgqa.sources.resolution import name_index
 
@@ -64,7 +69,18 @@ def _build_name_index(store: Path) -> None:
     record = SourceRecord(name="store", store=store)
     try:
         with source_set(Catalog(sources={"store": record}, default_source="store")) as sources:
-            names = len(name_index(sources.get("store"), rebuild=True))
+            source = sources.get("store")
+            with progress_bar("surveying the store", None) as advance:
+                source.survey()
+                advance()
+            with progress_bar("indexing names", None) as advance:
+                done = [0]
+
+                def moved(count: int) -> None:
+                    advance(count - done[0])
+                    done[0] = count
+
+                names = len(name_index(source, rebuild=True, progress=moved))
     except SagaError as exc:
         fail(exc)
     stdout.print(f"{names} names indexed for search in {time.perf_counter() - started:.1f} s", markup=False)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -102,6 +103,12 @@ class KnowledgeGraph:
     def endpoint_id(self) -> str:
         """The backend's stable identifier."""
         return self._backend.endpoint_id
+
+    @property
+    def local_store_dir(self) -> Path | None:
+        """The on-disk directory of an embedded store (its name index is streamed from it); else ``None``."""
+        found = getattr(self._backend, "store_dir", None)
+        return found if isinstance(found, Path) else None
 
     def check(self, text: str | bytes, *, default_limit: int | None = None) -> CheckedQuery:
         """Run the guard alone (no store call), e.g. to validate a query before showing it.

@@ -309,7 +309,7 @@ def _object_profile(prober: _Prober, cls: str, sample: str, type_path: str, prop
     """Per property: distinct sampled objects by kind, and by class (IRIs) or datatype (literals)."""
     rows = prober.select(
         "SELECT ?p ?k ?t (COUNT(DISTINCT ?o) AS ?n)",
-        f"{sample} {values_clause('p', props)} ?s ?p ?o "
+        f"{sample} ?s ?p ?o FILTER(?p IN ({_iri_list(props)})) "
         f"OPTIONAL {{ ?o {type_path} ?ot FILTER(isIRI(?ot)) }} {_KIND} BIND(COALESCE(?ot, datatype(?o)) AS ?t)",
         tail="GROUP BY ?p ?k ?t ORDER BY ?p DESC(?n)",
         limit=len(props) * TYPES_PER_PROPERTY,
@@ -343,7 +343,7 @@ def _examples(prober: _Prober, cls: str, type_path: str, props: list[str]) -> tu
     limits = prober.limits
     members = f"?s {type_path} {iri(cls)} FILTER(isIRI(?s))"
     few = f"{{ SELECT DISTINCT ?s WHERE {{ {members} }} LIMIT {limits.example_instances} }}"
-    where = f"{few} OPTIONAL {{ {values_clause('p', props)} ?s ?p ?o }}" if props else few
+    where = f"{few} OPTIONAL {{ ?s ?p ?o FILTER(?p IN ({_iri_list(props)})) }}" if props else few
     rows = prober.select(
         "SELECT ?s ?p ?o",
         where,
@@ -363,6 +363,16 @@ def _examples(prober: _Prober, cls: str, type_path: str, props: list[str]) -> tu
             if len(found) < limits.examples_per_property and text not in found:
                 found.append(text)
     return examples, instances
+
+
+def _iri_list(iris: Sequence[str]) -> str:
+    """Escaped IRIs for ``FILTER(?p IN (…))``.
+
+    Not ``VALUES ?p {…}``: joined with a sample subquery, the embedded engine evaluated
+    ``?s ?p ?o`` over the whole graph before the join (4.7 s and 1.3 GB per probe at 5M
+    triples); a filter keeps the pattern anchored on the sampled subjects (issue 27).
+    """
+    return ", ".join(iri(value) for value in iris)
 
 
 def _example_query(cls: SurveyedClass, type_predicate: str, scope: Sequence[str]) -> str:

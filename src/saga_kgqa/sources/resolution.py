@@ -9,7 +9,7 @@ and label. The search tool of a source uses the same index, so there is one sear
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,6 +25,8 @@ from saga_kgqa.tools.search.name_detection import detect_names, read_compound_na
 from saga_kgqa.tools.text_safety import graph_text, quoted
 
 _LABEL_CHARS = 200
+#: Told how many names are indexed so far while an index is built.
+Progress = Callable[[int], None]
 
 
 class EntityCandidate(BaseModel):
@@ -77,7 +79,7 @@ def identifier_predicates(survey: SourceSurvey) -> tuple[str, ...]:
     return tuple(found)
 
 
-def name_index(source: OpenSource, *, rebuild: bool = False) -> FullTextIndex:
+def name_index(source: OpenSource, *, rebuild: bool = False, progress: Progress | None = None) -> FullTextIndex:
     """Open the source's name index, building it first when it is missing, stale or ``rebuild`` is set."""
     if source.names is not None and not rebuild:
         return source.names
@@ -90,13 +92,18 @@ def name_index(source: OpenSource, *, rebuild: bool = False) -> FullTextIndex:
                 return index
         except ConfigurationError:
             pass
-    index = build_name_index(source)
+    index = build_name_index(source, progress=progress, reuse=not rebuild)
     source.set_names(index)
     return index
 
 
-def build_name_index(source: OpenSource) -> FullTextIndex:
-    """Read every name and identifier literal of the source and write its full-text index."""
+def build_name_index(source: OpenSource, *, progress: Progress | None = None, reuse: bool = True) -> FullTextIndex:
+    """Read every name and identifier literal of the source and write its full-text index.
+
+    An embedded store's names are streamed from its indexes in bounded memory, every one of
+    them (:mod:`~saga_kgqa.tools.search.streamed_build`); a remote source's are read by
+    bounded queries (``names_per_predicate`` each, noted when reached).
+    """
     schema, vocabulary = source.schema(), source.vocabulary()
     idents = identifier_predicates(source.survey())
     predicates = resolution_predicates(source)
@@ -104,6 +111,24 @@ def build_name_index(source: OpenSource) -> FullTextIndex:
     # Names the graph keeps under its own property names (concert_name, nationality), found in its data.
     detected = detect_names(reads, schema, known=predicates, skip=vocabulary.type_predicates)
     cap = source.caps.names_per_predicate
+    store_dir = source.graph.local_store_dir
+    if store_dir is not None:
+        from saga_kgqa.tools.search.store_names import StoreNames
+        from saga_kgqa.tools.search.streamed_build import build_from_store
+
+        compounds = read_compound_names(reads, detected.compounds, max_names=cap)
+        return build_from_store(
+            source.fulltext_path(),
+            StoreNames(store_dir, [*predicates, *detected.predicates], reads.language),
+            endpoint_id=source.graph.endpoint_id,
+            extra=[*compounds, *schema_entries(schema)],
+            identifier_sources=[*idents, *detected.identifiers],
+            secondary_sources=detected.texts,
+            primary=vocabulary.label_predicates,
+            notes=reads.notes,
+            progress=progress,
+            reuse=reuse,
+        )
     entries = read_names(reads, [*predicates, *detected.predicates], max_names_per_predicate=cap)
     entries.extend(read_compound_names(reads, detected.compounds, max_names=cap))
     entries.extend(schema_entries(schema))

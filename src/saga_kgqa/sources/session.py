@@ -26,12 +26,10 @@ from saga_kgqa.schema.survey_model import SourceSurvey, SurveyLimits
 from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.search.fulltext import FullTextIndex
+from saga_kgqa.tools.search.names_cache import STORE_FULLTEXT_DIR
 from saga_kgqa.tools.toolkit import GroundingToolkit
 
 _LOG = logging.getLogger(__name__)
-
-#: Directory inside a store (``saga load``) that holds its full-text name index.
-STORE_FULLTEXT_DIR = "saga-fulltext"
 
 
 @dataclass

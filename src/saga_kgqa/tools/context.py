@@ -158,6 +158,7 @@ class ToolContext:
                 max_names_per_predicate=self.caps.names_per_predicate,
                 threshold=self.caps.fulltext_names,
                 detected=detected,
+                store_dir=self.graph.local_store_dir,
             )
         return self._label_index
 

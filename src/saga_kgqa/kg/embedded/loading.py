@@ -10,16 +10,19 @@
 * A token over pyoxigraph's 16 MiB parser buffer (one huge literal) is a typed error.
 * :func:`build_store` loads into a directory beside the target and renames it into place
   only when every file loaded, so a failed ``saga load good.ttl bad.ttl --store S`` leaves
-  ``S`` as it was.
+  ``S`` as it was. Appending starts from a hard-linked checkpoint of ``S``, not a copy, and
+  the store records a content key (the digest of the files loaded, chained on appends), the
+  identity its surveys, schemas and name index are kept under.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -41,6 +44,8 @@ _DOCTYPE = re.compile(rb"<!DOCTYPE\s[^\[>]*\[(?P<subset>.*?)\]\s*>", re.DOTALL)
 _ENTITY = re.compile(rb"<!ENTITY\s+(?P<percent>%\s+)?(?P<name>[^\s]+)\s+(?P<rest>[^>]*)>", re.DOTALL)
 _REFERENCE = re.compile(rb"&([A-Za-z_][\w.-]*);")
 _PARSER_BUFFER = "buffer maximal size"
+#: File in a ``saga load`` store naming its content (one key with the store cache's entries).
+CONTENT_FILE = "saga-content.json"
 
 
 def sniff_rdf_format(path: Path) -> ox.RdfFormat:
@@ -153,7 +158,9 @@ def _load_one(store: ox.Store, path: Path) -> None:
         raise ConfigurationError(f"cannot load {path}: out of memory while loading it") from None
 
 
-def load_files(store_dir: Path, paths: Iterable[Path]) -> int:
+def load_files(
+    store_dir: Path, paths: Iterable[Path], *, loaded: Callable[[Path], None] | None = None, optimize: bool = True
+) -> int:
     """Bulk-load RDF files into a (new or existing) store directory, in place.
 
     Use :func:`build_store` for a store that must stay intact when a file fails.
@@ -161,6 +168,8 @@ def load_files(store_dir: Path, paths: Iterable[Path]) -> int:
     Args:
         store_dir: Directory of the on-disk store; created when missing.
         paths: RDF files to load.
+        loaded: Called after each file.
+        optimize: Compact the whole store afterwards (an append skips it: it would rewrite every file).
 
     Returns:
         The number of triples in the store afterwards.
@@ -173,19 +182,71 @@ def load_files(store_dir: Path, paths: Iterable[Path]) -> int:
     try:
         for path in paths:
             _load_one(store, path)
+            if loaded is not None:
+                loaded(path)
         store.flush()
-        store.optimize()
+        if optimize:
+            store.optimize()
         return len(store)
     finally:
         del store
 
 
-def build_store(store_dir: Path, paths: Iterable[Path], *, finish: Callable[[Path], None] | None = None) -> int:
+def read_content_key(store_dir: Path) -> str | None:
+    """The content key ``saga load`` recorded in a store (``None``: none, or unreadable)."""
+    try:
+        saved = json.loads((store_dir / CONTENT_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    key = saved.get("content") if isinstance(saved, dict) else None
+    return key if isinstance(key, str) and re.fullmatch(r"[0-9a-f]{64}", key) else None
+
+
+def _record_content(building: Path, previous: str | None, paths: Sequence[Path], fresh: bool) -> None:
+    """Write the store's content key: the files' digest, or (appending) a digest of the old key and theirs."""
+    added = content_digest(paths)
+    if fresh:
+        key: str | None = added
+    elif previous is not None:
+        key = hashlib.sha256(f"{previous}\n{added}".encode()).hexdigest()
+    else:
+        key = None  # a store of unknown content stays without a key (its identity is its path)
+    (building / CONTENT_FILE).unlink(missing_ok=True)
+    if key is not None:
+        (building / CONTENT_FILE).write_text(json.dumps({"content": key}), encoding="utf-8")
+
+
+def _snapshot(target: Path, building: Path) -> None:
+    """Start ``building`` from the store at ``target`` without copying its data.
+
+    A RocksDB checkpoint hard-links the store's immutable files (on one file system), so
+    appending to a 30 GB store does not first copy 30 GB; loading then writes new files only.
+    Saga's own files beside the data (prefixes, content key) are copied; the name index is
+    not, since the appended store has other content and gets its own.
+    """
+    source = ox.Store(str(target))
+    try:
+        source.backup(str(building))
+    finally:
+        del source
+    for entry in target.iterdir():
+        if entry.is_file() and entry.name.startswith("saga-") and not (building / entry.name).exists():
+            shutil.copy2(entry, building / entry.name)
+
+
+def build_store(
+    store_dir: Path,
+    paths: Iterable[Path],
+    *,
+    finish: Callable[[Path], None] | None = None,
+    loaded: Callable[[Path], None] | None = None,
+) -> int:
     """Load RDF files into ``store_dir`` atomically: all of them, or the directory is left as it was.
 
-    The store is built in a sibling directory (a copy of ``store_dir`` when it exists), then
-    renamed into place. ``finish`` runs on the built directory before the rename (to save
-    the files' prefixes beside the store, say).
+    The store is built in a sibling directory (a hard-linked snapshot of ``store_dir`` when it
+    exists), then renamed into place. ``finish`` runs on the built directory before the rename
+    (to save the files' prefixes beside the store, say); ``loaded`` after each file. The store
+    records a content key (:data:`CONTENT_FILE`) that identifies what it holds.
 
     Returns:
         The number of triples in the store afterwards.
@@ -194,6 +255,7 @@ def build_store(store_dir: Path, paths: Iterable[Path], *, finish: Callable[[Pat
         ConfigurationError: A file cannot be loaded (``store_dir`` is unchanged), or
             ``store_dir`` exists and is not a directory.
     """
+    files = list(paths)
     target = store_dir.resolve()
     if target.exists() and not target.is_dir():
         raise ConfigurationError(f"store directory {store_dir} is a file")
@@ -201,10 +263,13 @@ def build_store(store_dir: Path, paths: Iterable[Path], *, finish: Callable[[Pat
     building = target.with_name(f".{target.name}.building-{os.getpid()}")
     retired = target.with_name(f".{target.name}.replaced-{os.getpid()}")
     shutil.rmtree(building, ignore_errors=True)
+    fresh = not target.exists()
     try:
-        if target.exists():
-            shutil.copytree(target, building)
-        count = load_files(building, paths)
+        previous = None if fresh else read_content_key(target)
+        if not fresh:
+            _snapshot(target, building)
+        count = load_files(building, files, loaded=loaded, optimize=fresh)
+        _record_content(building, previous, files, fresh)
         if finish is not None:
             finish(building)
     except BaseException:

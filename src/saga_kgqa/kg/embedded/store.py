@@ -38,7 +38,7 @@ from saga_kgqa.kg.core.query import CheckedQuery
 from saga_kgqa.kg.core.result import QueryResult
 from saga_kgqa.kg.embedded.dotted_names import escape_dotted_local_names
 from saga_kgqa.kg.embedded.engine_errors import evaluation_error
-from saga_kgqa.kg.embedded.loading import content_digest, load_files, sniff_rdf_format
+from saga_kgqa.kg.embedded.loading import content_digest, load_files, read_content_key, sniff_rdf_format
 from saga_kgqa.kg.embedded.oxigraph_terms import collect_result, has_named_graphs
 from saga_kgqa.kg.embedded.worker import DEFAULT_MAX_CELL_CHARS, QueryWorker
 from saga_kgqa.kg.guard.sparql_lexer import tokenize
@@ -116,6 +116,17 @@ def sweep_stale_stores(root: Path | None = None) -> list[Path]:
     return swept
 
 
+def store_endpoint_id(store_dir: Path) -> str:
+    """A store directory's identity: its content key when ``saga load`` recorded one, else its path.
+
+    The content key is the one the store cache gives the same files, so the surveys, schemas
+    and name indexes kept under it serve every copy of the same content, and an appended
+    store (a new key) never gets the old one's.
+    """
+    key = read_content_key(store_dir)
+    return f"embedded:files:{key[:32]}" if key is not None else f"embedded:{store_dir.resolve()}"
+
+
 class EmbeddedStore:
     """A read-only pyoxigraph store implementing :class:`~saga_kgqa.kg.core.backend.KGBackend`.
 
@@ -142,7 +153,8 @@ class EmbeddedStore:
             store_dir: Directory written by :func:`load_files` or ``saga load``.
             profile: Endpoint profile (``embedded`` by default).
             owns_dir: Delete the directory on :meth:`close` (temporary stores).
-            endpoint_id: Stable identity of the store's content; defaults to its path.
+            endpoint_id: Stable identity of the store's content; by default its recorded content
+                key (:func:`store_endpoint_id`), else its path.
             worker_startup_timeout_s: How long the query worker may take to start.
             worker_memory_mb: Address-space cap of the query worker in MiB; by default
                 ``$SAGA_WORKER_MEMORY_MB`` or 2048; ``0`` for none.
@@ -165,7 +177,7 @@ class EmbeddedStore:
         self._on_close = on_close
         self._profile = profile or get_profile("embedded")
         self._prefixes = dict(self._profile.prefixes)
-        self._endpoint_id = endpoint_id or f"embedded:{store_dir.resolve()}"
+        self._endpoint_id = endpoint_id or store_endpoint_id(store_dir)
         self._worker = QueryWorker(
             store_dir,
             self._prefixes,

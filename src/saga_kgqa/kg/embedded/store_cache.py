@@ -15,7 +15,10 @@ the same bytes:
 * The cache is bounded (``$SAGA_STORE_CACHE_MB``, default :data:`DEFAULT_MAX_MB`): after an
   insert, the least recently used entries go until the total fits. A process using an entry
   holds a shared ``flock`` on its lock file, and eviction takes it exclusively without
-  waiting, so an entry in use is never deleted. Files too large for the bound are not cached.
+  waiting, so an entry in use is never deleted. Files too large for the bound are cached
+  alone (every unused entry goes) when the disk keeps 10% free after them, else not at all.
+* A file's digest is memoised by path, size, mtime and inode (:class:`DigestMemo`), so a large
+  file is hashed once, not by every command.
 * The root must belong to the current user (created ``0700``): another user's directory could
   hand us a store they wrote.
 """
@@ -25,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import json
 import os
 import shutil
 import stat
@@ -47,8 +51,14 @@ DEFAULT_MAX_MB = 1024
 LOADER_VERSION = "1"
 _BUILDING_PREFIX = "saga-store-"
 _HASH_CHUNK_BYTES = 1 << 20
-#: A store takes a few times its source's bytes; bigger inputs would not fit the bound anyway.
+#: A store takes a few times its source's bytes (an upper estimate).
 _STORE_BYTES_PER_INPUT_BYTE = 4
+#: Share of the disk left free when an input over the bound is cached.
+_FREE_SHARE_KEPT = 0.1
+#: File in the cache root memoising file digests.
+MEMO_FILE = "digests.json"
+#: Digests memoised at most.
+MEMO_ENTRIES = 256
 
 
 @dataclass(frozen=True)
@@ -90,26 +100,81 @@ def max_bytes_from_env() -> int:
     return int(raw) * 1024 * 1024
 
 
-def file_digests(paths: Sequence[Path]) -> tuple[str, str]:
+def file_digests(paths: Sequence[Path], memo: DigestMemo | None = None) -> tuple[str, str]:
     """Hash the files once; return (cache key, content digest as in ``loading.content_digest``).
+
+    Args:
+        paths: The RDF files.
+        memo: Digests of files hashed before, by path, size, mtime and inode (the file is not read again).
 
     Raises:
         ConfigurationError: A file is missing or unreadable.
     """
     per_file: list[tuple[str, str]] = []
     for path in paths:
-        digest = hashlib.sha256()
         try:
             fmt = sniff_rdf_format(path)
-            with path.open("rb") as handle:
-                while chunk := handle.read(_HASH_CHUNK_BYTES):
-                    digest.update(chunk)
+            known = memo.get(path) if memo is not None else None
+            hexdigest = known if known is not None else hash_file(path)
+            if memo is not None and known is None:
+                memo.put(path, hexdigest)
         except OSError as exc:
             raise ConfigurationError(f"cannot read RDF file {path}: {exc}") from exc
-        per_file.append((digest.hexdigest(), fmt.media_type))
+        per_file.append((hexdigest, fmt.media_type))
     content = hashlib.sha256("\n".join(sorted(d for d, _ in per_file)).encode()).hexdigest()
     keyed = "\n".join([f"loader {LOADER_VERSION}", f"pyoxigraph {ox.__version__}", *sorted(map(" ".join, per_file))])
     return hashlib.sha256(keyed.encode()).hexdigest()[:40], content
+
+
+def hash_file(path: Path) -> str:
+    """The SHA-256 of a file's bytes, read in chunks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(_HASH_CHUNK_BYTES):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+class DigestMemo:
+    """File digests kept in the cache root, so a 10 GB file is not hashed again by every command.
+
+    An entry is keyed by the file's resolved path, size, modification time (ns) and inode:
+    an edited or replaced file misses and is hashed again. At most :data:`MEMO_ENTRIES` are
+    kept; the file is rewritten atomically, and a lost race only costs one hash later.
+    """
+
+    def __init__(self, path: Path) -> None:
+        """Use the memo file at ``path`` (read now; absent or unreadable means empty)."""
+        self._path = path
+        try:
+            loaded = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            loaded = {}
+        self._entries: dict[str, str] = (
+            {k: v for k, v in loaded.items() if isinstance(k, str) and isinstance(v, str)}
+            if isinstance(loaded, dict)
+            else {}
+        )
+
+    @staticmethod
+    def _key(path: Path) -> str:
+        info = path.stat()
+        return f"{path.resolve()}|{info.st_size}|{info.st_mtime_ns}|{info.st_ino}"
+
+    def get(self, path: Path) -> str | None:
+        """The digest recorded for this very file, or ``None``."""
+        return self._entries.get(self._key(path))
+
+    def put(self, path: Path, digest: str) -> None:
+        """Record a file's digest (best effort: an unwritable cache keeps none)."""
+        self._entries[self._key(path)] = digest
+        while len(self._entries) > MEMO_ENTRIES:
+            self._entries.pop(next(iter(self._entries)))
+        with contextlib.suppress(OSError):
+            fd, scratch = tempfile.mkstemp(prefix=".digests-", dir=self._path.parent)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(self._entries, handle)
+            os.replace(scratch, self._path)
 
 
 class StoreCache:
@@ -137,11 +202,14 @@ class StoreCache:
         for path in paths:
             if not path.is_file():
                 raise ConfigurationError(f"RDF file not found: {path}")
-        if sum(path.stat().st_size for path in paths) * _STORE_BYTES_PER_INPUT_BYTE > self._max_bytes:
-            return None
         if not self._usable_root():
             return None
-        key, content = file_digests(paths)
+        needed = sum(path.stat().st_size for path in paths) * _STORE_BYTES_PER_INPUT_BYTE
+        # Over the bound, an input is still cached (alone: the others are evicted) when the disk has room,
+        # so a large graph given as files is loaded once, not by every command.
+        if needed > self._max_bytes and not self._disk_has_room(needed):
+            return None
+        key, content = file_digests(paths, DigestMemo(self._root / MEMO_FILE))
         lease = os.open(self._root / f"{key}.lock", os.O_CREAT | os.O_RDWR | os.O_CLOEXEC, 0o600)
         try:
             fcntl.flock(lease, fcntl.LOCK_SH)
@@ -157,6 +225,13 @@ class StoreCache:
             os.close(lease)
             raise
         return CachedStore(entry, content, lease)
+
+    def _disk_has_room(self, needed: int) -> bool:
+        try:
+            usage = shutil.disk_usage(self._root)
+        except OSError:
+            return False
+        return usage.free - needed > usage.total * _FREE_SHARE_KEPT
 
     def _usable_root(self) -> bool:
         # Ours alone: a root others can write could hold a planted store that answers for our files.

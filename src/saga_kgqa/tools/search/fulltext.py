@@ -98,47 +98,18 @@ class FullTextIndex:
         if path.exists():
             shutil.rmtree(path)
         path.mkdir(parents=True, mode=0o700)  # its meta file names the source's endpoint
-        schema = _schema()
-        index = tantivy.Index(schema, path=str(path))
+        index = new_index(path)
         writer = index.writer(heap_size=_WRITER_HEAP, num_threads=1)
         idents = frozenset(identifier_sources)
         seen_local: set[str] = set()
         count = 0
         for entry in entries:
-            if entry.resource.startswith("_:"):
-                continue
-            ident = entry.source in idents or entry.source == IDENTIFIER_SOURCE
-            forms = identifier_forms(entry.text) if ident else ()
-            writer.add_document(
-                tantivy.Document(
-                    iri=entry.resource,
-                    name=entry.text,
-                    stem=entry.text,
-                    exact=normalise(entry.text),
-                    ident=list(forms),
-                    source=IDENTIFIER_SOURCE if ident else entry.source,
-                )
-            )
-            count += 1
-            if entry.resource not in seen_local:
-                # An IRI's local name is an identifier too (uniprot:P12345, prod-cat-Oscillator).
-                seen_local.add(entry.resource)
-                tail = local_name(entry.resource)
-                forms = identifier_forms(tail)
-                if forms:
-                    # Matched by identifier forms only: a local name's words are not a name.
-                    writer.add_document(tantivy.Document(iri=entry.resource, name="", ident=list(forms), source="iri"))
+            first = entry.resource not in seen_local
+            seen_local.add(entry.resource)
+            count += add_name(writer, entry, idents, first_of_resource=first)
         writer.commit()
         writer.wait_merging_threads()
-        meta: dict[str, object] = {
-            "format_version": FORMAT_VERSION,
-            "endpoint_id": endpoint_id,
-            "names": count,
-            "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
-            "notes": list(notes),
-            "secondary": sorted(set(secondary_sources)),
-        }
-        write_private(path / META_FILE, json.dumps(meta, indent=1))
+        write_meta(path, endpoint_id, count, notes, secondary_sources)
         return cls.open(path, primary=primary)
 
     @classmethod
@@ -206,6 +177,51 @@ class FullTextIndex:
 
     def _rank(self, match: NameMatch) -> tuple[float, int, float, bool, int, str]:
         return match_rank(match, self._primary, self._kinds)
+
+
+def new_index(path: Path) -> tantivy.Index:
+    """A fresh, empty index at ``path`` with the name fields."""
+    return tantivy.Index(_schema(), path=str(path))
+
+
+def add_name(writer: tantivy.IndexWriter, entry: NameEntry, idents: frozenset[str], *, first_of_resource: bool) -> int:
+    """Add one name (and, for an IRI's first name, its local name); return 1, or 0 for a blank node."""
+    if entry.resource.startswith("_:"):
+        return 0
+    ident = entry.source in idents or entry.source == IDENTIFIER_SOURCE
+    forms = identifier_forms(entry.text) if ident else ()
+    writer.add_document(
+        tantivy.Document(
+            iri=entry.resource,
+            name=entry.text,
+            stem=entry.text,
+            exact=normalise(entry.text),
+            ident=list(forms),
+            source=IDENTIFIER_SOURCE if ident else entry.source,
+        )
+    )
+    if first_of_resource:
+        # An IRI's local name is an identifier too (uniprot:P12345, prod-cat-Oscillator).
+        forms = identifier_forms(local_name(entry.resource))
+        if forms:
+            # Matched by identifier forms only: a local name's words are not a name.
+            writer.add_document(tantivy.Document(iri=entry.resource, name="", ident=list(forms), source="iri"))
+    return 1
+
+
+def write_meta(
+    path: Path, endpoint_id: str, names: int, notes: Sequence[str], secondary_sources: Iterable[str] = ()
+) -> None:
+    """Record what the index at ``path`` was built from (its presence marks a finished build)."""
+    meta: dict[str, object] = {
+        "format_version": FORMAT_VERSION,
+        "endpoint_id": endpoint_id,
+        "names": names,
+        "built_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "notes": list(notes),
+        "secondary": sorted(set(secondary_sources)),
+    }
+    write_private(path / META_FILE, json.dumps(meta, indent=1))
 
 
 def _edits(word: str) -> int:

@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.errors import ConfigurationError, QueryTimeout
+from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.private_files import UnsafeCacheDir, entry_key, is_own_entry, mark_entry, private_root
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.tools.graph_reads import Reads
@@ -38,6 +39,8 @@ DEFAULT_FULLTEXT_NAMES = 100_000
 #: Indexes kept in the cache; the least recently opened go first (an index of 1M names is ~100 MB).
 MAX_CACHED_INDEXES = 8
 _CONTENT_KEYED = "embedded:files:"
+#: Directory inside a ``saga load`` store that holds its full-text name index.
+STORE_FULLTEXT_DIR = "saga-fulltext"
 
 
 def names_dir(identity: str) -> Path | None:
@@ -71,6 +74,7 @@ def open_name_index(
     max_names_per_predicate: int,
     threshold: int = DEFAULT_FULLTEXT_NAMES,
     detected: DetectedNames | None = None,
+    store_dir: Path | None = None,
 ) -> NameIndex:
     """Open the graph's cached full-text index, else read its names and index them.
 
@@ -84,11 +88,17 @@ def open_name_index(
         threshold: Names above which the index is written to the cache.
         detected: Names found in the data (:mod:`~saga_kgqa.tools.search.name_detection`): their
             predicates are read too, texts and identifiers rank after names, compound names are added.
+        store_dir: The embedded store's directory, when the graph is one: the index ``saga load``
+            built in it is opened, and a new one is streamed from the store (every name, bounded memory).
 
     Returns:
         The full-text index when one is cached or the graph has more than ``threshold``
         names and a stable identity; the in-memory index otherwise.
     """
+    if store_dir is not None:
+        loaded = _loaded_index(store_dir, endpoint_id, primary)
+        if loaded is not None:
+            return loaded
     from_schema = schema_entries(schema)
     detected = detected or DetectedNames()
     predicates = tuple(dict.fromkeys([*predicates, *detected.predicates]))
@@ -101,6 +111,15 @@ def open_name_index(
         cached = _open(where, identity, primary)
         if cached is not None:
             return cached
+    if (
+        where is not None
+        and store_dir is not None
+        and _more_names_than(reads, predicates, threshold)
+        and _private_parent(where)  # creates names/: only when an index will be written there
+    ):
+        compounds = read_compound_names(reads, detected.compounds, max_names=max_names_per_predicate)
+        extra = [*compounds, *from_schema]
+        return _stream(where, store_dir, predicates, reads.language, extra, identity, primary, detected)
     start = len(reads.notes)
     entries = read_names(reads, predicates, max_names_per_predicate=max_names_per_predicate)
     entries.extend(read_compound_names(reads, detected.compounds, max_names=max_names_per_predicate))
@@ -119,6 +138,63 @@ def _private_parent(where: Path) -> bool:
     except UnsafeCacheDir:
         return False
     return True
+
+
+def _loaded_index(store_dir: Path, endpoint_id: str, primary: Sequence[str]) -> FullTextIndex | None:
+    """The index ``saga load`` built inside the store, when it is of the store's present content."""
+    where = store_dir / STORE_FULLTEXT_DIR
+    if not where.is_dir():
+        return None
+    from saga_kgqa.tools.search.fulltext import FullTextIndex
+
+    try:
+        index = FullTextIndex.open(where, primary=primary)
+    except ConfigurationError:
+        return None  # unreadable or of another format: read or stream the names instead
+    return index if index.meta.get("endpoint_id") == endpoint_id else None
+
+
+def _more_names_than(reads: Reads, predicates: Sequence[str], threshold: int) -> bool:
+    """Whether the predicates hold over ``threshold`` triples (counted engine-side, at most ``threshold + 1``)."""
+    total = 0
+    for predicate in predicates:
+        try:
+            capped = f"SELECT ?s WHERE {{ ?s {iri(predicate)} ?o }} LIMIT {threshold + 1}"
+            rows = reads.select(f"SELECT (COUNT(*) AS ?n) WHERE {{ {capped} }}", limit=1).rows
+        except QueryTimeout:
+            continue  # not counted: reading the names says what timed out
+
+        total += int(rows[0]["n"].value) if rows and "n" in rows[0] else 0
+        if total > threshold:
+            return True
+    return False
+
+
+def _stream(
+    where: Path,
+    store_dir: Path,
+    predicates: Sequence[str],
+    language: str,
+    extra: Sequence[NameEntry],
+    identity: str,
+    primary: Sequence[str],
+    detected: DetectedNames,
+) -> FullTextIndex:
+    from saga_kgqa.tools.search.store_names import StoreNames
+    from saga_kgqa.tools.search.streamed_build import build_from_store
+
+    index = build_from_store(
+        where,
+        StoreNames(store_dir, predicates, language),
+        endpoint_id=identity,
+        extra=extra,
+        identifier_sources=detected.identifiers,
+        secondary_sources=detected.texts,
+        primary=primary,
+    )
+    mark_entry(where, _key(identity))  # ours and of this content: later runs open it
+    _evict(where.parent, keep=where)
+    return index
 
 
 def _open(where: Path, identity: str, primary: Sequence[str]) -> FullTextIndex | None:

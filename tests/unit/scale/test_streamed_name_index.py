@@ -1,0 +1,101 @@
+"""A store's name index is streamed from the store: every name, bounded memory, resumable (issue 27)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from saga_kgqa.kg.embedded.loading import build_store
+from saga_kgqa.sources.catalog import Catalog, SourceRecord
+from saga_kgqa.sources.resolution import name_index, resolve_entity
+from saga_kgqa.sources.session import SourceSet
+from saga_kgqa.tools.context import ToolCaps
+from saga_kgqa.tools.search.store_names import StoreNames
+from saga_kgqa.tools.search.streamed_build import build_from_store
+
+EX = "http://example.org/s/"
+LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+ENTITIES = 60
+
+
+def _write_graph(path: Path) -> None:
+    lines = [f'<{EX}C> <http://www.w3.org/2000/01/rdf-schema#label> "thing class"@en .']
+    for n in range(ENTITIES):
+        s = f"<{EX}e{n}>"
+        lines.append(f"{s} <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <{EX}C> .")
+        lines.append(f'{s} <{LABEL}> "entity {n} named"@en .')
+        lines.append(f'{s} <{LABEL}> "Ding {n}"@de .')
+    lines.append('_:b <http://www.w3.org/2000/01/rdf-schema#label> "blank name" .')
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@pytest.fixture()
+def store(tmp_path: Path) -> Path:
+    graph = tmp_path / "g.nt"
+    _write_graph(graph)
+    target = tmp_path / "store"
+    build_store(target, [graph])
+    return target
+
+
+@pytest.fixture()
+def sources(store: Path, tmp_path: Path) -> Iterator[SourceSet]:
+    catalog = Catalog(sources={"s": SourceRecord(name="s", store=store)}, default_source="s")
+    # A per-predicate cap far below the graph's names: the streamed build must not apply it.
+    with SourceSet(catalog, survey_dir=tmp_path / "cache", caps=ToolCaps(names_per_predicate=10)) as opened:
+        yield opened
+
+
+def test_every_entity_is_found_by_its_exact_label_past_the_per_predicate_cap(sources: SourceSet) -> None:
+    index = name_index(sources.get("s"), rebuild=True)
+    assert not index.notes  # nothing was left out, so nothing to say
+    for n in range(ENTITIES):
+        found = resolve_entity(sources, "s", f"entity {n} named", limit=1)
+        assert [c.iri for c in found.candidates] == [f"{EX}e{n}"]
+        assert found.candidates[0].matched_by == "exact"
+
+
+def test_streamed_names_keep_the_language_and_skip_blank_nodes(store: Path) -> None:
+    names = list(StoreNames(store, [LABEL], "en").stream())
+    texts = {name.entry.text for name in names}
+    assert f"entity {ENTITIES - 1} named" in texts
+    assert not any(text.startswith("Ding") for text in texts)  # German labels are not English names
+    assert "blank name" not in texts
+    firsts = [name.entry.resource for name in names if name.first_of_resource]
+    assert len(firsts) == len(set(firsts)) == ENTITIES + 1  # each IRI's local name once (the class too)
+
+
+def test_an_interrupted_build_resumes_from_its_checkpoint(store: Path, tmp_path: Path) -> None:
+    target = tmp_path / "index"
+    commits: list[int] = []
+
+    def stop_after_two(count: int) -> None:
+        commits.append(count)
+        if len(commits) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        build_from_store(
+            target, StoreNames(store, [LABEL], "en"), endpoint_id="x", progress=stop_after_two, commit_every=7
+        )
+    assert not target.exists()  # an unfinished index is never in place
+    resumed: list[int] = []
+    index = build_from_store(
+        target, StoreNames(store, [LABEL], "en"), endpoint_id="x", progress=resumed.append, commit_every=7
+    )
+    assert resumed[0] > 14  # it went on from the second checkpoint (14 names) instead of from zero
+    assert index.meta["names"] == ENTITIES + 1
+    assert {m.resource for m in index.search("entity 3 named", limit=1)} == {f"{EX}e3"}
+    assert {m.resource for m in index.search("entity 59 named", limit=1)} == {f"{EX}e59"}
+
+
+def test_a_finished_index_of_the_same_content_is_reused(store: Path, tmp_path: Path) -> None:
+    target = tmp_path / "index"
+    build_from_store(target, StoreNames(store, [LABEL], "en"), endpoint_id="x")
+    calls: list[int] = []
+    build_from_store(target, StoreNames(store, [LABEL], "en"), endpoint_id="x", progress=calls.append)
+    assert calls == []  # opened, not built again
+    build_from_store(target, StoreNames(store, [LABEL], "en"), endpoint_id="y", progress=calls.append)
+    assert calls  # another content: built
