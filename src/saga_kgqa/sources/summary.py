@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from pydantic import BaseModel, ConfigDict
-
 from saga_kgqa.schema.survey_model import SourceSurvey, SurveyedClass
 from saga_kgqa.sources import summary_text
 from saga_kgqa.sources.session import SourceSet
+from saga_kgqa.sources.summary_model import ClassSummary, PropertyLine, SourceSummary
 from saga_kgqa.tools.render import compact_iri
 from saga_kgqa.tools.search.label_index import local_name as _local
 from saga_kgqa.tools.text_safety import graph_text
@@ -24,60 +23,16 @@ from saga_kgqa.tools.text_safety import graph_text
 RESULT_CHARS = 6000
 _TYPES_SHOWN = 3
 
-
-class PropertyLine(BaseModel):
-    """One predicate of a class, as the summary shows it."""
-
-    model_config = ConfigDict(frozen=True)
-
-    property: str
-    used_by: int
-    kinds: dict[str, int]
-    types: tuple[str, ...] = ()
-    examples: tuple[str, ...] = ()
-
-
-class ClassSummary(BaseModel):
-    """One class of a source."""
-
-    model_config = ConfigDict(frozen=True)
-
-    id: str
-    instances: int
-    graphs: tuple[str, ...] = ()
-    properties: tuple[PropertyLine, ...] = ()
-    example_query: str | None = None
-    example_rows: int = 0
-
-
-class SourceSummary(BaseModel):
-    """The summary of one source.
-
-    Attributes:
-        source: The source's name.
-        title: The catalog's title, else one derived from the survey.
-        description: The catalog's description, else one derived from the survey.
-        declared_schema: Whether the type filter uses a curated schema index (else the survey's).
-        built_at: When the survey was taken.
-        graphs: The named-graph scope of the source's queries (empty: the default graph).
-        named_graphs: The named graphs the source lists.
-        classes: The surveyed classes.
-        coverage: What the survey did not cover.
-        text: The capped observation for a model.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    source: str
-    title: str
-    description: str
-    declared_schema: bool
-    built_at: str
-    graphs: tuple[str, ...] = ()
-    named_graphs: tuple[str, ...] = ()
-    classes: tuple[ClassSummary, ...] = ()
-    coverage: tuple[str, ...] = ()
-    text: str = ""
+__all__ = [
+    "RESULT_CHARS",
+    "ClassSummary",
+    "PropertyLine",
+    "SourceSummary",
+    "derived_description",
+    "derived_title",
+    "render_summary",
+    "source_summary",
+]
 
 
 def derived_title(survey: SourceSurvey) -> str:

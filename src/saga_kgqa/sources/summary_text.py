@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from saga_kgqa.tools.text_safety import cap_block, graph_text
 
 if TYPE_CHECKING:
-    from saga_kgqa.sources.summary import ClassSummary, PropertyLine, SourceSummary
+    from saga_kgqa.sources.summary_model import ClassSummary, PropertyLine, SourceSummary
 
 _PROPERTIES_SHOWN = 12
 #: Property names per class at the shortest level.
