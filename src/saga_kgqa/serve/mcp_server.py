@@ -8,14 +8,12 @@ serving another set is one line.
 
 from __future__ import annotations
 
-import socket
-import sys
 from collections.abc import Callable
 from typing import Literal
 
-import uvicorn
 from mcp.server.fastmcp import FastMCP
 
+from saga_kgqa.serve.http_face import serve_face
 from saga_kgqa.serve.mcp_arguments import CheckedFastMCP
 from saga_kgqa.serve.mcp_ask import ask_tools
 from saga_kgqa.serve.mcp_example_tools import example_tools
@@ -24,6 +22,7 @@ from saga_kgqa.serve.mcp_pattern_tools import pattern_tools
 from saga_kgqa.serve.mcp_saga_tools import saga_tools
 from saga_kgqa.serve.mcp_source_tools import source_tools
 from saga_kgqa.serve.mcp_tooling import ToolHost, ToolSpec
+from saga_kgqa.serve.perimeter import Perimeter, RunSlots
 
 #: Server name reported at initialization (and in ``server.json``).
 SERVER_NAME = "saga-kgqa"
@@ -76,18 +75,8 @@ def serve(server: FastMCP, transport: Transport) -> None:
     if transport == "stdio":
         server.run("stdio")
         return
-    serve_http(server.streamable_http_app(), server.settings.host, server.settings.port, path="/mcp")
-
-
-def serve_http(app: object, bind: str, port: int, *, path: str = "/") -> None:
-    """Serve an ASGI app with uvicorn on ``bind:port`` (0: a free port), saying the URL on stderr once bound."""
-    sock = socket.socket(socket.AF_INET6 if ":" in bind else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((bind, port))
-    # Listening before the URL is printed: a client that connects at once waits in the backlog, never refused.
-    sock.listen(128)
-    host = f"[{bind}]" if ":" in bind else bind
-    sys.stderr.write(f"serving http://{host}:{sock.getsockname()[1]}{path}\n")
-    sys.stderr.flush()
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")  # type: ignore[arg-type]
-    uvicorn.Server(config).run(sockets=[sock])
+    # Every POST is one JSON-RPC call (a tool call holds its request until it answers): those are capped.
+    perimeter = Perimeter.for_bind(
+        server.settings.host, is_run=lambda method, _path: method == "POST", slots=RunSlots.from_env(64, 32)
+    )
+    serve_face(server.streamable_http_app(), perimeter, server.settings.host, server.settings.port, path="/mcp")
