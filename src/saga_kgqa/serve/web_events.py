@@ -74,6 +74,18 @@ def final_event(values: Mapping[str, Any]) -> Event:
     return cleaned
 
 
+_NEXT = {"predict_answer_type": "choosing the first action", "controller": "running the chosen tool"}
+
+
+def progress_event(node: str, delta: Any, steps: int, max_steps: int) -> Event:
+    """Where the run stands: the node that just finished, steps taken of the budget, and what happens next."""
+    action = delta.get("pending_action") if isinstance(delta, Mapping) else None
+    doing = _NEXT.get(node, "choosing the next action")
+    if action is not None and getattr(action, "tool", None):
+        doing = f"running {action.tool}"
+    return {"kind": "progress", "node": node, "steps": steps, "max_steps": max_steps, "doing": doing}
+
+
 class EventMaker:
     """Turns streamed node updates into page events, keeping Θ as the reducer would."""
 

@@ -1,0 +1,49 @@
+"""A model that answers only once a test opens its gate: it holds runs live, so caps and cancels can be tested.
+
+``SAGA_MODEL_FACTORY=tests.support.gated_models:gated_factory``; every call waits on :data:`GATE`
+(at most :data:`WAIT_S`), then asks for the ``stop`` action (the answer-type call reads it as no prior).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+
+GATE = threading.Event()
+WAIT_S = 30.0
+#: Model calls under way now (waiting at the gate).
+WAITING = threading.Semaphore(0)
+
+
+class GatedChatModel(BaseChatModel):
+    """Waits at the gate, then answers ``stop``."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "gated"
+
+    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> GatedChatModel:  # type: ignore[override]
+        return self
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        WAITING.release()
+        GATE.wait(WAIT_S)
+        call = {"name": "stop", "args": {}, "id": "call-stop", "type": "tool_call"}
+        return ChatResult(generations=[ChatGeneration(message=AIMessage("", tool_calls=[call]))])
+
+
+def gated_factory(context: object, role: str) -> GatedChatModel:
+    """A gated model for every role."""
+    return GatedChatModel()
