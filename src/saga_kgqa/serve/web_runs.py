@@ -18,12 +18,14 @@ from saga_kgqa.app.caller import CallerModelFactory, CallerSourcesFactory, Calle
 from saga_kgqa.app.sources import toolbox_for_source
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
+from saga_kgqa.graph.answer_view import answer_views, views_json
 from saga_kgqa.graph.builder import SagaGraph, build_graph, recursion_limit
 from saga_kgqa.graph.persistence import CheckpointStore, CheckpointTarget, RunIdentity, ThreadRecord
+from saga_kgqa.graph.toolbox import ToolView
 from saga_kgqa.graph.tracing import question_run_config
 from saga_kgqa.models import ModelSettings
 from saga_kgqa.serve.perimeter import RunSlots
-from saga_kgqa.serve.web_events import Event, EventMaker, events_from_state, progress_event
+from saga_kgqa.serve.web_events import Event, EventMaker, Labeller, events_from_state, progress_event
 from saga_kgqa.serve.web_failures import NO_MODEL, explain
 from saga_kgqa.sources.catalog import Catalog, UnknownName
 from saga_kgqa.state.checkpointing import checkpoint_serde
@@ -174,7 +176,8 @@ class WebRuns:
         try:
             config = _config(thread_id, question, source, model, context)
             steps = int(self.graph.get_state(config).values.get("steps", 0)) if resumed else 0
-            maker = EventMaker(toolbox_for_source(self.catalog.source(source)).view(context).prefixes)
+            view = toolbox_for_source(self.catalog.source(source)).view(context)
+            maker = EventMaker(view.prefixes, _labeller(view, context.language))
             inputs = None if resumed else {"question": question}
             for chunk in self.graph.stream(inputs, config, context=context, stream_mode="updates", durability="sync"):
                 for node, delta in chunk.items():
@@ -216,15 +219,22 @@ class WebRuns:
         source = record.identity.graph.removeprefix("source ")
         context = SagaContext(source=source)
         values = dict(self.graph.get_state(_config(thread_id, record.question, source, None, context)).values)
+        prefixes: dict[str, str] = {}
+        labeller: Labeller | None = None
         try:
-            prefixes = toolbox_for_source(self.catalog.source(source)).view(context).prefixes
+            view = toolbox_for_source(self.catalog.source(source)).view(context)
+            prefixes, labeller = view.prefixes, _labeller(view, context.language)
         except (ConfigurationError, SagaError):
-            prefixes = {}
+            pass
         start = {"kind": "start", "thread_id": thread_id, "question": record.question, "source": source}
-        events = [start, *events_from_state(values, prefixes)]
+        events = [start, *events_from_state(values, prefixes, labeller)]
         if "status" not in values:  # cancelled, failed or cut off by a restart: the page offers Resume
             events.append({"kind": "interrupted", "thread_id": thread_id, "steps": int(values.get("steps", 0))})
         return [*events, {"kind": "end"}]
+
+
+def _labeller(view: ToolView, language: str) -> Labeller:
+    return lambda answer: views_json(answer_views(view, answer, language))
 
 
 def _identity(source: str, model: str | None) -> RunIdentity:
