@@ -117,9 +117,9 @@ def answer_views(view: ToolView, answer: Answer | None, language: str = "en") ->
 
 
 def cell_text(value: str, views: Mapping[str, TermView]) -> str:
-    """One answer cell as text: ``Label (short)`` for a known IRI, else the value itself."""
+    """One answer cell as text: ``Label (short)`` for a known IRI, else the value as cleaned graph text."""
     found = views.get(value)
-    return found.text() if found is not None else value
+    return found.text() if found is not None else graph_text(value)
 
 
 def answer_text(answer: Answer | None, views: Mapping[str, TermView], *, max_rows: int = 50) -> str:
@@ -140,3 +140,15 @@ def answer_text(answer: Answer | None, views: Mapping[str, TermView], *, max_row
 def views_json(views: Mapping[str, TermView]) -> dict[str, dict[str, Any]]:
     """``{iri: {"label", "short"}}`` for JSON faces (the answer rows keep the exact IRIs)."""
     return {value: found.to_json() for value, found in views.items()}
+
+
+def readable_rows(
+    view: ToolView,
+    variables: Sequence[str],
+    rows: Sequence[Mapping[str, str]],
+    language: str = "en",
+    max_rows: int = 20,
+) -> str:
+    """Answer rows (exact IRIs) as readable lines: the function MCP ``ask`` calls for its text."""
+    answer = Answer(variables=tuple(variables), rows=tuple(dict(row) for row in rows), row_count=len(rows))
+    return answer_text(answer, answer_views(view, answer, language), max_rows=max_rows)

@@ -18,6 +18,7 @@ from saga_kgqa.errors import SagaError
 from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
 from saga_kgqa.eval.qa.predictions import PredictionRecord
 from saga_kgqa.eval.qa.questions import BenchmarkQuestion
+from saga_kgqa.graph.answer_view import readable_rows
 from saga_kgqa.graph.builder import build_graph
 from saga_kgqa.serve.mcp_models import AskOutput, cap_rows
 from saga_kgqa.serve.mcp_tooling import RETRY_NOTE, ToolHost, ToolSpec
@@ -81,7 +82,11 @@ def ask_tools(host: ToolHost) -> list[ToolSpec]:
         output.status = str(record.status)
         output.steps = sum(record.trace.actions.values())
         cap_rows(output, "rows", host.max_chars)
-        return host.result(ask_text(output, record.error), output, is_error=record.predicted_sparql is None)
+        shown = None
+        if output.boolean is None:
+            # Each IRI as "Label (short)"; the structured rows keep the exact IRIs.
+            shown = await anyio.to_thread.run_sync(readable_rows, view, output.variables, output.rows, context.language)
+        return host.result(ask_text(output, record.error, shown), output, is_error=record.predicted_sparql is None)
 
     return [
         ToolSpec(
@@ -98,14 +103,17 @@ def ask_tools(host: ToolHost) -> list[ToolSpec]:
     ]
 
 
-def ask_text(output: AskOutput, error: str | None) -> str:
+def ask_text(output: AskOutput, error: str | None, rows_text: str | None = None) -> str:
     """The text content of an ``ask`` result: status, query, and the answer rows as cleaned one-line cells.
 
-    Each cell is graph text (a value cannot add lines, tags or bidi overrides to the table).
+    Each cell is graph text (a value cannot add lines, tags or bidi overrides to the table). ``rows_text``:
+    the rows as :func:`~saga_kgqa.graph.answer_view.readable_rows` shows them (labels and short names).
     """
     text = f"status: {output.status}\nSPARQL:\n{output.sparql or '(none)'}\n"
     if output.boolean is not None:
         text += f"answer: {str(output.boolean).lower()}\n"
+    elif rows_text is not None:
+        text += f"{len(output.rows)} row(s)\n{rows_text}"
     else:
         rows = (" | ".join(graph_text(str(value)) for value in row.values()) for row in output.rows[:20])
         text += f"{len(output.rows)} row(s)\n" + "\n".join(rows)
