@@ -102,7 +102,9 @@ def test_a_run_streams_search_lookup_blocked_execute_and_the_answer_then_reopens
         assert "[BLOCKED]" in steps[2].text
         assert "Diagnosis: The pattern `?m ex:launchDate" in steps[3].text  # the empty result's diagnosis
         rows = browser.find_elements(By.CSS_SELECTOR, "#answer-table tr")
-        assert "http://example.org/space/Apollo13" in " ".join(r.text for r in rows)
+        assert "ex:Apollo13" in " ".join(r.text for r in rows)  # by label and short name
+        cells = browser.find_elements(By.CSS_SELECTOR, "#answer-table td")
+        assert "http://example.org/space/Apollo13" in [c.get_attribute("title") for c in cells]  # the exact IRI
         assert browser.find_element(By.CSS_SELECTOR, "#sparql .kw").text.upper() == "PREFIX"
         theta = browser.find_elements(By.CSS_SELECTOR, "#theta li")  # Θ grew: Lovell, his missions, ?m
         assert "ex:JimLovell: ex:Astronaut" in [item.text for item in theta]
@@ -187,7 +189,10 @@ def test_a_double_submit_starts_one_run_that_shows_progress_cancel_and_labelled_
 
         # The next run: cancelled while it runs, it says so and offers Resume, which finishes it.
         ask.click()
-        wait.until(lambda d: d.find_element(By.ID, "cancel").is_displayed())
+        # Cancel shows at once but acts only once the run has started (then it is enabled).
+        wait.until(
+            lambda d: d.find_element(By.ID, "cancel").is_displayed() and d.find_element(By.ID, "cancel").is_enabled()
+        )
         browser.find_element(By.ID, "cancel").click()
         wait.until(lambda d: d.find_element(By.ID, "resume").is_displayed())
         assert "Cancelled" in browser.find_element(By.ID, "status").text

@@ -191,7 +191,8 @@ async function ask() {
   const question = $("question").value.trim();
   if (!question || $("ask").disabled) return;
   setRunning(true); // disabled before the request leaves: a second click or Enter does nothing
-  $("cancel").disabled = true;
+  $("cancel").disabled = true; // enabled once the run exists (follow)
+  current = null;
   try {
     const reply = await fetch("/api/runs", {
       method: "POST",
