@@ -29,6 +29,7 @@ from saga_kgqa.serve.web_events import Event, EventMaker, Labeller, events_from_
 from saga_kgqa.serve.web_failures import NO_MODEL, explain
 from saga_kgqa.sources.catalog import Catalog, UnknownName
 from saga_kgqa.state.checkpointing import checkpoint_serde
+from saga_kgqa.state.schema import InputState
 
 MAX_QUESTION_CHARS = 2000
 LOG = logging.getLogger("saga_kgqa.serve.web")
@@ -178,7 +179,7 @@ class WebRuns:
             steps = int(self.graph.get_state(config).values.get("steps", 0)) if resumed else 0
             view = toolbox_for_source(self.catalog.source(source)).view(context)
             maker = EventMaker(view.prefixes, _labeller(view, context.language))
-            inputs = None if resumed else {"question": question}
+            inputs: InputState | None = None if resumed else {"question": question}
             for chunk in self.graph.stream(inputs, config, context=context, stream_mode="updates", durability="sync"):
                 for node, delta in chunk.items():
                     if node == "controller" and isinstance(delta, dict) and delta.get("pending_action") is not None:
