@@ -331,21 +331,22 @@ def mcp_request(url: str) -> Callable[[int, int], Awaitable[None]]:
     return one
 
 
-async def mcp_sessions(url: str, sessions: int, calls: int, concurrency: int) -> int:
-    """``sessions`` sessions of ``calls // sessions`` calls, ``concurrency`` at a time; returns errors."""
+async def mcp_sessions(url: str, sessions: int, calls: int, concurrency: int, done: dict[str, int]) -> None:
+    """``sessions`` sessions of ``calls // sessions`` calls, ``concurrency`` at a time; counts into ``done``."""
     gate = asyncio.Semaphore(concurrency)
-    errors = 0
+    per_session = max(1, calls // sessions)
 
     async def session() -> None:
-        nonlocal errors
         async with gate:
             try:
-                await mcp_calls(url, max(1, calls // sessions), with_ask=False)
+                await mcp_calls(url, per_session, with_ask=False)
             except Exception:
-                errors += 1
+                done["errors"] += 1
+            else:
+                done["calls"] += per_session
+            done["sessions"] += 1
 
     await asyncio.gather(*(session() for _ in range(sessions)))
-    return errors
 
 
 # ---------------------------------------------------------------- main
@@ -412,19 +413,28 @@ async def bench(args: argparse.Namespace, model_url: str, scratch: Path, report:
         report["faces"].append(summarise("langgraph", seen))
     if "mcp" in faces and args.mcp_calls:
         with saga_server(["mcp", "--http"], {}) as server:
-            await mcp_sessions(server.url, 1, 5, 1)  # warm-up: the source opened, its indexes built
-            before = server.rss_mb()
+            await mcp_sessions(server.url, 1, 5, 1, {"calls": 0, "errors": 0, "sessions": 0})  # warm-up
+            done = {"calls": 0, "errors": 0, "sessions": 0}
+            memory: dict[str, Any] = {"planned_calls": args.mcp_calls, "planned_sessions": args.mcp_sessions}
+            memory["rss_mb_before"] = round(server.rss_mb(), 1)
+            report["mcp_memory"] = memory
             started = time.perf_counter()
-            errors = await mcp_sessions(server.url, args.mcp_sessions, args.mcp_calls, args.mcp_concurrency)
-            report["mcp_memory"] = {
-                "calls": args.mcp_calls,
-                "sessions": args.mcp_sessions,
-                "errors": errors,
-                "seconds": round(time.perf_counter() - started, 1),
-                "rss_mb_before": round(before, 1),
-                "rss_mb_after": round(server.rss_mb(), 1),
-                "threads_after": server.threads(),
-            }
+
+            async def watch() -> None:  # the figures so far, kept current in case the budget runs out
+                while True:
+                    memory.update({f"{k}_done": v for k, v in done.items()})
+                    memory.update(rss_mb_after=round(server.rss_mb(), 1), threads_after=server.threads())
+                    memory["seconds"] = round(time.perf_counter() - started, 1)
+                    await asyncio.sleep(2)
+
+            watcher = asyncio.create_task(watch())
+            try:
+                await mcp_sessions(server.url, args.mcp_sessions, args.mcp_calls, args.mcp_concurrency, done)
+            finally:
+                watcher.cancel()
+            memory |= {f"{k}_done": v for k, v in done.items()}
+            memory |= {"rss_mb_after": round(server.rss_mb(), 1), "threads_after": server.threads()}
+            memory["seconds"] = round(time.perf_counter() - started, 1)
 
 
 def main() -> None:
@@ -458,10 +468,11 @@ def main() -> None:
     memory = report.get("mcp_memory")
     if memory:
         fields += [
-            f"mcp_calls={memory['calls']}",
-            f"mcp_session_errors={memory['errors']}",
+            f"mcp_calls={memory.get('calls_done', 0)}",
+            f"mcp_sessions={memory.get('sessions_done', 0)}",
+            f"mcp_session_errors={memory.get('errors_done', 0)}",
             f"mcp_rss_mb_before={memory['rss_mb_before']}",
-            f"mcp_rss_mb_after={memory['rss_mb_after']}",
+            f"mcp_rss_mb_after={memory.get('rss_mb_after')}",
         ]
     if "budget_spent" in report:
         fields.append("budget_spent=1")
