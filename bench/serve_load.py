@@ -235,9 +235,12 @@ async def run_level(clients: int, requests: int, one: Callable[[int, int], Await
                     level.busy += 1
                     await asyncio.sleep(busy.retry_after_s)
                     continue
-                except Exception as exc:  # counted, and the first one shown
+                except Exception as exc:  # counted, and the first one shown (a task group's first cause)
                     level.errors += 1
-                    level.first_error = level.first_error or f"{type(exc).__name__}: {exc}"[:300]
+                    cause: BaseException = exc
+                    while isinstance(cause, BaseExceptionGroup) and cause.exceptions:
+                        cause = cause.exceptions[0]
+                    level.first_error = level.first_error or f"{type(cause).__name__}: {cause!r}"[:300]
                 else:
                     level.latencies.append(time.perf_counter() - started)
                 break
