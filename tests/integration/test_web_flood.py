@@ -45,8 +45,9 @@ def test_a_flood_of_150_runs_gets_busy_answers_and_the_thread_count_stays_bounde
             assert codes.count(200) == PER_CLIENT and codes.count(429) == 150 - PER_CLIENT, codes
             assert all(r.headers["retry-after"] == "2" for r in replies if r.status_code == 429)
             after = threads_of(process.pid)
-            # One worker per admitted run, plus at most the event loop's bounded pool (40): not one per request.
-            assert after - before <= PER_CLIENT + 40, (before, after)
+            # One worker per admitted run, the event loop's bounded pool (40) and a few of the server's own:
+            # not one (or four, as before the cap) per request.
+            assert after <= PER_CLIENT + 40 + 8, (before, after)
             assert client.get("/api/sources").status_code == 200  # the page still answers
     finally:
         process.terminate()
