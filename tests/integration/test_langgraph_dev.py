@@ -75,6 +75,10 @@ def test_one_question_through_the_http_api(tmp_path: Path) -> None:
         "check_answer",  # the answer checks run when the controller stops (issue 13)
         "finalize",
     ]
+    # A watcher sees which action each controller step chose, and its argument (not a null delta).
+    chosen = [data["controller"]["pending_action"] for event, data in events if "controller" in data]
+    assert [(a["tool"], a["argument"]) for a in chosen] == [("search", "Jim Lovell"), ("execute", SPARQL), ("stop", "")]
+    assert [data["search"]["history"][0]["outcome"] for _e, data in events if "search" in data] == ["ok"]
     values = state["values"]
     assert values["status"] == "answered"
     assert values["final_sparql"] == SPARQL

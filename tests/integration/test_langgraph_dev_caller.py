@@ -87,3 +87,12 @@ def test_a_run_naming_the_operators_source_and_model_answers(server: DevServer) 
 def test_an_unknown_source_name_is_refused(server: DevServer) -> None:
     _run(server, {"source": "elsewhere", "model": "scripted"})
     assert "unknown source 'elsewhere'; configured sources: space" in server.log.read_text(errors="replace")
+
+
+def test_a_refused_context_reaches_the_sdk_caller_with_its_reason(server: DevServer) -> None:
+    from langgraph_sdk import get_sync_client
+
+    client = get_sync_client(url=server.url)
+    thread = client.threads.create()
+    with pytest.raises(Exception, match=r"CallerContextRefused: max_steps=10000 exceeds the operator's limit of \d+"):
+        client.runs.wait(thread["thread_id"], "saga", input={"question": QUESTION}, context={"max_steps": 10000})

@@ -144,3 +144,6 @@ def test_the_ask_tool_runs_the_whole_agent_with_the_operator_model(tmp_path: Pat
     missions = {row["m"]["value"] for row in structured["rows"]}
     assert "http://example.org/space/Apollo13" in missions
     assert structured["steps"] == 2  # the lookup and the execute
+    # The text shows each mission by label and short name; the structured rows keep the exact IRIs.
+    shown = result.content[0].text  # type: ignore[attr-defined]
+    assert "(ex:Apollo13)" in shown and "http://example.org/space/Apollo13" not in shown

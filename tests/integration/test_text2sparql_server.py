@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -69,3 +70,26 @@ def test_gold_replay_answers_every_ck25_question_and_the_record_scores_em_one(tm
     usable = [entry for entry in per_question if "not_scored" not in entry]
     assert len(usable) == 42  # the CK25 questions with usable gold
     assert all(entry["strict_em"] == 1.0 for entry in usable), usable
+
+
+def test_eight_concurrent_questions_on_a_fresh_server_all_answer_and_so_does_the_next(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    graph = data_dir / "text2sparql_ck25" / "prod-inst.ttl"
+    catalog = tmp_path / "catalog.toml"
+    catalog.write_text(f'[sources.corporate]\ndata = ["{graph}"]\n', encoding="utf-8")
+    questions = [q for q in load_benchmark("ck25", data_dir).questions if q.gold_sparql][:9]
+    args = ["serve", "text2sparql", "--out", str(tmp_path / "t2s.jsonl"), "--dataset", f"{CK25}=corporate"]
+    args += ["--answerer", "gold-replay", "--benchmark", "ck25", "--data-dir", str(data_dir)]
+    with saga_server(args, {"SAGA_CATALOG": str(catalog)}) as url, httpx.Client(base_url=url, timeout=120) as client:
+
+        def ask(text: str) -> httpx.Response:
+            return client.get("/", params={"dataset": CK25, "question": text})
+
+        # The first eight at once, on a server that has parsed nothing yet.
+        with ThreadPoolExecutor(8) as pool:
+            replies = list(pool.map(ask, [q.question for q in questions[:8]]))
+        after = ask(questions[8].question)
+    for question, reply in zip(questions, [*replies, after], strict=True):
+        assert reply.status_code == 200 and reply.headers["content-type"] == "application/json", reply.text
+        assert reply.json()["query"] == question.gold_sparql

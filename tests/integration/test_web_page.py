@@ -102,7 +102,9 @@ def test_a_run_streams_search_lookup_blocked_execute_and_the_answer_then_reopens
         assert "[BLOCKED]" in steps[2].text
         assert "Diagnosis: The pattern `?m ex:launchDate" in steps[3].text  # the empty result's diagnosis
         rows = browser.find_elements(By.CSS_SELECTOR, "#answer-table tr")
-        assert "http://example.org/space/Apollo13" in " ".join(r.text for r in rows)
+        assert "ex:Apollo13" in " ".join(r.text for r in rows)  # by label and short name
+        cells = browser.find_elements(By.CSS_SELECTOR, "#answer-table td")
+        assert "http://example.org/space/Apollo13" in [c.get_attribute("title") for c in cells]  # the exact IRI
         assert browser.find_element(By.CSS_SELECTOR, "#sparql .kw").text.upper() == "PREFIX"
         theta = browser.find_elements(By.CSS_SELECTOR, "#theta li")  # Θ grew: Lovell, his missions, ?m
         assert "ex:JimLovell: ex:Astronaut" in [item.text for item in theta]
@@ -130,3 +132,72 @@ def test_a_run_streams_search_lookup_blocked_execute_and_the_answer_then_reopens
         ]
         assert [r.text for r in browser.find_elements(By.CSS_SELECTOR, "#answer-table tr")] == live_rows
         browser.save_screenshot(str(shots / "web-reopened.png"))
+
+
+def test_a_double_submit_starts_one_run_that_shows_progress_cancel_and_labelled_answers(
+    browser: Any, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    run = [
+        answer_type("mission", "ex:Mission"),
+        {"tool": "execute", "args": {"sparql": MISSIONS_QUERY}},
+        {"tool": "stop", "args": {}},
+    ]
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(run + run), encoding="utf-8")  # the double-submitted run, then one cancelled
+    env = {
+        "SAGA_MODEL_FACTORY": "tests.support.gated_models:slow_scripted_factory",
+        "SAGA_TEST_SCRIPT": str(script),
+        "SAGA_TEST_DELAY_S": "1.5",
+        "PYTHONPATH": str(REPO_ROOT),
+    }
+    shots = Path(os.environ.get("SAGA_SCREENSHOTS", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+    wait = WebDriverWait(browser, 60)
+    args = ["serve", "web", "--checkpoints", str(tmp_path / "checkpoints.sqlite")]
+    with saga_server(args, env) as url:
+        browser.get(url)
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#source option"))
+        question = browser.find_element(By.ID, "question")
+        question.send_keys("Which missions did Jim Lovell fly, and when?")
+        ask = browser.find_element(By.ID, "ask")
+        # A double click, then Enter at once: one run, not three.
+        ActionChains(browser).double_click(ask).perform()
+        question.send_keys(Keys.ENTER)
+        wait.until(lambda d: d.find_element(By.ID, "cancel").is_displayed())
+        assert not ask.is_enabled()
+        wait.until(lambda d: d.find_element(By.ID, "progress").is_displayed())
+        wait.until(lambda d: "step 1 of at most" in d.find_element(By.ID, "progress-text").text)
+        browser.save_screenshot(str(shots / "web-progress-cancel.png"))
+
+        wait.until(lambda d: d.find_elements(By.ID, "answer-table"))
+        assert ask.is_enabled() and not browser.find_element(By.ID, "cancel").is_displayed()
+        runs = browser.execute_script("return fetch('/api/runs').then(r => r.json())")["runs"]
+        assert len(runs) == 1  # the double submit started one run
+        cells = browser.find_elements(By.CSS_SELECTOR, "#answer-table td")
+        shorts = [
+            c.find_element(By.CSS_SELECTOR, ".short").text for c in cells if c.find_elements(By.CSS_SELECTOR, ".short")
+        ]
+        assert "ex:Apollo13" in shorts  # each mission by label, its short name beneath
+        labelled = [c for c in cells if c.find_elements(By.CSS_SELECTOR, ".label")]
+        assert labelled and all(c.get_attribute("title").startswith("http://example.org/space/") for c in labelled)
+        browser.save_screenshot(str(shots / "web-labels.png"))
+
+        # The next run: cancelled while it runs, it says so and offers Resume, which finishes it.
+        ask.click()
+        # Cancel shows at once but acts only once the run has started (then it is enabled).
+        wait.until(
+            lambda d: d.find_element(By.ID, "cancel").is_displayed() and d.find_element(By.ID, "cancel").is_enabled()
+        )
+        browser.find_element(By.ID, "cancel").click()
+        wait.until(lambda d: d.find_element(By.ID, "resume").is_displayed())
+        assert "Cancelled" in browser.find_element(By.ID, "status").text
+        assert not browser.find_elements(By.ID, "answer-table")
+        browser.find_element(By.ID, "resume").click()
+        wait.until(lambda d: d.find_elements(By.ID, "answer-table"))
+        assert "Finished: answered" in browser.find_element(By.ID, "status").text
+        browser.save_screenshot(str(shots / "web-resumed.png"))

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 
 import anyio
+import pytest
 from starlette.testclient import TestClient
 
 from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus
 from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.eval.qa.runner import read_run
-from saga_kgqa.serve.text2sparql import Text2SparqlService, build_app
+from saga_kgqa.serve.text2sparql import BestQueries, Text2SparqlService, build_app
+from saga_kgqa.state import QueryAttempt
 
 QUERY = "SELECT ?x WHERE { ?x ?p ?o } LIMIT 1"
+EMPTY = "SELECT ?x WHERE { ?x <http://example.org/none> ?o }"
 
 
 def service(tmp_path: Path, delay_s: float = 0.0, seconds: float = 5.0) -> Text2SparqlService:
@@ -42,7 +46,65 @@ def test_a_question_past_its_budget_is_recorded_as_a_timeout(tmp_path: Path) -> 
     status, body = anyio.run(slow.answer, "https://example.org/ds/", "Which?")
     assert status == 200 and body["query"] == ""
     (record,) = read_run(tmp_path / "run.jsonl").values()
-    assert record.status is PredictionStatus.TIMEOUT and "0.3 s" in (record.error or "")
+    assert record.status is PredictionStatus.TIMEOUT and "0.2 s" in (record.error or "")
+
+
+def watching_service(tmp_path: Path, behaviour: str, seconds: float = 0.6) -> Text2SparqlService:
+    """An answerer that runs two queries (one empty, one answering), then hangs or fails."""
+    best = BestQueries()
+
+    def answerer_for(source: str, budget: float) -> object:
+        def answer(question: BenchmarkQuestion) -> PredictionRecord:
+            best.watch(question.id, QueryAttempt(step=1, sparql=EMPTY, status="empty"))
+            best.watch(question.id, QueryAttempt(step=2, sparql=QUERY, status="ok", row_count=1))
+            best.watch(question.id, QueryAttempt(step=3, sparql="SELECT nonsense", status="rejected"))
+            if behaviour == "fail":
+                raise RuntimeError("the model endpoint closed the connection")
+            time.sleep(3.0)
+            return PredictionRecord(question_id=question.id, predicted_sparql="SELECT ?late WHERE {}")
+
+        return answer
+
+    return Text2SparqlService(
+        datasets={"https://example.org/ds/": "example"},
+        answerer_for=answerer_for,  # type: ignore[arg-type]
+        predictions=tmp_path / "run.jsonl",
+        config={"face": "text2sparql"},
+        seconds=seconds,
+        grace_s=0.1,
+        best=best,
+    )
+
+
+def test_a_run_cut_off_at_the_deadline_answers_its_best_query_so_far_in_time(tmp_path: Path) -> None:
+    started = time.perf_counter()
+    status, body = anyio.run(watching_service(tmp_path, "hang").answer, "https://example.org/ds/", "Which?")
+    assert time.perf_counter() - started < 1.5  # the deadline is 0.6 s; the run would take 3 s
+    # The last query that answered, its exploratory LIMIT removed (as the agent's finalize step would).
+    assert status == 200 and body["query"] == "SELECT ?x WHERE { ?x ?p ?o }"
+    (record,) = read_run(tmp_path / "run.jsonl").values()
+    assert record.status is PredictionStatus.TIMEOUT and record.predicted_sparql == body["query"]
+
+
+def test_a_failed_run_still_answers_json_with_its_best_query(tmp_path: Path) -> None:
+    client = TestClient(build_app(watching_service(tmp_path, "fail")))
+    reply = client.get("/", params={"dataset": "https://example.org/ds/", "question": "Which?"})
+    assert reply.status_code == 200 and reply.headers["content-type"] == "application/json"
+    assert reply.json()["query"] == "SELECT ?x WHERE { ?x ?p ?o }"
+    (record,) = read_run(tmp_path / "run.jsonl").values()
+    assert record.status is PredictionStatus.FAILED and "closed the connection" in (record.error or "")
+
+
+def test_each_request_logs_one_line_without_the_question_text(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    client = TestClient(build_app(service(tmp_path)))
+    with caplog.at_level(logging.INFO, logger="saga_kgqa.serve.text2sparql"):
+        client.get("/", params={"dataset": "https://example.org/ds/", "question": "Which secret?"})
+        client.get("/", params={"dataset": "https://example.org/other/", "question": "Which?"})
+    lines = [r.getMessage() for r in caplog.records if r.name == "saga_kgqa.serve.text2sparql"]
+    assert len(lines) == 2
+    assert "status=200" in lines[0] and "outcome=answered" in lines[0] and "question_id=text2sparql:" in lines[0]
+    assert "status=404" in lines[1] and "error=dataset" in lines[1]
+    assert not any("secret" in line for line in lines)
 
 
 def test_protocol_errors_and_answers(tmp_path: Path) -> None:

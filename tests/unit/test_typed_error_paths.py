@@ -72,7 +72,7 @@ class StubRuns:
         self.catalog = Catalog(sources={"g": SourceRecord(name="g", data=(graph,))}, default_source="g")
         self.started: list[tuple[str, str | None, str | None]] = []
 
-    def start(self, question: str, source: str | None, model: str | None) -> str:
+    def start(self, question: str, source: str | None, model: str | None, client: str = "local") -> str:
         if not question.strip():
             raise ConfigurationError("ask a question")
         self.catalog.source(source)
@@ -94,7 +94,7 @@ class StubRuns:
 )
 def test_the_web_api_answers_400_naming_the_field(tmp_path: Path, body: object, field: str) -> None:
     runs = StubRuns(tmp_path)
-    app = build_web_app(runs, allowed_hosts=["testserver"])  # type: ignore[arg-type]
+    app = build_web_app(runs)  # type: ignore[arg-type]
     with TestClient(app, raise_server_exceptions=False) as client:
         payload = json.dumps(body, ensure_ascii=True)  # a lone surrogate travels as \ud800, as JSON allows
         reply = client.post("/api/runs", content=payload, headers={"content-type": "application/json"})
@@ -105,7 +105,7 @@ def test_the_web_api_answers_400_naming_the_field(tmp_path: Path, body: object, 
 
 def test_the_web_api_still_starts_a_valid_run(tmp_path: Path) -> None:
     runs = StubRuns(tmp_path)
-    with TestClient(build_web_app(runs, allowed_hosts=["testserver"]), raise_server_exceptions=False) as client:  # type: ignore[arg-type]
+    with TestClient(build_web_app(runs), raise_server_exceptions=False) as client:  # type: ignore[arg-type]
         reply = client.post("/api/runs", json={"question": "Who?", "source": "g"})
     assert reply.status_code == 200 and runs.started == [("Who?", "g", None)]
 

@@ -168,6 +168,7 @@ def ask(
     # Imported here so that the other commands do not load LangGraph and the OpenAI client.
     from saga_kgqa.cli.ask_run import AskRequest, run_ask
     from saga_kgqa.cli.ask_view import print_outcome
+    from saga_kgqa.graph.answer_view import views_json
     from saga_kgqa.graph.persistence import checkpoint_target
     from saga_kgqa.graph.trajectory import jsonable
     from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
@@ -226,10 +227,16 @@ def ask(
     if as_json:
         fields = ("status", "final_sparql", "answer", "summary", "attempts")
         print_json(
-            {"thread_id": result.thread_id, "question": result.question, **jsonable({f: values.get(f) for f in fields})}
+            {
+                "thread_id": result.thread_id,
+                "question": result.question,
+                **jsonable({f: values.get(f) for f in fields}),
+                # The answer keeps the exact IRIs; how each is shown rides beside it.
+                "answer_views": views_json(result.views),
+            }
         )
     else:
-        print_outcome(stdout, values)
+        print_outcome(stdout, values, result.views)
     if values.get("status") != "answered":
         raise typer.Exit(EXIT_UNANSWERED)
 

@@ -26,6 +26,7 @@ from saga_kgqa.cli.ask_view import StepView
 from saga_kgqa.cli.output import EXIT_BACKEND, stderr
 from saga_kgqa.context import Method, SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
+from saga_kgqa.graph.answer_view import TermView, answer_views
 from saga_kgqa.graph.builder import SagaGraph, build_graph, recursion_limit
 from saga_kgqa.graph.persistence import CheckpointStore, CheckpointTarget, RunIdentity, default_checkpoint_path
 from saga_kgqa.graph.toolbox import SagaToolbox
@@ -95,6 +96,7 @@ class AskResult:
     thread_id: str
     question: str
     values: dict[str, Any]
+    views: dict[str, TermView] = field(default_factory=dict)
 
 
 def graph_identity(
@@ -174,7 +176,9 @@ def run_ask(request: AskRequest) -> AskResult:
             else:
                 _stream(app, inputs, config, context, request, thread_id, identity)
             values = dict(app.get_state(config).values)
-    return AskResult(thread_id=thread_id, question=question, values=values)
+            # Labels and short names of the answer's IRIs, read while the graph is still open.
+            views = answer_views(toolbox.view(context), values.get("answer"), context.language)
+    return AskResult(thread_id=thread_id, question=question, values=values, views=views)
 
 
 @contextmanager

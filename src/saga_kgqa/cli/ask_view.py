@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.status import Status
 from rich.table import Table
 
+from saga_kgqa.graph.answer_view import TermView, cell_text
 from saga_kgqa.graph.trajectory import jsonable
 
 #: Characters of a tool argument or observation line shown per step.
@@ -115,8 +116,11 @@ class StepView:
             self._status.update(_NEXT_NODE.get(node, "thinking"))
 
 
-def print_outcome(console: Console, values: Mapping[str, Any]) -> None:
-    """Print the final query and the answer (rows as a table, or the ASK boolean)."""
+def print_outcome(console: Console, values: Mapping[str, Any], views: Mapping[str, TermView] | None = None) -> None:
+    """Print the final query and the answer (rows as a table, or the ASK boolean).
+
+    Each IRI with a view is shown as ``Label (short)``; cells wrap (never cut) to fit the console's width.
+    """
     data: dict[str, Any] = jsonable(dict(values))
     sparql = data.get("final_sparql")
     answer = data.get("answer") or {}
@@ -124,9 +128,11 @@ def print_outcome(console: Console, values: Mapping[str, Any]) -> None:
     if answer.get("boolean") is not None:
         console.print("true" if answer["boolean"] else "false", markup=False, highlight=False)
     elif answer.get("variables"):
-        table = Table(*answer["variables"], highlight=False)
+        table = Table(highlight=False, expand=False)
+        for name in answer["variables"]:
+            table.add_column(name, overflow="fold")
         for row in answer.get("rows", []):
-            table.add_row(*(row.get(name, "") for name in answer["variables"]))
+            table.add_row(*(cell_text(row.get(name, ""), views or {}) for name in answer["variables"]))
         console.print(table)
     summary = data.get("summary") or {}
     console.print(

@@ -15,6 +15,13 @@ Public API:
   :func:`toolbox_from_context` opens ``context.data`` / ``context.endpoint`` (the example graph by default;
   it lives in the composition root, :mod:`saga_kgqa.app.defaults`, and is imported from there on first use).
 
+* :func:`checkpoint_serde` ``()`` → the serializer a checkpointer needs to revive saga's records
+  (``Action``, ``Step``, ``Answer``, Θ …) without warnings: a parent graph that embeds saga and keeps its
+  own checkpointer compiles with ``parent.compile(checkpointer=InMemorySaver(serde=checkpoint_serde()))``
+  (likewise ``SqliteSaver(conn, serde=checkpoint_serde())``).
+* Without ``model_factory``, :func:`build_graph` reads the CLI's model settings (``SAGA_BASE_URL``,
+  ``SAGA_MODEL``, ``SAGA_API_KEY`` / ``OPENAI_API_KEY``, ``SAGA_MODEL_FACTORY``) when a run first calls the model.
+
 Typical use::
 
     graph = build_graph(model_factory=lambda ctx, role: ChatOpenAI(model=ctx.model, base_url=ctx.base_url))
@@ -26,6 +33,7 @@ from saga_kgqa.graph.builder import SagaGraph, build_graph, recursion_limit, run
 from saga_kgqa.graph.dependencies import GraphDependencies, ToolboxFactory
 from saga_kgqa.graph.model_calls import ModelFactory, ModelRole, transient_provider_error
 from saga_kgqa.graph.toolbox import SagaToolbox, ToolView
+from saga_kgqa.state.checkpointing import checkpoint_serde
 
 
 def __getattr__(name: str) -> object:
@@ -47,6 +55,7 @@ __all__ = [
     "ToolView",
     "ToolboxFactory",
     "build_graph",
+    "checkpoint_serde",
     "recursion_limit",
     "run_config",
     "toolbox_from_context",

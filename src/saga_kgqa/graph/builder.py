@@ -33,7 +33,7 @@ from saga_kgqa.graph.answer_check_node import AnswerCheckNode
 from saga_kgqa.graph.dependencies import GraphDependencies, SourcesFactory, ToolboxFactory
 from saga_kgqa.graph.finalize import FinalizeNode
 from saga_kgqa.graph.llm_nodes import ModelNodes
-from saga_kgqa.graph.model_calls import ModelFactory, no_model_configured, transient_provider_error
+from saga_kgqa.graph.model_calls import EnvironmentModelFactory, ModelFactory, transient_provider_error
 from saga_kgqa.graph.prompting import prompt_names
 from saga_kgqa.graph.routing import route_action, route_after_check, route_after_lookup
 from saga_kgqa.graph.source_tools import SourceToolNodes
@@ -57,13 +57,17 @@ def build_graph(
     checkpointer: BaseCheckpointSaver[Any] | None = None,
     model_retry: RetryPolicy | None = None,
     name: str = "saga",
+    output_schema: type[Any] = OutputState,
 ) -> SagaGraph:
     """Compile the SAGA controller graph.
 
     Args:
         model_factory: Returns the chat model for ``(context, role)``; roles are
-            ``answer_type``, ``controller``, ``prune`` and ``parse``. Without one, the first
-            model call fails with a :class:`~saga_kgqa.errors.ConfigurationError` saying what to set.
+            ``answer_type``, ``controller``, ``prune`` and ``parse``. Without one, the CLI's model
+            settings are used (``SAGA_BASE_URL``, ``SAGA_MODEL``, ``SAGA_API_KEY`` / ``OPENAI_API_KEY``,
+            ``SAGA_MODEL_FACTORY``; :class:`~saga_kgqa.graph.model_calls.EnvironmentModelFactory`); with
+            none of them set, the first model call fails with a
+            :class:`~saga_kgqa.errors.ConfigurationError` saying what to set.
         toolbox_factory: Returns the :class:`~saga_kgqa.graph.toolbox.SagaToolbox` for a
             context; by default the graph named by ``context.data`` / ``context.endpoint``
             (the shipped example graph when neither is set).
@@ -76,6 +80,9 @@ def build_graph(
         model_retry: Retry policy of the model-calling nodes; by default three attempts,
             and only for transient provider errors (connection, timeout, rate limit, 5xx).
         name: The graph's name (run name in traces, node name when embedded).
+        output_schema: The keys a caller gets back, and the only keys a server's ``updates``
+            stream shows (the LangGraph API filters updates by them): :class:`OutputState` by default;
+            the served graph adds the chosen action (:data:`saga_kgqa.graph.studio.StudioOutput`).
 
     Returns:
         The compiled graph: input :class:`InputState`, output :class:`OutputState`,
@@ -90,14 +97,14 @@ def build_graph(
         from saga_kgqa.graph.defaults import sources_from_catalog_file
 
         sources_factory = sources_from_catalog_file
-    dependencies = GraphDependencies(model_factory or no_model_configured, toolbox_factory, sources_factory)
+    dependencies = GraphDependencies(model_factory or EnvironmentModelFactory(), toolbox_factory, sources_factory)
     models = ModelNodes(dependencies)
     tools = ToolNodes(dependencies)
     source_tools = SourceToolNodes(dependencies)
     # Only provider hiccups are retried; a bad request or our own bug fails at once.
     model_retry = model_retry or RetryPolicy(max_attempts=3, initial_interval=1.0, retry_on=transient_provider_error)
 
-    builder = StateGraph(SagaState, input_schema=InputState, output_schema=OutputState, context_schema=SagaContext)
+    builder = StateGraph(SagaState, input_schema=InputState, output_schema=output_schema, context_schema=SagaContext)
     # One model call predicts the expected answer type (skipped when the prior is off).
     builder.add_node("predict_answer_type", models.predict_answer_type, retry_policy=model_retry)
     # The controller picks one action per step, or ends the loop when the budget is spent.

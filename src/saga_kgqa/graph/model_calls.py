@@ -42,6 +42,37 @@ def no_model_configured(context: SagaContext, role: ModelRole) -> BaseChatModel:
     )
 
 
+class EnvironmentModelFactory:
+    """The default factory of :func:`~saga_kgqa.graph.builder.build_graph`: the CLI's model settings.
+
+    ``SAGA_BASE_URL``, ``SAGA_MODEL``, ``SAGA_API_KEY`` / ``OPENAI_API_KEY``, ``SAGA_MODEL_FACTORY`` (and the
+    run context's ``model`` / ``base_url``), read when a run first calls the model, exactly as ``saga ask`` reads them.
+    """
+
+    def __init__(self) -> None:
+        """Read the environment at call time (a library may set it after building the graph)."""
+        from saga_kgqa.models import ConfiguredModelFactory
+
+        self._factory = ConfiguredModelFactory()
+
+    def __call__(self, context: SagaContext, role: ModelRole) -> BaseChatModel:
+        """The model for ``role``.
+
+        Raises:
+            ConfigurationError: Nothing is configured; the message says what to set, or what to pass.
+        """
+        from saga_kgqa.models import ModelNotConfigured
+
+        try:
+            return self._factory(context, role)
+        except ModelNotConfigured as exc:
+            raise ConfigurationError(
+                f"no chat model is configured for the {role} call: {exc.message}; "
+                "or pass build_graph(model_factory=...) "
+                "(for example one that returns ChatOpenAI(model=..., base_url=...))"
+            ) from None
+
+
 def invoke_model(model: Any, messages: Sequence[BaseMessage]) -> tuple[AIMessage, TokenUsage]:
     """Call a chat model (or a model with tools bound) and return its message and token usage.
 

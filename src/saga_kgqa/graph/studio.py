@@ -13,7 +13,13 @@ infrastructure field is refused before anything is contacted (:mod:`saga_kgqa.ap
   the catalog's default (without a catalog file: ``SAGA_DATA`` / ``SAGA_ENDPOINT`` as the
   source ``default``, and the shipped example graph as ``example``).
 
-Switches and budgets stay the caller's, up to the catalog's ``[limits]``.
+Switches and budgets stay the caller's, up to the catalog's ``[limits]``. A context that
+asks for more (or sets infrastructure) is refused with its reason: ``langgraph_sdk`` raises
+``CallerContextRefused: max_steps=10000 exceeds the operator's limit of 50``, never "internal error".
+
+The server's ``updates`` stream shows only output keys, so the served graph's output adds
+the chosen action (``pending_action``: tool, argument, thought), the answer type and each
+step's record (:class:`StudioOutput`): a watcher sees which action was chosen, and why.
 
 Start it with analytics, the version check and tracing off (the port is required: the
 default 2024 may be taken, and the server then silently picks another)::
@@ -24,9 +30,23 @@ default 2024 may be taken, and the server then silently picks another)::
 
 from __future__ import annotations
 
+import operator
+from typing import Annotated
+
 from saga_kgqa.app.caller import CallerModelFactory, CallerSourcesFactory, CallerToolboxFactory
 from saga_kgqa.graph.builder import SagaGraph, build_graph
 from saga_kgqa.sources.catalog import Catalog
+from saga_kgqa.state import Action, AnswerType, Step
+from saga_kgqa.state.schema import OutputState
+
+
+class StudioOutput(OutputState, total=False):
+    """What the served graph returns and streams: the output, plus the steps as they are chosen and taken."""
+
+    answer_type: AnswerType | None
+    pending_action: Action | None
+    history: Annotated[list[Step], operator.add]
+
 
 _catalog = Catalog.from_env()
 
@@ -36,4 +56,5 @@ graph: SagaGraph = build_graph(
     toolbox_factory=CallerToolboxFactory(_catalog),
     sources_factory=CallerSourcesFactory(_catalog),
     name="saga",
+    output_schema=StudioOutput,
 )

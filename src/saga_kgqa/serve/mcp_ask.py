@@ -20,9 +20,10 @@ from mcp.types import CallToolResult
 from pydantic import Field
 
 from saga_kgqa.errors import ConfigurationError, SagaError
+from saga_kgqa.graph.answer_view import readable_rows
 from saga_kgqa.serve.mcp_ask_run import AskOutcome, AskRuns
 from saga_kgqa.serve.mcp_models import AskOutput, cap_rows
-from saga_kgqa.serve.mcp_terms import rows_of
+from saga_kgqa.serve.mcp_terms import TermOut, rows_of
 from saga_kgqa.serve.mcp_tooling import RETRY_NOTE, ToolHost, ToolSpec
 from saga_kgqa.sources.catalog import UnknownName
 from saga_kgqa.tools.text_safety import graph_text
@@ -141,7 +142,13 @@ def ask_tools(host: ToolHost) -> list[ToolSpec]:
             if not launched:  # the worker never ran: it cannot clear its own run
                 with lock:
                     active.discard(thread)
-        return ask_result(host, output, outcome)
+        fill_output(host, output, outcome)
+        shown = None
+        if output.boolean is None:
+            # Each IRI as "Label (short)" in the run's language; the structured rows keep the exact IRIs.
+            cells = _display_cells(output.rows)
+            shown = await anyio.to_thread.run_sync(readable_rows, view, output.variables, cells, context.language)
+        return host.result(ask_text(output, outcome.error, shown), output, is_error=outcome.sparql is None)
 
     return [
         ToolSpec(
@@ -159,14 +166,17 @@ def ask_tools(host: ToolHost) -> list[ToolSpec]:
     ]
 
 
-def ask_text(output: AskOutput, error: str | None) -> str:
+def ask_text(output: AskOutput, error: str | None, rows_text: str | None = None) -> str:
     """The text content of a ``kg_ask`` result: status, query, and the answer rows as cleaned one-line cells.
 
-    Each cell is graph text (a value cannot add lines, tags or bidi overrides to the table).
+    Each cell is graph text (a value cannot add lines, tags or bidi overrides to the table). ``rows_text``:
+    the rows as :func:`~saga_kgqa.graph.answer_view.readable_rows` shows them (labels and short names).
     """
     text = f"status: {output.status} (run_id {output.run_id})\nSPARQL:\n{output.sparql or '(none)'}\n"
     if output.boolean is not None:
         text += f"answer: {str(output.boolean).lower()}\n"
+    elif rows_text is not None:
+        text += f"{len(output.rows)} row(s)\n{rows_text}"
     else:
         shown = [" | ".join(graph_text(cell.text) for cell in row.values()) for row in output.rows[:20]]
         text += f"{len(output.rows)} row(s)\n" + "\n".join(shown)
@@ -177,11 +187,15 @@ def ask_text(output: AskOutput, error: str | None) -> str:
     return text
 
 
-def ask_result(host: ToolHost, output: AskOutput, outcome: AskOutcome) -> CallToolResult:
-    """The tool result of a finished (or stopped) run."""
+def fill_output(host: ToolHost, output: AskOutput, outcome: AskOutcome) -> None:
+    """Copy a finished (or stopped) run's query, typed rows, status and steps into ``output``, capped."""
     output.sparql = outcome.sparql
     output.variables, output.rows, output.boolean = rows_of(outcome.answers)
     output.status = outcome.status
     output.steps = outcome.steps
     cap_rows(output, "rows", host.max_chars)
-    return host.result(ask_text(output, outcome.error), output, is_error=outcome.sparql is None)
+
+
+def _display_cells(rows: list[dict[str, TermOut]]) -> list[dict[str, str]]:
+    """Rows for the readable view: an IRI by its value (to find its label), any other term as its pasteable text."""
+    return [{var: cell.value if cell.kind == "iri" else cell.text for var, cell in row.items()} for row in rows]

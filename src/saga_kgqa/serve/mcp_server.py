@@ -10,16 +10,14 @@ at ``/mcp``). Each tool set is a function of the :class:`~saga_kgqa.serve.mcp_to
 
 from __future__ import annotations
 
-import socket
-import sys
 from collections.abc import Callable
 from typing import Any, Literal
 
-import uvicorn
 from mcp.server.mcpserver import MCPServer
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from saga_kgqa import __version__
+from saga_kgqa.serve.http_face import serve_face
 from saga_kgqa.serve.mcp_ask import ask_tools
 from saga_kgqa.serve.mcp_content import PROMPT_NAME, add_content
 from saga_kgqa.serve.mcp_example_tools import example_tools
@@ -30,6 +28,7 @@ from saga_kgqa.serve.mcp_pattern_tools import pattern_tools
 from saga_kgqa.serve.mcp_saga_tools import saga_tools
 from saga_kgqa.serve.mcp_source_tools import source_tools
 from saga_kgqa.serve.mcp_tooling import ToolHost, ToolSpec
+from saga_kgqa.serve.perimeter import Perimeter, RunSlots
 
 #: Server name reported at initialization (and in ``server.json``).
 SERVER_NAME = "saga-kgqa"
@@ -122,18 +121,7 @@ def serve(server: MCPServer[Any], transport: Transport, *, bind: str, port: int,
     if transport == "stdio":
         server.run("stdio")
         return
-    serve_http(http_app(server, limits, bind=bind), bind, port, path="/mcp")
-
-
-def serve_http(app: object, bind: str, port: int, *, path: str = "/") -> None:
-    """Serve an ASGI app with uvicorn on ``bind:port`` (0: a free port), saying the URL on stderr once bound."""
-    sock = socket.socket(socket.AF_INET6 if ":" in bind else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((bind, port))
-    # Listening before the URL is printed: a client that connects at once waits in the backlog, never refused.
-    sock.listen(128)
-    host = f"[{bind}]" if ":" in bind else bind
-    sys.stderr.write(f"serving http://{host}:{sock.getsockname()[1]}{path}\n")
-    sys.stderr.flush()
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")  # type: ignore[arg-type]
-    uvicorn.Server(config).run(sockets=[sock])
+    # The shared HTTP perimeter (Host/Origin allow-lists, the operator's token beyond loopback, run caps)
+    # wraps the app; every POST is one JSON-RPC call (a tool call holds its request until it answers).
+    perimeter = Perimeter.for_bind(bind, is_run=lambda method, _path: method == "POST", slots=RunSlots.from_env(64, 32))
+    serve_face(http_app(server, limits, bind=bind), perimeter, bind, port, path="/mcp")

@@ -2,7 +2,10 @@
 
 ``GET /?dataset=IRI&question=TEXT`` answers ``{"dataset", "question", "query"}`` (the
 challenge's protocol). Each dataset IRI maps to a source of the operator's catalog; each
-question is answered within a time budget (the 2026 challenge allowed 3 minutes) and
+question is answered within a time budget (the 2026 challenge allowed 3 minutes): the
+answer is always JSON, before the deadline, carrying the best query found so far when time
+runs out or the run fails (:class:`BestQueries` sees each query the agent runs). Each
+request logs one line (dataset, question id, status, seconds; never the question text). It is
 recorded in a predictions file exactly as ``saga eval run`` records a run, so ``saga eval
 score`` scores a campaign afterwards. A question met before (the same id in the file) is
 answered from its record, as a resumed ``saga eval run`` would skip it.
@@ -11,6 +14,7 @@ answered from its record, as a resumed ``saga eval run`` would skip it.
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -30,17 +34,51 @@ from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus, TraceCounters
 from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.eval.qa.runner import Answerer, read_run, run_benchmark
+from saga_kgqa.graph.finalize import choose_final_query, without_exploratory_limit
 from saga_kgqa.language import detect_language
 from saga_kgqa.redaction import redact_text
+from saga_kgqa.serve.perimeter import Perimeter
+from saga_kgqa.state import QueryAttempt
 from saga_kgqa.tools.text_safety import graph_text
 
 #: The TEXT2SPARQL'26 budget per question.
 DEFAULT_SECONDS = 180.0
-#: Seconds past the budget before the HTTP answer gives up on a run that has not stopped.
+#: Seconds before the deadline at which the agent is told to stop (it stops between steps), so its own
+#: final choice usually arrives in time; at the deadline the best query seen so far is answered.
 _GRACE_S = 10.0
 MAX_QUESTION_CHARS = 2000
 #: How a record of a run that crashed (not one that found no answer) begins its error.
 RUN_ERROR = "the run failed: "
+#: Queries remembered per question in flight (the newest), for the best-so-far answer.
+_KEPT_ATTEMPTS = 64
+
+LOG = logging.getLogger("saga_kgqa.serve.text2sparql")
+
+
+@dataclass
+class BestQueries:
+    """The queries each question in flight has run so far (thread-safe): the answer when time runs out."""
+
+    _seen: dict[str, list[QueryAttempt]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def watch(self, question_id: str, attempt: QueryAttempt) -> None:
+        """Note one query a run executed."""
+        with self._lock:
+            kept = self._seen.setdefault(question_id, [])
+            kept.append(attempt)
+            del kept[:-_KEPT_ATTEMPTS]
+
+    def best(self, question_id: str) -> str | None:
+        """The query the agent's finalize step would choose from what ran so far (None: nothing usable)."""
+        with self._lock:
+            chosen = choose_final_query(list(self._seen.get(question_id, [])))
+        return None if chosen is None else without_exploratory_limit(chosen.sparql)
+
+    def forget(self, question_id: str) -> None:
+        """Drop a question once answered."""
+        with self._lock:
+            self._seen.pop(question_id, None)
 
 
 @dataclass
@@ -53,10 +91,11 @@ class Text2SparqlService:
         predictions: The predictions file every answer is appended to.
         config: The run configuration saved beside it (must match on restart).
         known: Benchmark questions by their text: their ids (and gold, for the replay answerer).
-        seconds: Time budget per question.
+        seconds: Deadline per question: the HTTP answer comes by then.
         shape_answers: Send the scored query (display-only label columns dropped,
             :func:`saga_kgqa.answer_shape.shape_query`); the record keeps the agent's own query.
-        grace_s: Seconds past the budget before the HTTP answer stops waiting for a run that has not stopped.
+        grace_s: Seconds before the deadline at which the answerer is asked to stop.
+        best: The queries runs have executed so far (the answerer reports to it).
     """
 
     datasets: Mapping[str, str]
@@ -67,6 +106,7 @@ class Text2SparqlService:
     seconds: float = DEFAULT_SECONDS
     grace_s: float = _GRACE_S
     shape_answers: bool = True
+    best: BestQueries = field(default_factory=BestQueries)
     _answerers: dict[str, Answerer] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -84,6 +124,11 @@ class Text2SparqlService:
             language=detect_language(text),
         )
 
+    @property
+    def budget(self) -> float:
+        """Seconds the answerer itself is given (the deadline less the grace, at least half the deadline)."""
+        return max(self.seconds - self.grace_s, self.seconds / 2)
+
     def recorded(self, question_id: str) -> PredictionRecord | None:
         """The record of a question answered before, if any."""
         with self._lock:
@@ -94,7 +139,7 @@ class Text2SparqlService:
         with self._lock:
             found = self._answerers.get(source)
             if found is None:
-                found = self.answerer_for(source, self.seconds)
+                found = self.answerer_for(source, self.budget)
                 self._answerers[source] = found
             return found
 
@@ -105,46 +150,65 @@ class Text2SparqlService:
             run_benchmark([question], lambda _q: record, self.predictions, config=self.config, retry_failed=True)
 
     async def answer(self, dataset: str, text: str) -> tuple[int, dict[str, Any]]:
-        """The HTTP status and body for one request."""
+        """The HTTP status and body for one request (and its one log line)."""
+        started = time.perf_counter()
+        status, body, note = await self._answer(dataset, text)
+        LOG.info(
+            "text2sparql status=%d %s query_chars=%d seconds=%.2f",
+            status,
+            note,
+            len(str(body.get("query") or "")),
+            time.perf_counter() - started,
+        )
+        return status, body
+
+    async def _answer(self, dataset: str, text: str) -> tuple[int, dict[str, Any], str]:
         if not dataset or not text.strip():
-            return 400, {"error": "give both 'dataset' and 'question' query parameters"}
+            return 400, {"error": "give both 'dataset' and 'question' query parameters"}, "error=missing"
         if len(text) > MAX_QUESTION_CHARS:
-            return 400, {"error": f"the question is longer than {MAX_QUESTION_CHARS} characters"}
+            return 400, {"error": f"the question is longer than {MAX_QUESTION_CHARS} characters"}, "error=long"
         source = self.datasets.get(dataset)
         if source is None:
-            return 404, {"error": f"unknown dataset {dataset!r}; known datasets: {', '.join(sorted(self.datasets))}"}
+            known = ", ".join(sorted(self.datasets))
+            return 404, {"error": f"unknown dataset {dataset!r}; known datasets: {known}"}, "error=dataset"
         question = self.question(source, text)
         record = await anyio.to_thread.run_sync(self.recorded, question.id)
+        note = "replayed"
         if record is None or _run_error(record):  # a run that crashed (model down) is tried again
             record = await self._run(source, question)
             await anyio.to_thread.run_sync(self.record, question, record)
-        if _run_error(record):
-            return 503, {"dataset": dataset, "question": text, "query": "", "error": record.error}
+            note = record.status.value
+        note = f"source={source} question_id={question.id} outcome={note}"
+        if _run_error(record) and not record.predicted_sparql:  # crashed before running any query
+            return 503, {"dataset": dataset, "question": text, "query": "", "error": record.error}, note
         query = record.predicted_sparql or ""
         if self.shape_answers and query:
             # The challenge scores every value of every column: labels beside their entities only cost precision.
             query = shape_query(query, text).scored
-        return 200, {"dataset": dataset, "question": text, "query": query}
+        return 200, {"dataset": dataset, "question": text, "query": query}, note
 
     async def _run(self, source: str, question: BenchmarkQuestion) -> PredictionRecord:
-        answerer = await anyio.to_thread.run_sync(self.answerer, source)
         started = time.perf_counter()
-        # The agent checks the budget between its steps; this bound covers a step that hangs.
-        with anyio.move_on_after(self.seconds + self.grace_s):
-            try:
-                return await anyio.to_thread.run_sync(answerer, question, abandon_on_cancel=True)
-            except Exception as exc:
-                reason = graph_text(redact_text(f"{type(exc).__name__}: {exc}"), 300)
-                return PredictionRecord(
-                    question_id=question.id,
-                    status=PredictionStatus.FAILED,
-                    error=f"{RUN_ERROR}{reason}",
-                    trace=TraceCounters(latency_s=time.perf_counter() - started),
-                )
+        status, error = PredictionStatus.TIMEOUT, f"no answer within {self.seconds:.1f} s"
+        try:
+            # The agent checks its budget between steps; this bound covers a step that hangs.
+            with anyio.move_on_after(self.seconds):
+                answerer = await anyio.to_thread.run_sync(self.answerer, source)
+                found = await anyio.to_thread.run_sync(answerer, question, abandon_on_cancel=True)
+                if found.predicted_sparql or found.status is PredictionStatus.ANSWERED:
+                    return found
+                status, error = found.status, found.error or "the run chose no query"
+        except Exception as exc:  # a model or library failure still answers the protocol, with what ran so far
+            reason = graph_text(redact_text(f"{type(exc).__name__}: {exc}"), 300)
+            status, error = PredictionStatus.FAILED, f"{RUN_ERROR}{reason}"
+        finally:
+            best = self.best.best(question.id)
+            self.best.forget(question.id)
         return PredictionRecord(
             question_id=question.id,
-            status=PredictionStatus.TIMEOUT,
-            error=f"no answer within {self.seconds + self.grace_s:.1f} s",
+            predicted_sparql=best,
+            status=status,
+            error=error,
             trace=TraceCounters(latency_s=time.perf_counter() - started),
         )
 
@@ -154,7 +218,7 @@ def _run_error(record: PredictionRecord) -> bool:
 
 
 def build_app(service: Text2SparqlService) -> Starlette:
-    """The ASGI app: ``GET /`` (the challenge's endpoint)."""
+    """The ASGI app: ``GET /`` (the challenge's endpoint); serve it behind :func:`perimeter_for`."""
 
     async def endpoint(request: Request) -> JSONResponse:
         status, body = await service.answer(
@@ -182,3 +246,8 @@ def parse_datasets(pairs: Sequence[str], sources: Sequence[str]) -> dict[str, st
             raise ConfigurationError(f"--dataset {pair!r}: unknown source {source!r}; known: {', '.join(sources)}")
         mapping[iri] = source
     return mapping
+
+
+def perimeter_for(bind: str) -> Perimeter:
+    """The face's perimeter: each ``GET /`` is one run, capped per face and per client."""
+    return Perimeter.for_bind(bind, is_run=lambda method, path: method == "GET" and path == "/")

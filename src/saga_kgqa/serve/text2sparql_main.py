@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
@@ -16,8 +17,15 @@ from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.eval.qa.runner import Answerer, GoldReplayAnswerer
 from saga_kgqa.graph.builder import SagaGraph, build_graph
 from saga_kgqa.graph.dependencies import no_sources
-from saga_kgqa.serve.mcp_server import serve_http
-from saga_kgqa.serve.text2sparql import Text2SparqlService, build_app, parse_datasets
+from saga_kgqa.serve.http_face import serve_face
+from saga_kgqa.serve.text2sparql import (
+    LOG,
+    BestQueries,
+    Text2SparqlService,
+    build_app,
+    parse_datasets,
+    perimeter_for,
+)
 from saga_kgqa.settings import data_dir as shared_data_dir
 from saga_kgqa.sources.catalog import Catalog
 
@@ -29,8 +37,10 @@ class AnswererKind(StrEnum):
     GOLD_REPLAY = "gold-replay"
 
 
-def answerer_factory(catalog: Catalog, kind: AnswererKind, model: str | None) -> Callable[[str, float], Answerer]:
-    """Builds the answerer of a source name under a time budget."""
+def answerer_factory(
+    catalog: Catalog, kind: AnswererKind, model: str | None, best: BestQueries | None = None
+) -> Callable[[str, float], Answerer]:
+    """Builds the answerer of a source name under a time budget (reporting each query it runs to ``best``)."""
     graph: SagaGraph | None = None
     if kind is AnswererKind.AGENT:
         catalog.model(model)  # an unknown model name fails now, not per question
@@ -46,7 +56,8 @@ def answerer_factory(catalog: Catalog, kind: AnswererKind, model: str | None) ->
         if graph is None:
             return GoldReplayAnswerer(toolbox.graph)
         context = SagaContext(source=source, model=model or "")
-        return AgentAnswerer(graph, context, toolbox.graph, max_seconds=seconds)
+        watch = None if best is None else best.watch
+        return AgentAnswerer(graph, context, toolbox.graph, max_seconds=seconds, watch=watch)
 
     return build
 
@@ -78,11 +89,13 @@ def run_text2sparql(
     """
     if answerer is AnswererKind.GOLD_REPLAY and benchmark is None:
         raise ConfigurationError("--answerer gold-replay needs --benchmark (the gold queries it replays)")
+    perimeter = perimeter_for(bind)  # a non-loopback bind without a token fails before anything loads
     catalog = Catalog.from_env()
     mapping = parse_datasets(datasets, sorted(catalog.sources))
+    best = BestQueries()
     service = Text2SparqlService(
         datasets=mapping,
-        answerer_for=answerer_factory(catalog, answerer, model),
+        answerer_for=answerer_factory(catalog, answerer, model, best),
         predictions=out,
         config={
             "face": "text2sparql",
@@ -94,5 +107,17 @@ def run_text2sparql(
         },
         known=known_questions(benchmark, data_dir),
         seconds=seconds,
+        best=best,
     )
-    serve_http(build_app(service), bind, port)
+    _log_requests()
+    serve_face(build_app(service), perimeter, bind, port)
+
+
+def _log_requests() -> None:
+    """One line per request on stderr (uvicorn's own access log stays off)."""
+    if not LOG.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+        LOG.addHandler(handler)
+    LOG.setLevel(logging.INFO)
+    LOG.propagate = False

@@ -7,7 +7,7 @@ Outside text (observations, labels) travels as data; the page sets it as text, n
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from saga_kgqa.state import ANSWER_KEY, AnswerType, Step, TypeState
@@ -16,6 +16,8 @@ from saga_kgqa.state.type_state import merge_type_state
 from saga_kgqa.tools.text_safety import clean_structure
 
 Event = dict[str, Any]
+#: How an answer's IRIs are shown: ``{iri: {"label", "short"}}`` (see :mod:`saga_kgqa.graph.answer_view`).
+Labeller = Callable[[Answer], dict[str, dict[str, Any]]]
 #: Θ entries shown per event (the newest first), so a long run's page stays small.
 MAX_THETA_ENTRIES = 40
 
@@ -56,8 +58,8 @@ def theta_event(theta: TypeState, prefixes: Mapping[str, str]) -> Event:
     return cleaned
 
 
-def final_event(values: Mapping[str, Any]) -> Event:
-    """The final query, its status and the answer table."""
+def final_event(values: Mapping[str, Any], labeller: Labeller | None = None) -> Event:
+    """The final query, its status and the answer table (each IRI's label and short name in ``views``)."""
     answer = values.get("answer")
     event: Event = {
         "kind": "final",
@@ -66,20 +68,36 @@ def final_event(values: Mapping[str, Any]) -> Event:
         "variables": [],
         "rows": [],
         "boolean": None,
+        "views": {},
     }
     if isinstance(answer, Answer):
         event |= {"variables": list(answer.variables), "rows": list(answer.rows), "boolean": answer.boolean}
+        if labeller is not None:
+            event["views"] = labeller(answer)
     # The page sets text, never HTML; bidi overrides and zero-width characters would still reorder a label.
     cleaned: Event = clean_structure(event)
     return cleaned
 
 
+_NEXT = {"predict_answer_type": "choosing the first action", "controller": "running the chosen tool"}
+
+
+def progress_event(node: str, delta: Any, steps: int, max_steps: int) -> Event:
+    """Where the run stands: the node that just finished, steps taken of the budget, and what happens next."""
+    action = delta.get("pending_action") if isinstance(delta, Mapping) else None
+    doing = _NEXT.get(node, "choosing the next action")
+    if action is not None and getattr(action, "tool", None):
+        doing = f"running {action.tool}"
+    return {"kind": "progress", "node": node, "steps": steps, "max_steps": max_steps, "doing": doing}
+
+
 class EventMaker:
     """Turns streamed node updates into page events, keeping Θ as the reducer would."""
 
-    def __init__(self, prefixes: Mapping[str, str]) -> None:
-        """Start with an empty Θ."""
+    def __init__(self, prefixes: Mapping[str, str], labeller: Labeller | None = None) -> None:
+        """Start with an empty Θ; label the final answer's IRIs with ``labeller``."""
         self.prefixes = prefixes
+        self.labeller = labeller
         self.theta = TypeState()
 
     def update(self, node: str, delta: Any) -> list[Event]:
@@ -96,11 +114,13 @@ class EventMaker:
             self.theta = merge_type_state(self.theta, theta)
             events.append(theta_event(self.theta, self.prefixes))
         if node == "finalize":
-            events.append(final_event(delta))
+            events.append(final_event(delta, self.labeller))
         return events
 
 
-def events_from_state(values: Mapping[str, Any], prefixes: Mapping[str, str]) -> list[Event]:
+def events_from_state(
+    values: Mapping[str, Any], prefixes: Mapping[str, str], labeller: Labeller | None = None
+) -> list[Event]:
     """The events of a checkpointed run, from its saved state."""
     events: list[Event] = []
     answer_type = values.get("answer_type")
@@ -111,5 +131,5 @@ def events_from_state(values: Mapping[str, Any], prefixes: Mapping[str, str]) ->
     if isinstance(theta, TypeState) and theta.entries:
         events.append(theta_event(theta, prefixes))
     if "status" in values:
-        events.append(final_event(values))
+        events.append(final_event(values, labeller))
     return events

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from saga_kgqa.graph.persistence import default_checkpoint_path
-from saga_kgqa.serve.mcp_server import serve_http
-from saga_kgqa.serve.web import build_app
+from saga_kgqa.serve.http_face import serve_face
+from saga_kgqa.serve.web import build_app, perimeter_for
 from saga_kgqa.serve.web_runs import WebRuns
 from saga_kgqa.sources.catalog import Catalog
 
@@ -17,9 +18,11 @@ def run_web(*, checkpoints: Path | None, bind: str, port: int) -> None:
     Raises:
         ConfigurationError: The catalog or the checkpoint store is unusable.
     """
+    perimeter = perimeter_for(bind)  # a non-loopback bind without a token fails before anything loads
     runs = WebRuns(Catalog.from_env(), checkpoints or default_checkpoint_path())
+    if not runs.model_ready:
+        sys.stderr.write("no model configured: the page opens earlier runs but cannot start new ones\n")
     try:
-        loopback = bind in ("127.0.0.1", "localhost", "::1")
-        serve_http(build_app(runs, allowed_hosts=None if loopback else ["*"]), bind, port)
+        serve_face(build_app(runs), perimeter, bind, port)
     finally:
         runs.close()

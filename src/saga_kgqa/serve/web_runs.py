@@ -1,11 +1,14 @@
 """Runs of the web page: each question runs the LangGraph agent in a worker thread, checkpointed, its events logged.
 
 A live run's events are kept in memory while the page follows them; any run, live or from
-an earlier session of the server, can be reopened from the checkpoint store.
+an earlier session of the server, can be reopened from the checkpoint store. Live runs are
+capped (:class:`~saga_kgqa.serve.perimeter.RunSlots`, one worker thread each); a run can be
+cancelled (it stops at the next step boundary, its checkpoint kept) and an unfinished run resumed.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 import uuid
 from dataclasses import dataclass, field
@@ -15,15 +18,21 @@ from saga_kgqa.app.caller import CallerModelFactory, CallerSourcesFactory, Calle
 from saga_kgqa.app.sources import toolbox_for_source
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
+from saga_kgqa.graph.answer_view import answer_views, views_json
 from saga_kgqa.graph.builder import SagaGraph, build_graph, recursion_limit
 from saga_kgqa.graph.persistence import CheckpointStore, CheckpointTarget, RunIdentity, ThreadRecord
+from saga_kgqa.graph.toolbox import ToolView
 from saga_kgqa.graph.tracing import question_run_config
-from saga_kgqa.serve.web_events import Event, EventMaker, events_from_state
+from saga_kgqa.models import ModelSettings
+from saga_kgqa.serve.perimeter import RunSlots
+from saga_kgqa.serve.web_events import Event, EventMaker, Labeller, events_from_state, progress_event
+from saga_kgqa.serve.web_failures import NO_MODEL, explain
 from saga_kgqa.sources.catalog import Catalog, UnknownName
 from saga_kgqa.state.checkpointing import checkpoint_serde
-from saga_kgqa.tools.text_safety import graph_text
+from saga_kgqa.state.schema import InputState
 
 MAX_QUESTION_CHARS = 2000
+LOG = logging.getLogger("saga_kgqa.serve.web")
 
 
 @dataclass
@@ -32,6 +41,7 @@ class RunLog:
 
     events: list[Event] = field(default_factory=list)
     done: bool = False
+    cancelled: threading.Event = field(default_factory=threading.Event)
     changed: threading.Condition = field(default_factory=threading.Condition)
 
     def add(self, *events: Event) -> None:
@@ -58,9 +68,10 @@ class RunLog:
 class WebRuns:
     """Starts, follows and reopens runs against the catalog's sources."""
 
-    def __init__(self, catalog: Catalog, checkpoints: CheckpointTarget) -> None:
-        """Serve the catalog's sources and models; checkpoint every run in ``checkpoints``."""
+    def __init__(self, catalog: Catalog, checkpoints: CheckpointTarget, slots: RunSlots | None = None) -> None:
+        """Serve the catalog's sources and models; checkpoint every run in ``checkpoints``; cap live runs."""
         self.catalog = catalog
+        self.slots = slots or RunSlots.from_env()
         self.store = CheckpointStore(checkpoints, serde=checkpoint_serde())
         self.graph: SagaGraph = build_graph(
             model_factory=CallerModelFactory(catalog),
@@ -75,42 +86,112 @@ class WebRuns:
         """Close the checkpoint store."""
         self.store.close()
 
-    def start(self, question: str, source: str | None, model: str | None) -> str:
+    @property
+    def model_ready(self) -> bool:
+        """True when a model is configured: a catalog ``[models]`` entry, or the environment's."""
+        settings = ModelSettings.resolve()
+        return bool(self.catalog.models or settings.factory or settings.model)
+
+    def start(self, question: str, source: str | None, model: str | None, client: str = "local") -> str:
         """Start a run in a worker thread; return its thread id.
 
         Raises:
-            ConfigurationError: An empty or overlong question, or a source or model not in the catalog.
+            ConfigurationError: No model, an empty or overlong question, or a source or model not in the catalog.
+            Busy: Every run slot (of the page, or of this client) is taken.
         """
+        if not self.model_ready:
+            raise ConfigurationError(NO_MODEL)
         text = question.strip()
         if not text or len(text) > MAX_QUESTION_CHARS:
             raise ConfigurationError(f"ask a question of 1 to {MAX_QUESTION_CHARS} characters")
         record = self.catalog.source(source)
         self.catalog.model(model)
         thread_id = uuid.uuid4().hex[:12]
-        with self._lock:
-            self.store.start_thread(thread_id, _identity(record.name, model), text)
-            log = self._live[thread_id] = RunLog()
+        self.slots.take(client)
+        try:
+            with self._lock:
+                self.store.start_thread(thread_id, _identity(record.name, model), text)
+                log = self._live[thread_id] = RunLog()
+        except BaseException:
+            self.slots.give_back(client)
+            raise
         log.add({"kind": "start", "thread_id": thread_id, "question": text, "source": record.name})
-        worker = threading.Thread(target=self._run, args=(thread_id, text, record.name, model, log), daemon=True)
-        worker.start()
+        self._spawn(thread_id, text, record.name, model, log, client, resumed=False)
         return thread_id
 
-    def _run(self, thread_id: str, question: str, source: str, model: str | None, log: RunLog) -> None:
+    def resume(self, thread_id: str, client: str = "local") -> None:
+        """Continue an unfinished run from its last checkpoint (after a cancel, a failure or a restart).
+
+        Raises:
+            ConfigurationError: No model, or the run is unknown, still running or already finished.
+            Busy: Every run slot is taken.
+        """
+        if not self.model_ready:
+            raise ConfigurationError(NO_MODEL)
+        with self._lock:
+            running = self._live.get(thread_id)
+            record = self.store.thread(thread_id)
+        if running is not None and not running.done:
+            raise ConfigurationError("this run is still running")
+        if record is None:
+            raise UnknownName(f"no run {thread_id!r}")
+        source = record.identity.graph.removeprefix("source ")
+        context = SagaContext(source=source)
+        if not self.graph.get_state(_config(thread_id, record.question, source, None, context)).next:
+            raise ConfigurationError("this run has finished; ask the question again to start a new run")
+        # The page follows the resumed run from the start: the checkpoint's steps so far, then the new ones.
+        before = [e for e in self.reopen(thread_id) if e["kind"] not in ("interrupted", "end")]
+        self.slots.take(client)
+        log = RunLog(events=[*before, {"kind": "resumed", "thread_id": thread_id}])
+        with self._lock:
+            self._live[thread_id] = log
+        self._spawn(thread_id, record.question, source, None, log, client, resumed=True)
+
+    def cancel(self, thread_id: str) -> bool:
+        """Ask a live run to stop at its next step boundary (its checkpoint stays resumable); False if not running."""
+        log = self.live(thread_id)
+        if log is None or log.done:
+            return False
+        log.cancelled.set()
+        return True
+
+    def _spawn(
+        self, thread_id: str, question: str, source: str, model: str | None, log: RunLog, client: str, *, resumed: bool
+    ) -> None:
+        def work() -> None:
+            try:
+                self._run(thread_id, question, source, model, log, resumed=resumed)
+            finally:
+                self.slots.give_back(client)
+
         try:
-            context = SagaContext(source=source, model=model or "")
+            threading.Thread(target=work, name=f"saga-web-{thread_id}", daemon=True).start()
+        except BaseException:
+            self.slots.give_back(client)
+            raise
+
+    def _run(
+        self, thread_id: str, question: str, source: str, model: str | None, log: RunLog, *, resumed: bool
+    ) -> None:
+        context = SagaContext(source=source, model=model or "")
+        try:
             config = _config(thread_id, question, source, model, context)
-            maker = EventMaker(toolbox_for_source(self.catalog.source(source)).view(context).prefixes)
-            for chunk in self.graph.stream(
-                {"question": question}, config, context=context, stream_mode="updates", durability="sync"
-            ):
+            steps = int(self.graph.get_state(config).values.get("steps", 0)) if resumed else 0
+            view = toolbox_for_source(self.catalog.source(source)).view(context)
+            maker = EventMaker(view.prefixes, _labeller(view, context.language))
+            inputs: InputState | None = None if resumed else {"question": question}
+            for chunk in self.graph.stream(inputs, config, context=context, stream_mode="updates", durability="sync"):
                 for node, delta in chunk.items():
-                    events = maker.update(node, delta)
-                    if events:
-                        log.add(*events)
-        except SagaError as exc:
-            log.add({"kind": "error", "message": graph_text(f"{type(exc).__name__}: {exc.message}", 500)})
+                    if node == "controller" and isinstance(delta, dict) and delta.get("pending_action") is not None:
+                        steps += 1
+                    log.add(*maker.update(node, delta), progress_event(node, delta, steps, context.max_steps))
+                if log.cancelled.is_set():
+                    # Leaving the loop closes the stream: the graph stops here, its last checkpoint kept.
+                    log.add({"kind": "cancelled", "thread_id": thread_id})
+                    return
         except Exception as exc:  # a model or library failure ends this run, never the server
-            log.add({"kind": "error", "message": graph_text(f"{type(exc).__name__}: {exc}", 500)})
+            LOG.warning("web run %s failed: %s: %s", thread_id, type(exc).__name__, exc)
+            log.add({"kind": "error", "message": explain(exc), "resumable": True})
         finally:
             log.add({"kind": "end"})
             log.finish()
@@ -139,12 +220,22 @@ class WebRuns:
         source = record.identity.graph.removeprefix("source ")
         context = SagaContext(source=source)
         values = dict(self.graph.get_state(_config(thread_id, record.question, source, None, context)).values)
+        prefixes: dict[str, str] = {}
+        labeller: Labeller | None = None
         try:
-            prefixes = toolbox_for_source(self.catalog.source(source)).view(context).prefixes
+            view = toolbox_for_source(self.catalog.source(source)).view(context)
+            prefixes, labeller = view.prefixes, _labeller(view, context.language)
         except (ConfigurationError, SagaError):
-            prefixes = {}
+            pass
         start = {"kind": "start", "thread_id": thread_id, "question": record.question, "source": source}
-        return [start, *events_from_state(values, prefixes), {"kind": "end"}]
+        events = [start, *events_from_state(values, prefixes, labeller)]
+        if "status" not in values:  # cancelled, failed or cut off by a restart: the page offers Resume
+            events.append({"kind": "interrupted", "thread_id": thread_id, "steps": int(values.get("steps", 0))})
+        return [*events, {"kind": "end"}]
+
+
+def _labeller(view: ToolView, language: str) -> Labeller:
+    return lambda answer: views_json(answer_views(view, answer, language))
 
 
 def _identity(source: str, model: str | None) -> RunIdentity:

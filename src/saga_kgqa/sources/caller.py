@@ -33,8 +33,13 @@ INFRASTRUCTURE_FIELDS = (
 )
 
 
-class CallerContextRefused(ConfigurationError):
-    """A caller's run context tried to choose infrastructure directly, or asked for more than the operator allows."""
+class CallerContextRefused(ConfigurationError, ValueError):
+    """A caller's run context tried to choose infrastructure directly, or asked for more than the operator allows.
+
+    Also a :class:`ValueError`: the LangGraph API passes the message of a ``ValueError`` to its caller
+    (``langgraph_sdk`` raises ``CallerContextRefused: <reason>``) and hides any other as "internal error".
+    The message names only the field and the operator's limit, never a path or URL of the operator's.
+    """
 
 
 def check_caller_context(context: SagaContext, catalog: Catalog) -> tuple[SourceRecord, ModelRecord | None]:

@@ -84,6 +84,7 @@ class AgentAnswerer:
         max_seconds: float | None = None,
         max_tokens: int | None = None,
         clock: Callable[[], float] = time.monotonic,
+        watch: Callable[[str, QueryAttempt], None] | None = None,
     ) -> None:
         """Answer with ``graph`` under ``context``; run final queries on ``executor``.
 
@@ -95,6 +96,8 @@ class AgentAnswerer:
             max_seconds: Wall-clock budget per question, checked between graph steps.
             max_tokens: Token budget (prompt + completion) per question, checked between graph steps.
             clock: Time source for the seconds budget (tests pass a fake one).
+            watch: Told (question id, attempt) as each query runs, so a server can answer the best
+                query so far if the run is cut off.
         """
         self._graph = graph
         self._context = context
@@ -103,6 +106,7 @@ class AgentAnswerer:
         self._max_seconds = max_seconds
         self._max_tokens = max_tokens
         self._clock = clock
+        self._watch = watch
 
     def __call__(self, question: BenchmarkQuestion, /) -> PredictionRecord:
         """Answer one question; errors of the final run become a ``failed`` record."""
@@ -119,7 +123,11 @@ class AgentAnswerer:
         try:
             for update in updates:
                 for node, delta in update.items():
+                    seen = len(trace.attempts)
                     trace.add(node, delta)
+                    if self._watch is not None:
+                        for attempt in trace.attempts[seen:]:
+                            self._watch(question.id, attempt)
                 stopped = self._spent(started, trace)
                 if stopped is not None:
                     break

@@ -4,6 +4,22 @@
 
 const $ = (id) => document.getElementById(id);
 let stream = null;
+let current = null; // the thread id shown
+let modelReady = true;
+
+// Ask is disabled from the click until the run ends: a double click starts one run, not two.
+function setRunning(running) {
+  $("ask").disabled = running || !modelReady;
+  $("cancel").hidden = !running;
+  $("cancel").disabled = false;
+  if (running) $("resume").hidden = true;
+}
+
+function offerResume(threadId) {
+  if (!modelReady) return;
+  current = threadId;
+  $("resume").hidden = false;
+}
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
@@ -54,7 +70,31 @@ function showTheta(event) {
   }
 }
 
+// An IRI cell shows its label and its short name (the exact IRI as the tooltip); other cells their text.
+function cell(value, view) {
+  const td = el("td");
+  if (!view) { td.textContent = value ?? ""; return td; }
+  td.title = value;
+  if (view.label) td.append(el("span", view.label, "label"));
+  td.append(el("span", view.short || value, view.label ? "short" : ""));
+  return td;
+}
+
+function showProgress(event) {
+  $("progress").hidden = false;
+  $("progress-bar").max = event.max_steps;
+  $("progress-bar").value = Math.min(event.steps, event.max_steps);
+  $("progress-text").textContent = `step ${event.steps} of at most ${event.max_steps}: ${event.doing}`;
+}
+
+function fail(message, resumable) {
+  $("status").textContent = "Failed: " + message;
+  $("status").className = "failed";
+  if (resumable) offerResume(current);
+}
+
 function showFinal(event) {
+  $("progress").hidden = true;
   $("status").textContent = "Finished: " + event.status;
   if (event.sparql) highlight($("sparql"), event.sparql);
   else $("sparql").textContent = "(no final query)";
@@ -71,7 +111,7 @@ function showFinal(event) {
   table.append(head);
   for (const row of event.rows) {
     const line = el("tr");
-    for (const variable of event.variables) line.append(el("td", row[variable] ?? ""));
+    for (const variable of event.variables) line.append(cell(row[variable], (event.views || {})[row[variable]]));
     table.append(line);
   }
   answer.append(table, el("div", `${event.rows.length} row(s)`));
@@ -79,22 +119,36 @@ function showFinal(event) {
 
 function show(event) {
   switch (event.kind) {
-    case "start": $("status").textContent = `Run ${event.thread_id} on ${event.source}: ${event.question}`; break;
+    case "start": current = event.thread_id; $("status").className = ""; $("status").textContent = `Run ${event.thread_id} on ${event.source}: ${event.question}`; break;
+    case "progress": showProgress(event); break;
+    case "resumed": $("status").className = ""; $("status").textContent = `Run ${event.thread_id} resumed from its last step`; break;
+    case "cancelled": $("status").textContent = "Cancelled. The run is saved: press Resume to continue it."; offerResume(event.thread_id); break;
+    case "interrupted": $("status").textContent = `Interrupted after ${event.steps} step(s). Press Resume to continue it.`; offerResume(event.thread_id); break;
     case "answer_type": $("status").textContent += ` — expecting ${event.label}${event.type_id ? " (" + event.type_id + ")" : ""}`; break;
     case "step": showStep(event); break;
     case "theta": showTheta(event); break;
     case "final": showFinal(event); break;
-    case "error": $("status").textContent = "Failed: " + event.message; break;
-    case "end": if (stream) { stream.close(); stream = null; } loadHistory(); break;
+    case "error": fail(event.message, event.resumable); break;
+    case "end": if (stream) { stream.close(); stream = null; } setRunning(false); $("progress").hidden = true; loadHistory(); break;
   }
 }
 
 function follow(threadId) {
   if (stream) stream.close();
+  current = threadId;
+  setRunning(true);
+  $("resume").hidden = true;
   for (const id of ["steps", "theta", "answer", "sparql"]) $(id).replaceChildren();
   $("theta-size").textContent = "";
   stream = new EventSource(`/api/runs/${encodeURIComponent(threadId)}/events`);
   stream.onmessage = (message) => show(JSON.parse(message.data));
+  stream.onerror = () => {
+    if (stream && stream.readyState === EventSource.CLOSED) {
+      stream = null;
+      setRunning(false);
+      fail("the connection to the server was lost. Reload the page, then open the run from Earlier runs.", false);
+    }
+  };
 }
 
 async function loadHistory() {
@@ -114,7 +168,10 @@ async function loadHistory() {
 }
 
 async function loadSources() {
-  const { sources, default: chosen } = await (await fetch("/api/sources")).json();
+  const { sources, default: chosen, model_ready: ready, no_model: why } = await (await fetch("/api/sources")).json();
+  modelReady = ready;
+  if (!ready) { $("notice").textContent = why; $("notice").hidden = false; }
+  setRunning(false);
   for (const source of sources) {
     const option = el("option", source.title === source.name ? source.name : `${source.name} — ${source.title}`);
     option.value = source.name;
@@ -123,20 +180,53 @@ async function loadSources() {
   }
 }
 
+function refused(reply, body) {
+  const wait = reply.headers.get("Retry-After");
+  const text = reply.status === 429 ? `The server is busy with other runs; try again in ${wait || "a few"} seconds.` : body.error;
+  $("status").textContent = "Not started: " + text;
+  $("status").className = "failed";
+}
+
 async function ask() {
   const question = $("question").value.trim();
-  if (!question) return;
-  const reply = await fetch("/api/runs", {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ question, source: $("source").value }),
-  });
+  if (!question || $("ask").disabled) return;
+  setRunning(true); // disabled before the request leaves: a second click or Enter does nothing
+  $("cancel").disabled = true; // enabled once the run exists (follow)
+  current = null;
+  try {
+    const reply = await fetch("/api/runs", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ question, source: $("source").value }),
+    });
+    const body = await reply.json();
+    if (!reply.ok) { setRunning(false); refused(reply, body); return; }
+    follow(body.thread_id);
+  } catch (error) {
+    setRunning(false);
+    fail("the server could not be reached. Check that saga serve web is still running, then try again.", false);
+  }
+}
+
+async function cancel() {
+  if (!current) return;
+  $("cancel").disabled = true;
+  $("progress-text").textContent = "cancelling after the current step…";
+  await fetch(`/api/runs/${encodeURIComponent(current)}/cancel`, { method: "POST" });
+}
+
+async function resume() {
+  if (!current) return;
+  $("resume").hidden = true;
+  const reply = await fetch(`/api/runs/${encodeURIComponent(current)}/resume`, { method: "POST" });
   const body = await reply.json();
-  if (!reply.ok) { $("status").textContent = "Refused: " + body.error; return; }
-  follow(body.thread_id);
+  if (!reply.ok) { refused(reply, body); offerResume(current); return; }
+  follow(current); // the resumed run's stream starts with the steps it had taken
 }
 
 $("ask").onclick = ask;
+$("cancel").onclick = cancel;
+$("resume").onclick = resume;
 $("question").addEventListener("keydown", (e) => { if (e.key === "Enter") ask(); });
 loadSources();
 loadHistory();

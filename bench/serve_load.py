@@ -1,0 +1,486 @@
+"""Load on every served face: fresh servers, N concurrent loopback clients, errors, p50/p99, MCP memory.
+
+Faces (each a fresh process on a free loopback port): ``saga mcp --http`` (a mix of search,
+lookup, execute, patterns and now and then ask), ``saga serve text2sparql --answerer
+gold-replay`` (CK25 questions; a fresh server per level so no answer comes from an earlier
+record), ``saga serve web`` (start a run, follow its event stream to the end) and ``langgraph
+dev`` (one run per request through the HTTP API). Runs that need a model call a loopback
+mock of the chat-completions protocol that answers by the request's shape (answer type, then
+one ``execute``, then ``stop``), so the real ChatOpenAI path is exercised and nothing leaves
+the machine.
+
+For N = 1, 8, 32 concurrent clients (each ``--requests`` requests), it reports errors (must be
+0), "busy" answers (HTTP 429, retried after ``Retry-After``; the faces cap concurrent runs by
+design), p50/p99 latency and their ratio to N = 1. Then ``saga mcp --http`` answers
+``--mcp-calls`` calls across ``--mcp-sessions`` sessions (each opened and closed by the
+client) and its RSS is read before and after. Held out: the text2sparql face asks the
+odd-numbered CK25 questions; nothing in the faces was tuned on them. Bounded: every request
+has a timeout and the whole run ``--budget-s``.
+
+    .venv/bin/python bench/serve_load.py --data-dir ../shared/data
+
+Ends with one line ``RESULT face_errors_n32=… face_p99_ratio=… mcp_rss_mb_after=…``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # tests.support, when run as a script
+
+from saga_kgqa.eval.loaders import load_benchmark  # noqa: E402
+from tests.support.langgraph_dev import langgraph_dev  # noqa: E402
+
+SAGA = str(Path(sys.executable).with_name("saga"))
+CK25 = "https://text2sparql.aksw.org/2025/corporate/"
+EX = "PREFIX ex: <http://example.org/space/> "
+QUERY = EX + "SELECT ?m ?d WHERE { ?m ex:crewMember ex:JimLovell ; ex:launchDate ?d } ORDER BY ?d"
+QUESTION = "Which missions did Jim Lovell fly, and when?"
+_URL = re.compile(r"serving (http://\S+)")
+REQUEST_TIMEOUT_S = 120.0
+BUSY_RETRIES = 60
+
+
+# ---------------------------------------------------------------- the loopback model
+
+
+def _reply(body: dict[str, Any]) -> dict[str, Any]:
+    """Answer by the request's shape: answer type (no tools), execute once, then stop."""
+    message: dict[str, Any] = {"role": "assistant", "content": ""}
+    if not body.get("tools"):
+        message["content"] = json.dumps({"answer_type_label": "space mission", "answer_type_id": "ex:Mission"})
+        reason = "stop"
+    else:
+        # The query already ran when the prompt shows it (a tool message, or the history's text).
+        ran = any(m.get("role") == "tool" or "ORDER BY ?d" in str(m.get("content")) for m in body["messages"][1:])
+        name, args = ("stop", {}) if ran else ("execute", {"sparql": QUERY})
+        call = {"id": f"call-{name}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+        message["tool_calls"] = [call]
+        reason = "tool_calls"
+    return {
+        "id": "mock",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", "mock"),
+        "choices": [{"index": 0, "message": message, "finish_reason": reason}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
+
+
+class _ModelHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
+        payload = json.dumps(_reply(body)).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+@contextmanager
+def mock_model() -> Iterator[str]:
+    """The loopback chat-completions mock; yields its base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _ModelHandler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+
+
+# ---------------------------------------------------------------- servers
+
+
+def child_env(extra: dict[str, str]) -> dict[str, str]:
+    """A server's environment: the developer's model settings removed, tracing off, ``extra`` added."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SAGA_", "OPENAI_", "LANGCHAIN_"))}
+    return {**env, "LANGSMITH_TRACING": "false", "LANGGRAPH_CLI_NO_ANALYTICS": "1", **extra}
+
+
+@dataclass
+class Server:
+    """A started server: its URL and process."""
+
+    url: str
+    process: subprocess.Popen[str]
+
+    def rss_mb(self) -> float:
+        """Resident memory of the server process (MB)."""
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
+    def threads(self) -> int:
+        """Threads of the server process now."""
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("Threads:"):
+                return int(line.split()[1])
+        return -1
+
+
+@contextmanager
+def saga_server(args: list[str], env: dict[str, str]) -> Iterator[Server]:
+    """``saga ARGS --port 0`` in its own session; yields it once it says its URL, stops it after."""
+    process = subprocess.Popen(
+        [SAGA, *args, "--port", "0"],
+        env=child_env(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert process.stderr is not None
+        url = None
+        for line in process.stderr:
+            found = _URL.search(line)
+            if found:
+                url = found.group(1)
+                break
+        if url is None:
+            raise RuntimeError(f"saga {' '.join(args)} did not start (exit {process.wait(5)})")
+        threading.Thread(target=process.stderr.read, daemon=True).start()
+        yield Server(url, process)
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(5)
+
+
+# ---------------------------------------------------------------- load
+
+
+@dataclass
+class Level:
+    """What N concurrent clients saw."""
+
+    clients: int
+    latencies: list[float] = field(default_factory=list)
+    errors: int = 0
+    busy: int = 0
+    first_error: str = ""
+
+    def percentile(self, q: float) -> float:
+        """The ``q`` quantile of the latencies (NaN without any)."""
+        if not self.latencies:
+            return float("nan")
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+class BusyAnswer(Exception):
+    """The face answered HTTP 429: retry after the seconds it said."""
+
+    def __init__(self, retry_after_s: float) -> None:
+        super().__init__("busy")
+        self.retry_after_s = retry_after_s
+
+
+def check(reply: httpx.Response) -> httpx.Response:
+    """The reply, or :class:`BusyAnswer` for a 429, or an error for any other failure status."""
+    if reply.status_code == 429:
+        raise BusyAnswer(float(reply.headers.get("retry-after", "1")))
+    reply.raise_for_status()
+    return reply
+
+
+async def run_levels(levels: list[int], requests: int, one: Callable[[int, int], Awaitable[None]]) -> list[Level]:
+    """One warm-up request (first use opens the source, loads the model client), then each level in turn."""
+    await run_level(1, 1, one)
+    return [await run_level(n, requests, one) for n in levels]
+
+
+async def run_level(clients: int, requests: int, one: Callable[[int, int], Awaitable[None]]) -> Level:
+    """``clients`` concurrent clients, each sending ``requests`` requests one after another."""
+    level = Level(clients)
+
+    async def client(number: int) -> None:
+        for index in range(requests):
+            started = time.perf_counter()
+            for _attempt in range(BUSY_RETRIES):
+                try:
+                    await asyncio.wait_for(one(number, index), REQUEST_TIMEOUT_S)
+                except BusyAnswer as busy:
+                    level.busy += 1
+                    await asyncio.sleep(busy.retry_after_s)
+                    continue
+                except Exception as exc:  # counted, and the first one shown (a task group's first cause)
+                    level.errors += 1
+                    cause: BaseException = exc
+                    while isinstance(cause, BaseExceptionGroup) and cause.exceptions:
+                        cause = cause.exceptions[0]
+                    level.first_error = level.first_error or f"{type(cause).__name__}: {cause!r}"[:300]
+                else:
+                    level.latencies.append(time.perf_counter() - started)
+                break
+
+    await asyncio.gather(*(client(n) for n in range(clients)))
+    return level
+
+
+# ---------------------------------------------------------------- faces
+
+
+def text2sparql_request(client: httpx.AsyncClient, questions: list[str]) -> Callable[[int, int], Awaitable[None]]:
+    """One TEXT2SPARQL question; the answer must be the protocol's JSON."""
+
+    async def one(number: int, index: int) -> None:
+        text = questions[(number * 7 + index) % len(questions)]
+        body = check(await client.get("/", params={"dataset": CK25, "question": text})).json()
+        if set(body) != {"dataset", "question", "query"}:
+            raise ValueError(f"not the protocol's answer: {body}")
+
+    return one
+
+
+def web_request(client: httpx.AsyncClient) -> Callable[[int, int], Awaitable[None]]:
+    """Start one page run and follow its event stream to the end; it must answer."""
+
+    async def one(number: int, index: int) -> None:
+        started = check(await client.post("/api/runs", json={"question": QUESTION, "source": "example"})).json()
+        async with client.stream("GET", f"/api/runs/{started['thread_id']}/events") as stream:
+            check(stream)
+            final = None
+            async for line in stream.aiter_lines():
+                if line.startswith("data: "):
+                    event = json.loads(line[6:])
+                    if event["kind"] == "error":
+                        raise RuntimeError(event["message"])
+                    final = event if event["kind"] == "final" else final
+        if final is None or final["status"] != "answered":
+            raise RuntimeError(f"the run did not answer: {final}")
+
+    return one
+
+
+def langgraph_request(client: httpx.AsyncClient) -> Callable[[int, int], Awaitable[None]]:
+    """One run through the LangGraph HTTP API (a new thread, ``runs/wait``); it must answer."""
+
+    async def one(number: int, index: int) -> None:
+        thread = check(await client.post("/threads", json={})).json()
+        body = {"assistant_id": "saga", "input": {"question": QUESTION}, "context": {"max_steps": 5}}
+        output = check(await client.post(f"/threads/{thread['thread_id']}/runs/wait", json=body)).json()
+        if output.get("status") != "answered":
+            raise RuntimeError(f"the run did not answer: {str(output)[:200]}")
+
+    return one
+
+
+def tool_name(names: set[str], base: str) -> str:
+    """The served name of a tool (plain, or namespaced as ``kg_search``)."""
+    return next((n for n in (base, f"kg_{base}", f"saga_{base}") if n in names), base)
+
+
+async def mcp_calls(url: str, calls: int, *, with_ask: bool) -> None:
+    """One session: ``calls`` tool calls in the realistic mix; raises on an error result."""
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with streamable_http_client(url) as (read, write, _), ClientSession(read, write) as session:
+        await session.initialize()
+        names = {tool.name for tool in (await session.list_tools()).tools}
+        mix: list[tuple[str, dict[str, Any]]] = [
+            (tool_name(names, "search"), {"text": "Jim Lovell"}),
+            (tool_name(names, "lookup"), {"entity": "ex:JimLovell"}),
+            (tool_name(names, "execute"), {"sparql": QUERY}),
+            (tool_name(names, "patterns"), {"entity": "ex:JimLovell", "question": QUESTION}),
+        ]
+        if with_ask and tool_name(names, "ask") in names:
+            mix.append((tool_name(names, "ask"), {"question": QUESTION}))
+        for index in range(calls):
+            name, args = mix[index % len(mix)]
+            result = await session.call_tool(name, args)
+            if result.isError:
+                raise RuntimeError(f"{name}: {str(result.content)[:200]}")
+
+
+def mcp_request(url: str) -> Callable[[int, int], Awaitable[None]]:
+    """One MCP session of five calls (the first of every fourth client includes ``ask``)."""
+
+    async def one(number: int, index: int) -> None:
+        await mcp_calls(url, 5, with_ask=index == 0 and number % 4 == 0)
+
+    return one
+
+
+async def mcp_sessions(url: str, sessions: int, calls: int, concurrency: int, done: dict[str, int]) -> None:
+    """``sessions`` sessions of ``calls // sessions`` calls, ``concurrency`` at a time; counts into ``done``."""
+    gate = asyncio.Semaphore(concurrency)
+    per_session = max(1, calls // sessions)
+
+    async def session() -> None:
+        async with gate:
+            try:
+                await mcp_calls(url, per_session, with_ask=False)
+            except Exception:
+                done["errors"] += 1
+            else:
+                done["calls"] += per_session
+            done["sessions"] += 1
+
+    await asyncio.gather(*(session() for _ in range(sessions)))
+
+
+# ---------------------------------------------------------------- main
+
+
+def summarise(face: str, levels: list[Level]) -> dict[str, Any]:
+    """Per level: requests, errors, busy answers, p50/p99 and their ratio to the first level."""
+    base = levels[0]
+    out: dict[str, Any] = {"face": face}
+    for level in levels:
+        out[f"n{level.clients}"] = {
+            "requests": len(level.latencies) + level.errors,
+            "errors": level.errors,
+            "busy": level.busy,
+            "p50_s": round(level.percentile(0.5), 3),
+            "p99_s": round(level.percentile(0.99), 3),
+            "p50_ratio": round(level.percentile(0.5) / base.percentile(0.5), 2),
+            "p99_ratio": round(level.percentile(0.99) / base.percentile(0.99), 2),
+            "first_error": level.first_error,
+        }
+    return out
+
+
+async def bench(args: argparse.Namespace, model_url: str, scratch: Path, report: dict[str, Any]) -> None:
+    """Every face chosen, then the MCP memory run; results go into ``report`` as each part finishes."""
+    levels = [int(n) for n in args.levels.split(",")]
+    model_env = {"SAGA_BASE_URL": model_url, "SAGA_MODEL": "mock", "SAGA_API_KEY": "unused"}
+    faces = set(args.faces.split(","))
+    timeout = httpx.Timeout(REQUEST_TIMEOUT_S)
+
+    if "mcp" in faces:
+        with saga_server(["mcp", "--http"], model_env) as server:
+            seen = await run_levels(levels, args.requests, mcp_request(server.url))
+            report["faces"].append(summarise("mcp", seen) | {"threads_after": server.threads()})
+    if "text2sparql" in faces:
+        graph = args.data_dir / "text2sparql_ck25" / "prod-inst.ttl"
+        catalog = scratch / "catalog.toml"
+        catalog.write_text(f'[sources.corporate]\ndata = ["{graph}"]\n', encoding="utf-8")
+        held_out = [q.question for q in load_benchmark("ck25", args.data_dir).questions][1::2]
+        seen = []
+        for n in levels:  # a fresh server (and record file) per level: every answer is computed
+            out = scratch / f"t2s-{n}.jsonl"
+            argv = ["serve", "text2sparql", "--out", str(out), "--dataset", f"{CK25}=corporate"]
+            argv += ["--answerer", "gold-replay", "--benchmark", "ck25", "--data-dir", str(args.data_dir)]
+            with saga_server(argv, {"SAGA_CATALOG": str(catalog)}) as server:
+                async with httpx.AsyncClient(base_url=server.url, timeout=timeout) as client:
+                    one = text2sparql_request(client, held_out[len(held_out) // 2 :])
+                    await run_level(1, 1, one)  # warm-up on questions the level does not ask
+                    asked = held_out[: len(held_out) // 2]
+                    seen.append(await run_level(n, args.requests, text2sparql_request(client, asked)))
+        report["faces"].append(summarise("text2sparql", seen))
+    if "web" in faces:
+        argv = ["serve", "web", "--checkpoints", str(scratch / "web.sqlite")]
+        with saga_server(argv, model_env) as server:
+            async with httpx.AsyncClient(base_url=server.url, timeout=timeout) as client:
+                seen = await run_levels(levels, args.requests, web_request(client))
+            report["faces"].append(summarise("web", seen) | {"threads_after": server.threads()})
+    if "langgraph" in faces:
+        workdir = scratch / "langgraph"
+        workdir.mkdir()
+        with langgraph_dev(ROOT / "langgraph.json", workdir, model_env) as dev:
+            async with httpx.AsyncClient(base_url=dev.url, timeout=timeout) as client:
+                seen = await run_levels(levels, args.requests, langgraph_request(client))
+        report["faces"].append(summarise("langgraph", seen))
+    if "mcp" in faces and args.mcp_calls:
+        with saga_server(["mcp", "--http"], {}) as server:
+            await mcp_sessions(server.url, 1, 5, 1, {"calls": 0, "errors": 0, "sessions": 0})  # warm-up
+            done = {"calls": 0, "errors": 0, "sessions": 0}
+            memory: dict[str, Any] = {"planned_calls": args.mcp_calls, "planned_sessions": args.mcp_sessions}
+            memory["rss_mb_before"] = round(server.rss_mb(), 1)
+            report["mcp_memory"] = memory
+            started = time.perf_counter()
+
+            async def watch() -> None:  # the figures so far, kept current in case the budget runs out
+                while True:
+                    memory.update({f"{k}_done": v for k, v in done.items()})
+                    memory.update(rss_mb_after=round(server.rss_mb(), 1), threads_after=server.threads())
+                    memory["seconds"] = round(time.perf_counter() - started, 1)
+                    await asyncio.sleep(2)
+
+            watcher = asyncio.create_task(watch())
+            try:
+                await mcp_sessions(server.url, args.mcp_sessions, args.mcp_calls, args.mcp_concurrency, done)
+            finally:
+                watcher.cancel()
+            memory |= {f"{k}_done": v for k, v in done.items()}
+            memory |= {"rss_mb_after": round(server.rss_mb(), 1), "threads_after": server.threads()}
+            memory["seconds"] = round(time.perf_counter() - started, 1)
+
+
+def main() -> None:
+    """Parse the options, run, print the report and the RESULT line."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data")
+    parser.add_argument("--levels", default="1,8,32", help="Concurrent clients per level (the first is the base).")
+    parser.add_argument("--requests", type=int, default=3, help="Requests per client per level.")
+    parser.add_argument("--faces", default="mcp,text2sparql,web,langgraph")
+    parser.add_argument("--mcp-calls", type=int, default=10_000)
+    parser.add_argument("--mcp-sessions", type=int, default=500)
+    parser.add_argument("--mcp-concurrency", type=int, default=8)
+    parser.add_argument("--budget-s", type=float, default=3600.0, help="Wall-clock bound of the whole bench.")
+    args = parser.parse_args()
+    report: dict[str, Any] = {"faces": [], "cpus": os.cpu_count(), "load_average": os.getloadavg()}
+    with tempfile.TemporaryDirectory(prefix="serve-load-") as scratch, mock_model() as model_url:
+        try:
+            asyncio.run(asyncio.wait_for(bench(args, model_url, Path(scratch), report), args.budget_s))
+        except TimeoutError:
+            report["budget_spent"] = f"stopped after --budget-s {args.budget_s:.0f}: the parts not shown did not finish"
+    print(json.dumps(report, indent=2))
+    top = max(int(n) for n in args.levels.split(","))
+    fields = []
+    for face in report["faces"]:
+        level = face[f"n{top}"]
+        fields += [
+            f"{face['face']}_errors_n{top}={level['errors']}",
+            f"{face['face']}_busy_n{top}={level['busy']}",
+            f"{face['face']}_p99_ratio_n{top}={level['p99_ratio']}",
+        ]
+    memory = report.get("mcp_memory")
+    if memory:
+        fields += [
+            f"mcp_calls={memory.get('calls_done', 0)}",
+            f"mcp_sessions={memory.get('sessions_done', 0)}",
+            f"mcp_session_errors={memory.get('errors_done', 0)}",
+            f"mcp_rss_mb_before={memory['rss_mb_before']}",
+            f"mcp_rss_mb_after={memory.get('rss_mb_after')}",
+        ]
+    if "budget_spent" in report:
+        fields.append("budget_spent=1")
+    print("RESULT " + " ".join(fields))
+
+
+if __name__ == "__main__":
+    main()

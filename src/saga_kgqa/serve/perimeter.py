@@ -1,0 +1,321 @@
+"""One perimeter for every HTTP face (``saga mcp --http``, ``saga serve text2sparql``, ``saga serve web``).
+
+A plain ASGI middleware in front of each face's app:
+
+* **Host** must name an allowed host, parsed strictly (``name`` or ``[v6]``, then an optional
+  numeric port): a DNS-rebinding page's ``Host: evil.example`` and the prefix trick
+  ``Host: 127.0.0.1:1@evil.example`` (which the MCP SDK's ``127.0.0.1:*`` pattern lets through) both fail.
+* **Origin**, when a browser sends one, must be ``http(s)://`` an allowed host (optional numeric port,
+  nothing else): another site open in the user's browser cannot call the face.
+* **Token**: binding beyond loopback needs an operator token (``$SAGA_SERVE_TOKEN``); every request then
+  carries ``Authorization: Bearer TOKEN`` (the page may instead be opened once at ``/?token=TOKEN``, which
+  sets a same-site cookie, because a browser's event stream cannot send headers).
+* **Busy**: bounded concurrent runs per face and per client (:class:`RunSlots`); a request beyond
+  either cap gets HTTP 429 with ``Retry-After`` instead of a queue without bound.
+* **Headers**: CSP, ``X-Frame-Options: DENY``, ``X-Content-Type-Options: nosniff`` and
+  ``Referrer-Policy: no-referrer`` on every response.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import os
+import re
+import threading
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs
+
+from saga_kgqa.errors import ConfigurationError
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+#: Names a loopback bind answers to.
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+TOKEN_ENV = "SAGA_SERVE_TOKEN"  # noqa: S105 (the name of the variable, not a token)
+HOSTS_ENV = "SAGA_ALLOWED_HOSTS"
+MAX_RUNS_ENV = "SAGA_MAX_RUNS"
+MAX_CLIENT_RUNS_ENV = "SAGA_MAX_RUNS_PER_CLIENT"
+#: Concurrent runs per face, and per client address, unless the operator says otherwise.
+DEFAULT_MAX_RUNS = 16
+DEFAULT_MAX_CLIENT_RUNS = 8
+#: Seconds a busy answer tells the client to wait.
+RETRY_AFTER_S = 2
+TOKEN_COOKIE = "saga_token"  # noqa: S105 (a cookie name)
+MIN_TOKEN_CHARS = 16
+
+SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+        b"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    ),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+)
+
+_HOST = re.compile(
+    r"^(?P<name>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(?::(?P<port>\d{1,5}))?$"
+)
+_ORIGIN = re.compile(r"^(?P<scheme>https?)://(?P<host>[^/?#\s]+)$")
+
+
+class Busy(Exception):
+    """Every run slot of the face (or of this client) is taken."""
+
+    def __init__(self, message: str, retry_after_s: int = RETRY_AFTER_S) -> None:
+        """Say why, and how long to wait."""
+        super().__init__(message)
+        self.message = message
+        self.retry_after_s = retry_after_s
+
+
+def is_loopback(bind: str) -> bool:
+    """True for a bind address only this machine can reach."""
+    if bind == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(bind.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def host_name(header: str) -> str | None:
+    """The host name of a ``Host`` header (lower case, ``[v6]`` unbracketed), or None when malformed."""
+    found = _HOST.match(header.strip())
+    if found is None or (found["port"] is not None and int(found["port"]) > 65535):
+        return None
+    return found["name"].strip("[]").lower()
+
+
+def origin_host(origin: str) -> str | None:
+    """The host name of an ``Origin`` header, or None when it is not a plain ``http(s)://host[:port]``."""
+    found = _ORIGIN.match(origin.strip())
+    return host_name(found["host"]) if found else None
+
+
+@dataclass
+class RunSlots:
+    """Bounded concurrent runs: at most ``total`` at once, at most ``per_client`` for one client address.
+
+    Thread-safe: taken and given back from worker threads and the event loop alike.
+    """
+
+    total: int = DEFAULT_MAX_RUNS
+    per_client: int = DEFAULT_MAX_CLIENT_RUNS
+    retry_after_s: int = RETRY_AFTER_S
+    _held: dict[str, int] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def running(self) -> int:
+        """Runs holding a slot now."""
+        with self._lock:
+            return sum(self._held.values())
+
+    def take(self, client: str) -> None:
+        """Take a slot for ``client``.
+
+        Raises:
+            Busy: The face or this client is at its cap.
+        """
+        with self._lock:
+            if sum(self._held.values()) >= self.total:
+                raise Busy(f"busy: {self.total} runs are in progress; retry after {self.retry_after_s} s")
+            if self._held.get(client, 0) >= self.per_client:
+                raise Busy(
+                    f"busy: this client already has {self.per_client} runs in progress; "
+                    f"retry after {self.retry_after_s} s"
+                )
+            self._held[client] = self._held.get(client, 0) + 1
+
+    def give_back(self, client: str) -> None:
+        """Give back a slot taken for ``client``."""
+        with self._lock:
+            left = self._held.get(client, 0) - 1
+            if left > 0:
+                self._held[client] = left
+            else:
+                self._held.pop(client, None)
+
+    @classmethod
+    def from_env(cls, total: int = DEFAULT_MAX_RUNS, per_client: int = DEFAULT_MAX_CLIENT_RUNS) -> RunSlots:
+        """The caps from ``$SAGA_MAX_RUNS`` and ``$SAGA_MAX_RUNS_PER_CLIENT``, else the face's defaults.
+
+        Raises:
+            ConfigurationError: A cap that is not a positive whole number.
+        """
+        return cls(total=_positive(MAX_RUNS_ENV, total), per_client=_positive(MAX_CLIENT_RUNS_ENV, per_client))
+
+
+def _positive(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or int(raw) < 1:
+        raise ConfigurationError(f"${name} must be a positive whole number, got {raw!r}")
+    return int(raw)
+
+
+def client_of(scope: Scope) -> str:
+    """The client address of a request (the per-client cap's key)."""
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+@dataclass(frozen=True)
+class Perimeter:
+    """What one HTTP face accepts.
+
+    Attributes:
+        hosts: Host names accepted in ``Host`` and ``Origin`` (lower case).
+        token: The operator's bearer token (None: no token asked, loopback only).
+        slots: Run slots of the face; :meth:`wrap` caps the requests ``is_run`` selects with them.
+        is_run: Which requests are runs (method, path) for the cap; none by default.
+    """
+
+    hosts: frozenset[str]
+    token: str | None = None
+    slots: RunSlots = field(default_factory=RunSlots)
+    is_run: Callable[[str, str], bool] = field(default=lambda _method, _path: False)
+
+    @classmethod
+    def for_bind(
+        cls,
+        bind: str,
+        *,
+        is_run: Callable[[str, str], bool] | None = None,
+        extra_hosts: Iterable[str] = (),
+        slots: RunSlots | None = None,
+    ) -> Perimeter:
+        """The perimeter of a face bound to ``bind``, from the environment.
+
+        Loopback names are always accepted; a specific non-loopback bind address too; more names
+        come from ``$SAGA_ALLOWED_HOSTS`` (comma-separated). Beyond loopback a token is required.
+        ``slots`` (default: :meth:`RunSlots.from_env`) caps the runs ``is_run`` selects.
+
+        Raises:
+            ConfigurationError: A non-loopback bind without ``$SAGA_SERVE_TOKEN`` (or a short one), or bad caps.
+        """
+        hosts = {*LOOPBACK_HOSTS, *(h.strip().lower() for h in extra_hosts)}
+        hosts |= {h.strip().strip("[]").lower() for h in os.environ.get(HOSTS_ENV, "").split(",") if h.strip()}
+        token = os.environ.get(TOKEN_ENV, "").strip() or None
+        if not is_loopback(bind):
+            if bind not in ("0.0.0.0", "::"):  # noqa: S104 (a wildcard bind names no host)
+                hosts.add(bind.strip("[]").lower())
+            if token is None:
+                raise ConfigurationError(
+                    f"--bind {bind} reaches beyond this machine: set ${TOKEN_ENV} to an operator token "
+                    f"(at least {MIN_TOKEN_CHARS} characters) that every client sends as 'Authorization: Bearer …', "
+                    f"and ${HOSTS_ENV} to the host names clients use"
+                )
+        if token is not None and len(token) < MIN_TOKEN_CHARS:
+            raise ConfigurationError(f"${TOKEN_ENV} is shorter than {MIN_TOKEN_CHARS} characters")
+        slots = slots or RunSlots.from_env()
+        return cls(hosts=frozenset(hosts), token=token, slots=slots, is_run=is_run or (lambda _m, _p: False))
+
+    def notice(self) -> str:
+        """The line said at start: who may connect."""
+        names = ", ".join(sorted(self.hosts))
+        if self.token:
+            return f"perimeter: token required (Authorization: Bearer ${TOKEN_ENV}); hosts {names}"
+        return f"perimeter: loopback only, no token; hosts {names}"
+
+    def refusal(self, scope: Scope) -> tuple[int, str] | None:
+        """Why a request is refused (status, message), or None when it may pass."""
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        name = host_name(headers.get("host", ""))
+        if name is None or name not in self.hosts:
+            return 421, "this server does not answer to that Host (DNS rebinding is refused)"
+        origin = headers.get("origin")
+        if origin is not None and origin_host(origin) not in self.hosts:
+            return 403, "cross-site requests are refused (Origin not allowed)"
+        if self.token is not None and not self._authorised(scope, headers):
+            return 401, "send the operator's token: 'Authorization: Bearer TOKEN'"
+        return None
+
+    def _authorised(self, scope: Scope, headers: dict[str, str]) -> bool:
+        assert self.token is not None
+        given = headers.get("authorization", "")
+        if given[:7].lower() == "bearer " and hmac.compare_digest(given[7:].strip().encode(), self.token.encode()):
+            return True
+        cookie = _cookie(headers.get("cookie", ""), TOKEN_COOKIE)
+        if cookie and hmac.compare_digest(cookie.encode(), self.token.encode()):
+            return True
+        # The page opened once at /?token=…: the handler below turns it into a cookie.
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [""])[0]
+        return scope.get("path") == "/" and bool(query) and hmac.compare_digest(query.encode(), self.token.encode())
+
+    def wrap(self, app: ASGIApp) -> ASGIApp:
+        """``app`` behind this perimeter (lifespan and other non-HTTP scopes pass through)."""
+        perimeter = self
+
+        async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] == "websocket":  # no face speaks websockets: refuse before the app sees one
+                await send({"type": "websocket.close", "code": 1008})
+                return
+            if scope["type"] != "http":
+                await app(scope, receive, send)
+                return
+            refused = perimeter.refusal(scope)
+            if refused is not None:
+                extra = [(b"www-authenticate", b'Bearer realm="saga-kgqa"')] if refused[0] == 401 else []
+                await _json(send, refused[0], {"error": refused[1]}, extra)
+                return
+            client = client_of(scope)
+            capped = perimeter.is_run(scope.get("method", "GET"), scope.get("path", ""))
+            if capped:
+                try:
+                    perimeter.slots.take(client)
+                except Busy as busy:
+                    await _json(
+                        send, 429, {"error": busy.message}, [(b"retry-after", str(busy.retry_after_s).encode())]
+                    )
+                    return
+            try:
+                await app(scope, receive, _with_headers(send, perimeter._cookie_for(scope)))
+            finally:
+                if capped:
+                    perimeter.slots.give_back(client)
+
+        return guarded
+
+    def _cookie_for(self, scope: Scope) -> list[tuple[bytes, bytes]]:
+        if self.token is None or scope.get("path") != "/" or b"token=" not in scope.get("query_string", b""):
+            return []
+        value = f"{TOKEN_COOKIE}={self.token}; HttpOnly; SameSite=Strict; Path=/"
+        return [(b"set-cookie", value.encode("latin-1"))]
+
+
+def _cookie(header: str, name: str) -> str | None:
+    for part in header.split(";"):
+        key, sep, value = part.strip().partition("=")
+        if sep and key == name:
+            return value
+    return None
+
+
+def _with_headers(send: Send, extra: list[tuple[bytes, bytes]]) -> Send:
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            present = {k.lower() for k, _ in message.get("headers", [])}
+            added = [(k, v) for k, v in SECURITY_HEADERS if k not in present]
+            message["headers"] = [*message.get("headers", []), *added, *extra]
+        await send(message)
+
+    return sending
+
+
+async def _json(send: Send, status: int, body: dict[str, str], extra: list[tuple[bytes, bytes]]) -> None:
+    payload = json.dumps(body).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": [*headers, *SECURITY_HEADERS, *extra]})
+    await send({"type": "http.response.body", "body": payload})
