@@ -24,7 +24,6 @@ labels.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +31,7 @@ from rdflib import URIRef, Variable
 from rdflib.plugins.sparql import prepareQuery
 
 from saga_kgqa.kg.guard.limit_rewrite import first_keyword
+from saga_kgqa.kg.guard.sparql_algebra import iter_nodes
 from saga_kgqa.kg.guard.sparql_lexer import Token, tokenize
 
 _RDFS = "http://www.w3.org/2000/01/rdf-schema#"
@@ -132,28 +132,13 @@ def _walk(node: Any) -> tuple[list[tuple[Any, Any, Any]], set[str]]:
     """Every triple pattern anywhere in the algebra, and every GROUP BY key variable."""
     triples: list[tuple[Any, Any, Any]] = []
     keys: set[str] = set()
-    for current in _nodes(node):
-        name = getattr(current, "name", None)
+    for current in iter_nodes(node):
+        name = current.name
         if name == "BGP":
-            triples.extend(current.get("triples", []))
+            triples.extend(current.get("triples") or [])
         elif name == "Group":
             keys.update(str(e) for e in current.get("expr") or [] if isinstance(e, Variable))
     return triples, keys
-
-
-def _nodes(node: Any) -> Iterator[Any]:
-    stack = [node]
-    seen: set[int] = set()
-    while stack:
-        current = stack.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        if isinstance(current, dict):
-            yield current
-            stack.extend(current.values())
-        elif isinstance(current, list | tuple):
-            stack.extend(current)
 
 
 def _display_only(

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from saga_kgqa.kg.guard.limit_rewrite import first_keyword
+from saga_kgqa.kg.guard.sparql_algebra import iter_triple_patterns
 from saga_kgqa.kg.guard.sparql_lexer import tokenize
 
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
@@ -85,7 +86,7 @@ def _terms(sparql: str) -> tuple[frozenset[str], frozenset[str]]:
         return frozenset(), frozenset()
     properties: set[str] = set()
     classes: set[str] = set()
-    for subject_predicate_object in _triples(algebra):
+    for subject_predicate_object in iter_triple_patterns(algebra):
         _subject, predicate, obj = subject_predicate_object
         steps = [predicate] if isinstance(predicate, URIRef) else _path_iris(predicate)
         properties.update(str(step) for step in steps)
@@ -110,19 +111,3 @@ def _path_iris(path: Any) -> list[Any]:
             elif inner is not None:
                 stack.append(inner)
     return found
-
-
-def _triples(node: Any) -> Iterable[tuple[Any, Any, Any]]:
-    stack = [node]
-    seen: set[int] = set()
-    while stack:
-        current = stack.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        if isinstance(current, dict):
-            if getattr(current, "name", None) == "BGP":
-                yield from current.get("triples", [])
-            stack.extend(current.values())
-        elif isinstance(current, list | tuple):
-            stack.extend(current)

@@ -8,9 +8,7 @@ written sorted so that the same graph always gives the same file.
 from __future__ import annotations
 
 import json
-import os
 import random
-import tempfile
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
@@ -19,6 +17,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PrivateAttr, ValidationError
 
 from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.private_files import write_private
 from saga_kgqa.schema.compatibility import (
     CompatibilityMode,
     ConstraintRelation,
@@ -397,15 +396,7 @@ class SchemaIndex(BaseModel):
     def save(self, path: Path) -> None:
         """Write the index as JSON, atomically (a reader never sees a half-written file)."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        text = self.model_dump_json(indent=1)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_private(path, self.model_dump_json(indent=1))
 
     @classmethod
     def load(cls, path: Path) -> SchemaIndex:

@@ -154,17 +154,9 @@ def parse_query(text: str) -> Any:
 
 
 def parse_public_query(text: str) -> Any:
-    """Parse query text with rdflib's own grammar (comments allowed), safe from many threads.
+    """Parse any query text (comments allowed) with rdflib's own grammar, safe from many threads.
 
-    Args:
-        text: Any SPARQL query text.
-
-    Returns:
-        rdflib's parse tree: ``(prologue, query)``.
-
-    Raises:
-        pyparsing.ParseException: The text is not a SPARQL query.
-        RecursionError: The text nests deeper than pyparsing's recursion allows.
+    Returns and raises as :func:`parse_query` does.
     """
     with _serial, quiet_terms():
         return rdflib_parser.parseQuery(text)
