@@ -62,7 +62,7 @@ COMMANDS: dict[str, LazyCommand] = {
         "Named sources: catalog, live survey, summary, entity resolution, expansion, bridging.",
     ),
     "mcp": LazyCommand(
-        _SERVE, "Serve the SAGA tools (search, lookup, examples, execute; ask with a model) as an MCP server."
+        _SERVE, "Serve the SAGA tools (kg_search, kg_lookup, kg_execute, ...; kg_ask with a model) as an MCP server."
     ),
     "serve": LazyCommand(_SERVE, "Serve the agent over HTTP: the TEXT2SPARQL API or a local web page."),
 }
