@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from saga_kgqa.kg.core.result import Term
-from saga_kgqa.kg.guard.sparql_terms import iri, string_literal
+from saga_kgqa.kg.guard.sparql_terms import iri, result_term
 from saga_kgqa.schema.queries import batched, path_alternative
 from saga_kgqa.sources.bridge_score import ScoreParts, agreement, containment, hash_half
 from saga_kgqa.sources.key_match import Normalisation
@@ -182,8 +182,8 @@ def _matches(
     for group, found in keys.items():
         for term in found:
             if term.kind in ("uri", "literal"):
-                owners.setdefault(_sparql(term), set()).add(group)
-                terms[_sparql(term)] = term
+                owners.setdefault(result_term(term), set()).add(group)
+                terms[result_term(term)] = term
     if not terms:
         return []
     reads = b.toolkit().context.reads()
@@ -199,7 +199,7 @@ def _matches(
         )
         rows = reads.select(body, limit=_ROWS_PER_BATCH, what=f"{kind} keys in {b.name}").rows
         for row in rows:
-            key = _sparql(row["k"])
+            key = result_term(row["k"])
             right_property = row["q"].value if "q" in row else None
             right_class = row["c"].value if "c" in row else None
             for group in owners.get(key, ()):
@@ -210,7 +210,7 @@ def _matches(
         left_class, left_property = group
         if right_property in b.schema().type_predicates:
             continue
-        sampled = {_sparql(term) for term in keys[group]}
+        sampled = {result_term(term) for term in keys[group]}
         halves = [{k for k in sampled if hash_half(k) == h} for h in (0, 1)]
         # The same IRI names the same thing: the names and datatypes parts hold by construction.
         parts = ScoreParts(
@@ -234,15 +234,6 @@ def _matches(
         )
         candidates.append(candidate.model_copy(update={"plan": _plan(a, b, candidate)}))
     return candidates
-
-
-def _sparql(term: Term) -> str:
-    """A key as a SPARQL term, escaped by the project's own term writers (graph text is data)."""
-    if term.kind == "uri":
-        return iri(term.value)
-    if term.datatype and not term.lang:
-        return f"{string_literal(term.value)}^^{iri(term.datatype)}"
-    return string_literal(term.value, term.lang)
 
 
 def _shared_properties(a: OpenSource, b: OpenSource) -> list[BridgeCandidate]:

@@ -26,7 +26,7 @@ from saga_kgqa.errors import ToolInputError
 from saga_kgqa.kg.core.clock import SYSTEM_CLOCK, Deadline
 from saga_kgqa.kg.core.result import QueryResult, Row, Term
 from saga_kgqa.kg.guard.sparql_lexer import tokenize
-from saga_kgqa.kg.guard.sparql_terms import iri, string_literal
+from saga_kgqa.kg.guard.sparql_terms import result_term
 from saga_kgqa.sources.grounding import execute_on_source
 from saga_kgqa.sources.key_match import Normalisation, match_key, normalisation, right_form, weakest
 from saga_kgqa.sources.session import SourceSet
@@ -188,15 +188,6 @@ def _distinct(terms: list[Term]) -> list[Term]:
     return list(dict.fromkeys(term for term in terms if term.kind in ("uri", "literal")))
 
 
-def sparql_term(term: Term) -> str:
-    """A term as SPARQL syntax from the project's escaping writers (graph text is data)."""
-    if term.kind == "uri":
-        return iri(term.value)
-    if term.datatype and not term.lang:
-        return f"{string_literal(term.value)}^^{iri(term.datatype)}"
-    return string_literal(term.value, term.lang)
-
-
 def bind_values(query: str, variable: str, terms: list[Term]) -> str:
     """``query`` with ``VALUES ?variable { … }`` opening its WHERE group (the first top-level ``{``).
 
@@ -206,7 +197,7 @@ def bind_values(query: str, variable: str, terms: list[Term]) -> str:
     brace = next((t for t in tokenize(query) if t.kind == "punct" and t.text == "{" and t.brace_depth == 0), None)
     if brace is None:
         raise ToolInputError("query 2 has no WHERE { … } group to bind the keys into")
-    values = f" VALUES ?{variable} {{ {' '.join(sparql_term(t) for t in terms)} }} "
+    values = f" VALUES ?{variable} {{ {' '.join(result_term(t) for t in terms)} }} "
     return query[: brace.end] + values + query[brace.end :]
 
 

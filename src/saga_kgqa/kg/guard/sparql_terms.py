@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from saga_kgqa.errors import QueryRejected
+from saga_kgqa.kg.core.result import Term
 
 # IRIREF in the SPARQL grammar excludes these characters; refusing them (rather than
 # escaping) keeps a hostile IRI from closing the angle brackets and injecting syntax.
@@ -40,3 +41,16 @@ _PN_LOCAL_ESC = re.compile(r"\\([_~.\-!$&'()*+,;=/?#@%])")
 def unescape_local_name(value: str) -> str:
     r"""Remove ``PN_LOCAL_ESC`` backslashes that rdflib leaves in IRIs (``singer\#name`` → ``singer#name``)."""
     return _PN_LOCAL_ESC.sub(r"\1", value) if "\\" in value else value
+
+
+def result_term(term: Term) -> str:
+    """A result term (IRI or literal) written back as SPARQL syntax by the checked writers above.
+
+    Graph text is data: an IRI goes through :func:`iri`, a literal through :func:`string_literal`,
+    with its datatype or language kept so the term matches the same value when sent again.
+    """
+    if term.kind == "uri":
+        return iri(term.value)
+    if term.datatype and not term.lang:
+        return f"{string_literal(term.value)}^^{iri(term.datatype)}"
+    return string_literal(term.value, term.lang)
