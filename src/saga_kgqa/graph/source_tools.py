@@ -215,12 +215,9 @@ class SourceToolNodes:
         from saga_kgqa.sources.grounding import execute_on_source
 
         context, action, step = begin_step(state, runtime)
-        sources = source_mode(self.dependencies, context).sources
         try:
-            if sources is None:
-                raise ToolInputError("no named sources are configured in this run; use execute(sparql)")
+            sources, settings = self._querying(context)
             source, sparql = _target(action, "SPARQL query")
-            settings = ExecuteSettings(max_rows_shown=context.max_rows_shown, max_bytes=context.max_observation_bytes)
             # Θ describes the run's own graph; another source's types would be wrong evidence for its check.
             result = execute_on_source(sources, source, sparql, settings=settings)
         except (ToolInputError, ConfigurationError, BackendError) as exc:
@@ -244,11 +241,8 @@ class SourceToolNodes:
         from saga_kgqa.sources.federation import join_sources
 
         context, action, step = begin_step(state, runtime)
-        sources = source_mode(self.dependencies, context).sources
         try:
-            if sources is None:
-                raise ToolInputError("no named sources are configured in this run; use execute(sparql)")
-            settings = ExecuteSettings(max_rows_shown=context.max_rows_shown, max_bytes=context.max_observation_bytes)
+            sources, settings = self._querying(context)
             result = join_sources(sources, action.argument, settings=settings)
         except (ToolInputError, ConfigurationError, BackendError) as exc:
             return _failed(action, step, exc)
@@ -268,6 +262,17 @@ class SourceToolNodes:
                 )
             ]
         return delta
+
+    def _querying(self, context: SagaContext) -> tuple[SourceSet, ExecuteSettings]:
+        """The run's named sources and its execute settings, for the tools that send queries to them.
+
+        Raises:
+            ToolInputError: The run has no named sources (the model chose a source tool anyway).
+        """
+        sources = source_mode(self.dependencies, context).sources
+        if sources is None:
+            raise ToolInputError("no named sources are configured in this run; use execute(sparql)")
+        return sources, ExecuteSettings(max_rows_shown=context.max_rows_shown, max_bytes=context.max_observation_bytes)
 
     def _run(self, state: SagaState, runtime: Runtime[SagaContext], run: Any) -> dict[str, Any]:
         context, action, step = begin_step(state, runtime)
