@@ -10,11 +10,11 @@ import pytest
 from langchain_core.messages import AIMessage
 from langgraph.types import RetryPolicy
 
+from saga_kgqa.agent.builder import build_graph, run_config
+from saga_kgqa.agent.model_calls import transient_provider_error
+from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.graph.builder import build_graph, run_config
-from saga_kgqa.graph.model_calls import transient_provider_error
-from saga_kgqa.graph.toolbox import SagaToolbox
 from tests.support.agent import open_toolbox, run_agent
 from tests.support.grounding import MINI_TTL
 from tests.support.scripted_model import ScriptedChatModel, answer_type, model_factory, tool_call
@@ -175,7 +175,7 @@ def test_the_compiled_graph_is_servable_and_embeddable(mini: SagaToolbox) -> Non
 
 
 def test_the_default_toolbox_opens_the_shipped_example_graph() -> None:
-    from saga_kgqa.graph.defaults import toolbox_from_context
+    from saga_kgqa.app.defaults import toolbox_from_context
 
     context = SagaContext()
     toolbox = toolbox_from_context(context)

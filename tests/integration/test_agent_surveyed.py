@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.graph.toolbox import SagaToolbox
+from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.session import SourceSet
 from tests.conftest import TEST_DATA

@@ -17,9 +17,9 @@ import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
+from saga_kgqa.agent.builder import build_graph
 from saga_kgqa.cli import app
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.graph.builder import build_graph
 from tests.support.fake_endpoint import FakeEndpoint, Scripted
 from tests.support.openai_mock import MockReply, MockToolCall, serve_openai_mock
 from tests.support.scripted_model import ScriptedChatModel, model_factory

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.app.defaults import toolbox_from_context
 from saga_kgqa.cli.eval_run_commands import ToolSettings, open_toolbox
 from saga_kgqa.context import SagaContext
 from saga_kgqa.dialects import WIKIDATA_DIALECT
-from saga_kgqa.graph.defaults import toolbox_from_context
 from saga_kgqa.kg.cache.replay_cache import CacheMode
 from saga_kgqa.schema import build_dialect_index
 from tests.support.dialect_data import write_wikidata_sources

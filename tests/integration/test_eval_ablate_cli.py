@@ -97,7 +97,7 @@ def test_ablate_coverage_refuses_a_schema_with_nothing_to_mask(
 
 
 def test_offline_wikidata_index_masks_its_curated_domains(data_dir: Path) -> None:
-    from saga_kgqa.graph.dialect_tools import saved_or_dialect_schema, tool_dialect
+    from saga_kgqa.agent.dialect_tools import saved_or_dialect_schema, tool_dialect
 
     index = saved_or_dialect_schema(tool_dialect("wikidata"), schema_file=None, data_dir=data_dir)
     assert index is not None

@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from saga_kgqa.agent.builder import build_graph
+from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.context import SagaContext
 from saga_kgqa.eval.loaders import load_benchmark
 from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
@@ -23,8 +25,6 @@ from saga_kgqa.eval.qa.predictions import PredictionStatus, summarise_traces
 from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.eval.qa.runner import RunSummary, run_benchmark
 from saga_kgqa.eval.qa.scorer import score_question, summarise
-from saga_kgqa.graph.builder import build_graph
-from saga_kgqa.graph.toolbox import SagaToolbox
 from tests.support.agent import open_toolbox
 from tests.support.scripted_model import ScriptedChatModel, answer_type, tool_call
 

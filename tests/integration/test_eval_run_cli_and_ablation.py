@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from saga_kgqa.agent.builder import build_graph
 from saga_kgqa.cli import app
 from saga_kgqa.context import SagaContext
 from saga_kgqa.eval.loaders import load_benchmark
@@ -16,7 +17,6 @@ from saga_kgqa.eval.qa.ablation import ablation_table, ablation_variants, run_ab
 from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
 from saga_kgqa.eval.qa.gold import build_gold_store
 from saga_kgqa.eval.qa.runner import Answerer, config_path
-from saga_kgqa.graph.builder import build_graph
 from tests.support.agent import open_toolbox
 from tests.support.scripted_model import ScriptedChatModel, answer_type, tool_call
 

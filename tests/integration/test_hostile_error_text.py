@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from saga_kgqa.graph.toolbox import SagaToolbox
+from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph

@@ -36,8 +36,8 @@ def expected_missions() -> set[str]:
 
 def test_langgraph_json_exports_an_uncheckpointed_graph() -> None:
     config = json.loads((REPO_ROOT / "langgraph.json").read_text())
-    assert config["graphs"] == {"saga": "saga_kgqa.graph.studio:graph", "mars": "saga_kgqa.mars.studio:graph"}
-    from saga_kgqa.graph.studio import graph
+    assert config["graphs"] == {"saga": "saga_kgqa.agent.studio:graph", "mars": "saga_kgqa.mars.studio:graph"}
+    from saga_kgqa.agent.studio import graph
     from saga_kgqa.mars.studio import graph as mars
 
     assert graph.checkpointer is None and mars.checkpointer is None

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.dialects import WIKIDATA_DIALECT
 from saga_kgqa.dialects.wikidata_store import build_wikidata_store
-from saga_kgqa.graph.toolbox import SagaToolbox
 from saga_kgqa.kg.core.profiles import get_profile
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph

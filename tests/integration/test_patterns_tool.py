@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.context import SagaContext
-from saga_kgqa.graph.toolbox import SagaToolbox
 from saga_kgqa.patterns.ranking import DegreeRanking
 from saga_kgqa.patterns.tool import patterns_tool
 from saga_kgqa.tools import GroundingToolkit

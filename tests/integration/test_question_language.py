@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from saga_kgqa.graph.toolbox import SagaToolbox
+from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.language import detect_language, language_note
 from tests.conftest import TEST_DATA
 from tests.support.agent import open_toolbox, run_agent

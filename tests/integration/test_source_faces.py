@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
+from saga_kgqa.agent.toolbox import SagaToolbox
+from saga_kgqa.app.caller import CallerSourcesFactory, CallerToolboxFactory
 from saga_kgqa.cli.ask_run import AskRequest, _opened
 from saga_kgqa.cli.eval_run_commands import ToolSettings, open_toolbox
 from saga_kgqa.context import SagaContext
-from saga_kgqa.graph.caller import CallerSourcesFactory, CallerToolboxFactory
-from saga_kgqa.graph.toolbox import SagaToolbox
 from saga_kgqa.kg.cache.replay_cache import CacheMode
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.serve.mcp_source_tools import SourceCalls

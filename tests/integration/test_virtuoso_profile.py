@@ -238,7 +238,7 @@ def test_server_timeout_without_the_timeout_parameter_is_not_retried(
 
 
 def test_catalog_source_graphs_reach_the_endpoint(ck25_virtuoso: VirtuosoServer, embedded_count: int) -> None:
-    from saga_kgqa.graph.defaults import toolbox_for_source
+    from saga_kgqa.app.sources import toolbox_for_source
     from saga_kgqa.sources.catalog import SourceRecord
 
     empty = SourceRecord(

@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.cli.eval_run_commands import tool_settings
-from saga_kgqa.context import SagaContext
-from saga_kgqa.dialects import FREEBASE_DIALECT, WIKIDATA_DIALECT
-from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.graph.dialect_tools import (
+from saga_kgqa.agent.dialect_tools import (
     benchmark_dialect,
     dialect_implied_by_profile,
     open_entity_search,
     tool_dialect,
 )
+from saga_kgqa.cli.eval_run_commands import tool_settings
+from saga_kgqa.context import SagaContext
+from saga_kgqa.dialects import FREEBASE_DIALECT, WIKIDATA_DIALECT
+from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.examples.check import check_examples
 from saga_kgqa.examples.coverage import covered, signature
@@ -15,7 +16,6 @@ from saga_kgqa.examples.index import ExampleIndex
 from saga_kgqa.examples.leakage import LeakageGuard
 from saga_kgqa.examples.model import QueryExample, write_examples
 from saga_kgqa.examples.normalise import normalise_query, normalise_question
-from saga_kgqa.graph.toolbox import SagaToolbox
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from tests.conftest import TEST_DATA

@@ -7,10 +7,10 @@ import logging
 import pytest
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
+from saga_kgqa.agent import build_graph, checkpoint_serde, run_config
+from saga_kgqa.agent.studio import StudioOutput
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.graph import build_graph, checkpoint_serde, run_config
-from saga_kgqa.graph.studio import StudioOutput
 from saga_kgqa.state import Action, Step
 from saga_kgqa.state.records import Answer
 from tests.support import gated_models

@@ -1,6 +1,6 @@
 """Factories for graphs that serve callers: the model and the toolbox come only from the operator's catalog.
 
-``langgraph dev`` (``graph/studio.py``), and every other face that takes run contexts from
+``langgraph dev`` (``agent/studio.py``), and every other face that takes run contexts from
 outside, builds its graph with :class:`CallerModelFactory` and :class:`CallerToolboxFactory`.
 Both check the caller's context first (:func:`~saga_kgqa.sources.caller.check_caller_context`),
 so a context carrying a URL, a path or an over-limit budget fails before any connection is
@@ -14,9 +14,9 @@ from collections.abc import Mapping
 
 from langchain_core.language_models import BaseChatModel
 
+from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.app.sources import source_set, toolbox_for_source
 from saga_kgqa.context import SagaContext, resolve_context
-from saga_kgqa.graph.toolbox import SagaToolbox
 from saga_kgqa.models import ModelSettings, chat_model_for, load_factory, prompt_role
 from saga_kgqa.sources.caller import CallerContextRefused, check_caller_context
 from saga_kgqa.sources.catalog import Catalog, ModelRecord

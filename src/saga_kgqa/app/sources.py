@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from saga_kgqa.graph.dialect_tools import open_entity_search, schema_vocabulary, tool_dialect
-from saga_kgqa.graph.toolbox import SagaToolbox
+from saga_kgqa.agent.dialect_tools import open_entity_search, schema_vocabulary, tool_dialect
+from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
 from saga_kgqa.schema import build_schema_index
 from saga_kgqa.schema.survey_cache import default_limits, default_survey_dir

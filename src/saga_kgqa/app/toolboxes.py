@@ -9,15 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from saga_kgqa.app.open import OpenOptions, dialect_schema, load_or_build_schema
-from saga_kgqa.dialects import Dialect
-from saga_kgqa.graph.dialect_tools import (
+from saga_kgqa.agent.dialect_tools import (
     open_entity_search,
     saved_or_dialect_schema,
     schema_vocabulary,
     tool_dialect,
 )
-from saga_kgqa.graph.toolbox import SagaToolbox
+from saga_kgqa.agent.toolbox import SagaToolbox
+from saga_kgqa.app.open import OpenOptions, dialect_schema, load_or_build_schema
+from saga_kgqa.dialects import Dialect
 from saga_kgqa.kg.cache.replay_cache import CacheMode
 from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph

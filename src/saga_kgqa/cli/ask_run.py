@@ -19,6 +19,12 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from saga_kgqa import settings
+from saga_kgqa.agent.answer_view import TermView, answer_views
+from saga_kgqa.agent.builder import SagaGraph, build_graph, recursion_limit
+from saga_kgqa.agent.persistence import CheckpointStore, CheckpointTarget, RunIdentity, default_checkpoint_path
+from saga_kgqa.agent.toolbox import SagaToolbox
+from saga_kgqa.agent.tracing import question_run_config
+from saga_kgqa.agent.trajectory import TrajectoryWriter
 from saga_kgqa.app.open import OpenOptions, open_graph
 from saga_kgqa.app.sources import opened_sources, source_toolbox
 from saga_kgqa.app.toolboxes import toolbox_over
@@ -26,12 +32,6 @@ from saga_kgqa.cli.ask_view import StepView
 from saga_kgqa.cli.output import EXIT_BACKEND, stderr
 from saga_kgqa.context import Method, SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
-from saga_kgqa.graph.answer_view import TermView, answer_views
-from saga_kgqa.graph.builder import SagaGraph, build_graph, recursion_limit
-from saga_kgqa.graph.persistence import CheckpointStore, CheckpointTarget, RunIdentity, default_checkpoint_path
-from saga_kgqa.graph.toolbox import SagaToolbox
-from saga_kgqa.graph.tracing import question_run_config
-from saga_kgqa.graph.trajectory import TrajectoryWriter
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
 from saga_kgqa.models import ConfiguredModelFactory, ModelSettings

@@ -1,4 +1,4 @@
-"""Moved to :mod:`saga_kgqa.app.defaults` (the composition root); this path keeps old imports working."""
+"""Moved to :mod:`saga_kgqa.app.defaults` (the composition root); this old path keeps imports working."""
 
 from __future__ import annotations
 

@@ -26,11 +26,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
+from saga_kgqa.agent.persistence import CheckpointTarget, default_checkpoint_path
+from saga_kgqa.agent.toolbox import ToolView
 from saga_kgqa.app.sources import source_set
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import BackendError, ConfigurationError, SagaError, ToolInputError
-from saga_kgqa.graph.persistence import CheckpointTarget, default_checkpoint_path
-from saga_kgqa.graph.toolbox import ToolView
 from saga_kgqa.redaction import redact_url
 from saga_kgqa.serve.mcp_limits import CallGate
 from saga_kgqa.serve.mcp_models import DEFAULT_MAX_CHARS, ToolOutput, UpstreamFailure

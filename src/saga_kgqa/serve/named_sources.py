@@ -7,8 +7,8 @@ once per source for the life of the process). Callers never pass a path or a URL
 
 from __future__ import annotations
 
+from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.app.sources import toolbox_for_source
-from saga_kgqa.graph.toolbox import SagaToolbox
 from saga_kgqa.sources.catalog import Catalog, SourceRecord, UnknownName
 
 #: Re-exported: the error of a name the operator did not configure.

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 
+from saga_kgqa.agent.builder import SagaGraph, build_graph
+from saga_kgqa.agent.dependencies import no_sources
 from saga_kgqa.app.caller import CallerModelFactory, CallerToolboxFactory
 from saga_kgqa.app.sources import toolbox_for_source
 from saga_kgqa.context import SagaContext
@@ -15,8 +17,6 @@ from saga_kgqa.eval.loaders import load_benchmark
 from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
 from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.eval.qa.runner import Answerer, GoldReplayAnswerer
-from saga_kgqa.graph.builder import SagaGraph, build_graph
-from saga_kgqa.graph.dependencies import no_sources
 from saga_kgqa.serve.http_face import serve_face
 from saga_kgqa.serve.text2sparql import (
     LOG,

@@ -1,7 +1,7 @@
 """No face opens a graph, a schema index, a toolbox or a source itself: they ask :mod:`saga_kgqa.app`.
 
 The faces are the ``saga`` commands (``cli/``), the servers (``serve/``) and the LangGraph
-server's modules (``graph/studio.py``, ``mars/studio.py``). The walk reads every statement of
+server's modules (``agent/studio.py``, ``mars/studio.py``). The walk reads every statement of
 their source, imports inside functions included, and fails on a constructor or opener called
 there, or on an import of a module whose job is opening (the composition root's).
 """

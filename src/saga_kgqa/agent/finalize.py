@@ -16,9 +16,9 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from langgraph.runtime import Runtime
 
+from saga_kgqa.agent.dependencies import GraphDependencies
+from saga_kgqa.agent.source_tools import attempt_tools
 from saga_kgqa.context import SagaContext, resolve_context
-from saga_kgqa.graph.dependencies import GraphDependencies
-from saga_kgqa.graph.source_tools import attempt_tools
 from saga_kgqa.kg.core.result import QueryResult
 from saga_kgqa.kg.guard.sparql_lexer import tokenize
 from saga_kgqa.state import Action, Answer, QueryAttempt, RunStatus, TraceSummary

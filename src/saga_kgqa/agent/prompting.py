@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
+from saga_kgqa.agent.knowledge_log import knowledge_log_text
 from saga_kgqa.context import SagaContext
-from saga_kgqa.graph.knowledge_log import knowledge_log_text
 from saga_kgqa.kg.core.profiles import PROFILES
 from saga_kgqa.language import language_name, language_note
 from saga_kgqa.prompts import dialect_wording, load_prompt, render_prompt
@@ -118,7 +118,7 @@ def controller_messages(
         context: The run's switches.
         prefixes: Prefixes of the compact ids shown.
         source_lines: The source tools, A.3 policy and catalog
-            (:func:`saga_kgqa.graph.source_tools.source_prompt_lines`); empty when the run has one graph.
+            (:func:`saga_kgqa.agent.source_tools.source_prompt_lines`); empty when the run has one graph.
     """
     wording = dialect_wording(context.dialect)
     actions = "actions_native" if context.tool_calling == "native" else "actions_text"

@@ -145,7 +145,7 @@ class SagaToolbox:
             caps: Tool caps.
             prefixes: Extra prefixes for compact ids (ones the guard also knows).
             extra_name_predicates: More predicates whose literals name resources.
-            dialect: The graph's dialect (:func:`saga_kgqa.graph.dialect_tools.tool_dialect`);
+            dialect: The graph's dialect (:func:`saga_kgqa.agent.dialect_tools.tool_dialect`);
                 plain RDF when ``None``.
             entity_search: Online name search (Wikidata's ``wbsearchentities``) instead of
                 the name index built from the graph.

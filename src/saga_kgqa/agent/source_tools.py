@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph.runtime import Runtime
 
+from saga_kgqa.agent.dependencies import GraphDependencies
+from saga_kgqa.agent.records import knowledge
+from saga_kgqa.agent.tool_nodes import ERROR_TEXT_CAP, begin_step, execute_summary, finish_action
+from saga_kgqa.agent.toolbox import ToolView
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import BackendError, ConfigurationError, SourceMisbehaved, ToolInputError
-from saga_kgqa.graph.dependencies import GraphDependencies
-from saga_kgqa.graph.records import knowledge
-from saga_kgqa.graph.tool_nodes import ERROR_TEXT_CAP, begin_step, execute_summary, finish_action
-from saga_kgqa.graph.toolbox import ToolView
 from saga_kgqa.redaction import redact_text
 from saga_kgqa.state import Action, Outcome, QueryAttempt
 from saga_kgqa.state.schema import SagaState

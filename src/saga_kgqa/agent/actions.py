@@ -33,7 +33,7 @@ TOOL_ARGUMENTS: dict[str, str | None] = {
     "stop": None,
 }
 
-#: The tools that ground over named sources (:mod:`saga_kgqa.graph.source_tools`).
+#: The tools that ground over named sources (:mod:`saga_kgqa.agent.source_tools`).
 SOURCE_TOOLS = ("find_sources", "summary", "resolve", "expand", "bridge", "execute_on", "join")
 #: The source grounding tools the single-shot switch limits to one call per question (execution is not one).
 SINGLE_SHOT_TOOLS = ("find_sources", "summary", "resolve", "expand", "bridge")
@@ -91,7 +91,7 @@ def enabled_tools(grounding: str = "lookup", *, sources: bool = False, find: boo
 
     Args:
         grounding: The ``grounding_tools`` switch (``lookup``, ``patterns`` or ``both``).
-        sources: Whether the source tools are offered (:func:`saga_kgqa.graph.source_tools.source_mode`).
+        sources: Whether the source tools are offered (:func:`saga_kgqa.agent.source_tools.source_mode`).
         find: Whether ``find_sources`` is among them (many sources; with few the catalog is in the prompt).
     """
     off = {"lookup": "patterns", "patterns": "lookup"}.get(grounding)

@@ -28,17 +28,17 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import RetryPolicy
 
+from saga_kgqa.agent.answer_check_node import AnswerCheckNode
+from saga_kgqa.agent.dependencies import GraphDependencies, SourcesFactory, ToolboxFactory
+from saga_kgqa.agent.finalize import FinalizeNode
+from saga_kgqa.agent.llm_nodes import ModelNodes
+from saga_kgqa.agent.model_calls import EnvironmentModelFactory, ModelFactory, transient_provider_error
+from saga_kgqa.agent.prompting import prompt_names
+from saga_kgqa.agent.routing import route_action, route_after_check, route_after_lookup
+from saga_kgqa.agent.source_tools import SourceToolNodes
+from saga_kgqa.agent.tool_nodes import ToolNodes
+from saga_kgqa.agent.tracing import traced_tool_node
 from saga_kgqa.context import SagaContext
-from saga_kgqa.graph.answer_check_node import AnswerCheckNode
-from saga_kgqa.graph.dependencies import GraphDependencies, SourcesFactory, ToolboxFactory
-from saga_kgqa.graph.finalize import FinalizeNode
-from saga_kgqa.graph.llm_nodes import ModelNodes
-from saga_kgqa.graph.model_calls import EnvironmentModelFactory, ModelFactory, transient_provider_error
-from saga_kgqa.graph.prompting import prompt_names
-from saga_kgqa.graph.routing import route_action, route_after_check, route_after_lookup
-from saga_kgqa.graph.source_tools import SourceToolNodes
-from saga_kgqa.graph.tool_nodes import ToolNodes
-from saga_kgqa.graph.tracing import traced_tool_node
 from saga_kgqa.state.schema import InputState, OutputState, SagaState
 
 #: Supersteps one controller step can take: controller, a tool node, and the prune fallback.
@@ -65,10 +65,10 @@ def build_graph(
         model_factory: Returns the chat model for ``(context, role)``; roles are
             ``answer_type``, ``controller``, ``prune`` and ``parse``. Without one, the CLI's model
             settings are used (``SAGA_BASE_URL``, ``SAGA_MODEL``, ``SAGA_API_KEY`` / ``OPENAI_API_KEY``,
-            ``SAGA_MODEL_FACTORY``; :class:`~saga_kgqa.graph.model_calls.EnvironmentModelFactory`); with
+            ``SAGA_MODEL_FACTORY``; :class:`~saga_kgqa.agent.model_calls.EnvironmentModelFactory`); with
             none of them set, the first model call fails with a
             :class:`~saga_kgqa.errors.ConfigurationError` saying what to set.
-        toolbox_factory: Returns the :class:`~saga_kgqa.graph.toolbox.SagaToolbox` for a
+        toolbox_factory: Returns the :class:`~saga_kgqa.agent.toolbox.SagaToolbox` for a
             context; by default the graph named by ``context.data`` / ``context.endpoint``
             (the shipped example graph when neither is set).
         sources_factory: Returns the operator's named sources for a context
@@ -82,19 +82,19 @@ def build_graph(
         name: The graph's name (run name in traces, node name when embedded).
         output_schema: The keys a caller gets back, and the only keys a server's ``updates``
             stream shows (the LangGraph API filters updates by them): :class:`OutputState` by default;
-            the served graph adds the chosen action (:data:`saga_kgqa.graph.studio.StudioOutput`).
+            the served graph adds the chosen action (:data:`saga_kgqa.agent.studio.StudioOutput`).
 
     Returns:
         The compiled graph: input :class:`InputState`, output :class:`OutputState`,
         context :class:`SagaContext`. Invoke it with :func:`run_config`.
     """
     if toolbox_factory is None:
-        from saga_kgqa.graph.defaults import toolbox_from_context
+        from saga_kgqa.app.defaults import toolbox_from_context
 
         toolbox_factory = toolbox_from_context
     prompt_names()  # a missing prompt file fails here, not in the middle of a run
     if sources_factory is None:
-        from saga_kgqa.graph.defaults import sources_from_catalog_file
+        from saga_kgqa.app.defaults import sources_from_catalog_file
 
         sources_factory = sources_from_catalog_file
     dependencies = GraphDependencies(model_factory or EnvironmentModelFactory(), toolbox_factory, sources_factory)

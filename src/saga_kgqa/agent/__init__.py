@@ -1,0 +1,63 @@
+"""The LangGraph state machine that drives the SAGA controller.
+
+Public API:
+
+* :func:`build_graph` ``(*, model_factory=None, toolbox_factory=None, checkpointer=None,
+  model_retry=None, name="saga")`` → the compiled graph (input :class:`~saga_kgqa.state.schema.InputState`,
+  output :class:`~saga_kgqa.state.schema.OutputState`, context :class:`~saga_kgqa.context.SagaContext`).
+* :func:`run_config` ``(context, *, thread_id=None, tags=None, **metadata)`` → the invoke config with an
+  explicit recursion limit; :func:`recursion_limit` ``(max_steps)``.
+* :data:`ModelFactory` ``(context, role) -> BaseChatModel`` with :data:`ModelRole` one of
+  ``answer_type``, ``controller``, ``prune``, ``parse``; :func:`transient_provider_error` is the
+  ``retry_on`` of the model nodes.
+* :data:`ToolboxFactory` ``(context) -> SagaToolbox``; :class:`SagaToolbox` ``(graph, schema, *,
+  vocabulary=None, caps=None, prefixes=None, extra_name_predicates=())``;
+  :func:`toolbox_from_context` opens ``context.data`` / ``context.endpoint`` (the example graph by default;
+  it lives in the composition root, :mod:`saga_kgqa.app.defaults`, and is imported from there on first use).
+
+* :func:`checkpoint_serde` ``()`` → the serializer a checkpointer needs to revive saga's records
+  (``Action``, ``Step``, ``Answer``, Θ …) without warnings: a parent graph that embeds saga and keeps its
+  own checkpointer compiles with ``parent.compile(checkpointer=InMemorySaver(serde=checkpoint_serde()))``
+  (likewise ``SqliteSaver(conn, serde=checkpoint_serde())``).
+* Without ``model_factory``, :func:`build_graph` reads the CLI's model settings (``SAGA_BASE_URL``,
+  ``SAGA_MODEL``, ``SAGA_API_KEY`` / ``OPENAI_API_KEY``, ``SAGA_MODEL_FACTORY``) when a run first calls the model.
+
+Typical use::
+
+    graph = build_graph(model_factory=lambda ctx, role: ChatOpenAI(model=ctx.model, base_url=ctx.base_url))
+    context = SagaContext.from_env(max_steps=15)
+    output = graph.invoke({"question": "..."}, run_config(context), context=context)
+"""
+
+from saga_kgqa.agent.builder import SagaGraph, build_graph, recursion_limit, run_config
+from saga_kgqa.agent.dependencies import GraphDependencies, ToolboxFactory
+from saga_kgqa.agent.model_calls import ModelFactory, ModelRole, transient_provider_error
+from saga_kgqa.agent.toolbox import SagaToolbox, ToolView
+from saga_kgqa.state.checkpointing import checkpoint_serde
+
+
+def __getattr__(name: str) -> object:
+    # The default toolbox opens graphs, which is the composition root's job (saga_kgqa.app stands on
+    # this package, so importing it here at load time would run the arrow upwards).
+    if name == "toolbox_from_context":
+        from saga_kgqa.app.defaults import toolbox_from_context
+
+        return toolbox_from_context
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "GraphDependencies",
+    "ModelFactory",
+    "ModelRole",
+    "SagaGraph",
+    "SagaToolbox",
+    "ToolView",
+    "ToolboxFactory",
+    "build_graph",
+    "checkpoint_serde",
+    "recursion_limit",
+    "run_config",
+    "toolbox_from_context",
+    "transient_provider_error",
+]
