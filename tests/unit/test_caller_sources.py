@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from saga_kgqa.agent.caller import CallerSourcesFactory
+from saga_kgqa.app.caller import CallerSourcesFactory
 from saga_kgqa.context import SagaContext
 from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from tests.conftest import TEST_DATA
