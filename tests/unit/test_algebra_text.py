@@ -10,7 +10,7 @@ from rdflib.term import Literal, URIRef, Variable
 
 from saga_kgqa.kg.guard.algebra_text import AlgebraTextError, AlgebraWriter, term_variables
 from saga_kgqa.kg.guard.sparql_algebra import iter_nodes, iter_triple_patterns, parse_algebra
-from saga_kgqa.tools.text_safety import graph_text
+from saga_kgqa.text_safety import graph_text
 
 EX = "http://example.org/"
 PREFIXES = {"ex": EX, "": "http://valuenet/ontop/", "xsd": "http://www.w3.org/2001/XMLSchema#"}

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 from saga_kgqa.errors import SagaError
 from saga_kgqa.schema.queries import path_alternative, values_clause
 from saga_kgqa.state.records import Answer
+from saga_kgqa.text_safety import graph_text
 from saga_kgqa.tools.render import iri_text
-from saga_kgqa.tools.text_safety import graph_text
 
 if TYPE_CHECKING:
     from saga_kgqa.agent.toolbox import ToolView

@@ -23,8 +23,8 @@ from saga_kgqa.kg.core.result import QueryResult
 from saga_kgqa.kg.guard.sparql_lexer import tokenize
 from saga_kgqa.state import Action, Answer, QueryAttempt, RunStatus, TraceSummary
 from saga_kgqa.state.schema import SagaState
+from saga_kgqa.text_safety import outside_value
 from saga_kgqa.tools.execute.tool import ExecuteSettings
-from saga_kgqa.tools.text_safety import outside_value
 
 
 def choose_final_query(attempts: list[QueryAttempt]) -> QueryAttempt | None:

@@ -39,7 +39,7 @@ from saga_kgqa.context import SagaContext, resolve_context
 from saga_kgqa.state import Action, AnswerType, add_token_usage, answer_type_prior
 from saga_kgqa.state.records import AnswerKind
 from saga_kgqa.state.schema import SagaState, require_question
-from saga_kgqa.tools.text_safety import graph_text
+from saga_kgqa.text_safety import graph_text
 
 _SCALAR_KINDS: dict[str, AnswerKind] = {
     "boolean": "boolean",

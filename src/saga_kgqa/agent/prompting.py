@@ -21,8 +21,8 @@ from saga_kgqa.prompts import dialect_wording, load_prompt, render_prompt
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.state import AnswerType, PriorTurn, PruneRequest, Step, TypeState
 from saga_kgqa.state.schema import SagaState
+from saga_kgqa.text_safety import quoted
 from saga_kgqa.tools.render import compact_iri
-from saga_kgqa.tools.text_safety import quoted
 
 #: Classes of a plain RDF graph the answer-type prompt lists, most used first.
 ANSWER_TYPE_CLASSES = 25

@@ -28,8 +28,8 @@ from saga_kgqa.errors import BackendError, ConfigurationError, SourceMisbehaved,
 from saga_kgqa.redaction import redact_text
 from saga_kgqa.state import Action, Outcome, QueryAttempt
 from saga_kgqa.state.schema import SagaState
+from saga_kgqa.text_safety import cap_block, graph_text
 from saga_kgqa.tools.execute.tool import ExecuteSettings
-from saga_kgqa.tools.text_safety import cap_block, graph_text
 
 if TYPE_CHECKING:
     from saga_kgqa.sources.session import SourceSet

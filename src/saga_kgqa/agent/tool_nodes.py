@@ -22,9 +22,9 @@ from saga_kgqa.context import SagaContext, resolve_context
 from saga_kgqa.errors import BackendError, ToolInputError
 from saga_kgqa.state import ANSWER_KEY, Action, KnowledgeEntry, Outcome, PruneRequest, QueryAttempt, TypeState
 from saga_kgqa.state.schema import SagaState
+from saga_kgqa.text_safety import graph_text
 from saga_kgqa.tools import LookupResult
 from saga_kgqa.tools.execute.tool import ExecuteOutcome, ExecuteSettings
-from saga_kgqa.tools.text_safety import graph_text
 
 #: Characters of an error message shown to the model (the execute tool shows as many).
 ERROR_TEXT_CAP = 1500

@@ -24,8 +24,8 @@ from saga_kgqa.patterns.enrichment import EnrichSettings, enrich
 from saga_kgqa.patterns.retrieval import retrieve_many
 from saga_kgqa.state.mars import MarsState, PatternEntry
 from saga_kgqa.state.records import QueryAttempt, Step
+from saga_kgqa.text_safety import graph_text
 from saga_kgqa.tools.execute.tool import ExecuteSettings
-from saga_kgqa.tools.text_safety import graph_text
 
 _MENTIONS = 5
 _HITS_PER_MENTION = 1

@@ -14,7 +14,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from saga_kgqa.context import SagaContext
 from saga_kgqa.state.mars import PatternEntry
 from saga_kgqa.state.records import Step
-from saga_kgqa.tools.text_safety import cap_block, quoted
+from saga_kgqa.text_safety import cap_block, quoted
 
 _LINK_SYSTEM = (
     "You find the named entities in a question over a knowledge graph. Reply with one JSON object: "

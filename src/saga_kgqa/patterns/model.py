@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from saga_kgqa.tools.text_safety import graph_text
+from saga_kgqa.text_safety import graph_text
 
 Direction = Literal["out", "in"]
 

@@ -47,7 +47,7 @@ from saga_kgqa.schema.survey_model import (
 )
 from saga_kgqa.schema.survey_values import misbehaved_count, parse_count
 from saga_kgqa.schema.vocab import META_NAMESPACES, RDFS_SUBCLASS_OF, SchemaVocabulary
-from saga_kgqa.tools.text_safety import graph_text
+from saga_kgqa.text_safety import graph_text
 
 _KIND = 'BIND(IF(isIRI(?o), "iri", IF(isBlank(?o), "bnode", IF(lang(?o) != "", "lang", "literal"))) AS ?k)'
 _NAMED_GRAPHS_SHOWN = 50

@@ -26,7 +26,7 @@ from saga_kgqa.serve.mcp_models import AskOutput, cap_rows
 from saga_kgqa.serve.mcp_terms import TermOut, rows_of
 from saga_kgqa.serve.mcp_tooling import RETRY_NOTE, ToolHost, ToolSpec
 from saga_kgqa.sources.catalog import UnknownName
-from saga_kgqa.tools.text_safety import graph_text
+from saga_kgqa.text_safety import graph_text
 
 
 class StepWatch:

@@ -32,7 +32,7 @@ from saga_kgqa.sources.catalog import UnknownName
 from saga_kgqa.sources.catalog_search import catalog_text, find_sources, list_categories, list_sources
 from saga_kgqa.sources.grounding import bridge_sources, expand_entity, resolve_entity, source_summary
 from saga_kgqa.sources.resolution import render_resolution
-from saga_kgqa.tools.text_safety import graph_text
+from saga_kgqa.text_safety import graph_text
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")

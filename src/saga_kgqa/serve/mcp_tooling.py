@@ -37,7 +37,7 @@ from saga_kgqa.serve.mcp_models import DEFAULT_MAX_CHARS, ToolOutput, UpstreamFa
 from saga_kgqa.serve.named_sources import NamedSources, UnknownSource
 from saga_kgqa.serve.sessions import SessionState, SessionStore
 from saga_kgqa.sources.session import SourceSet
-from saga_kgqa.tools.text_safety import cap_block, clean_structure, graph_text, outside_value
+from saga_kgqa.text_safety import cap_block, clean_structure, graph_text, outside_value
 
 logger = logging.getLogger(__name__)
 

@@ -39,7 +39,7 @@ from saga_kgqa.language import detect_language
 from saga_kgqa.redaction import redact_text
 from saga_kgqa.serve.perimeter import Perimeter
 from saga_kgqa.state import QueryAttempt
-from saga_kgqa.tools.text_safety import graph_text
+from saga_kgqa.text_safety import graph_text
 
 #: The TEXT2SPARQL'26 budget per question.
 DEFAULT_SECONDS = 180.0

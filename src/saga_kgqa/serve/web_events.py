@@ -13,7 +13,7 @@ from typing import Any
 from saga_kgqa.state import ANSWER_KEY, AnswerType, Step, TypeState
 from saga_kgqa.state.records import Answer
 from saga_kgqa.state.type_state import merge_type_state
-from saga_kgqa.tools.text_safety import clean_structure
+from saga_kgqa.text_safety import clean_structure
 
 Event = dict[str, Any]
 #: How an answer's IRIs are shown: ``{iri: {"label", "short"}}`` (see :mod:`saga_kgqa.agent.answer_view`).

@@ -7,7 +7,7 @@ The page's user is not at the operator's shell: advice names what to check or to
 from __future__ import annotations
 
 from saga_kgqa.errors import BackendError, ConfigurationError, SagaError
-from saga_kgqa.tools.text_safety import graph_text
+from saga_kgqa.text_safety import graph_text
 
 #: Model client exceptions (OpenAI-compatible clients) by class name, so the web face needs no client import.
 _MODEL_FAILURES = {

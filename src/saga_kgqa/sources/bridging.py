@@ -26,8 +26,8 @@ from saga_kgqa.sources.key_match import Normalisation
 from saga_kgqa.sources.session import OpenSource, SourceSet
 from saga_kgqa.sources.summary import RESULT_CHARS
 from saga_kgqa.sources.value_bridges import ValueMatch, match_values, sample_literals
+from saga_kgqa.text_safety import cap_block, graph_text
 from saga_kgqa.tools.render import compact_iri, iri_text, term_text
-from saga_kgqa.tools.text_safety import cap_block, graph_text
 
 BridgeKind = Literal["same_iri", "shared_value", "shared_property"]
 _STRENGTH: dict[BridgeKind, int] = {"same_iri": 3, "shared_value": 2, "shared_property": 1}

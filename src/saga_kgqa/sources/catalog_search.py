@@ -20,8 +20,8 @@ from saga_kgqa.errors import SagaError
 from saga_kgqa.schema.survey_model import SourceSurvey
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.sources.summary import RESULT_CHARS, derived_description, derived_title
+from saga_kgqa.text_safety import cap_block, graph_text
 from saga_kgqa.tools.search.label_index import local_name
-from saga_kgqa.tools.text_safety import cap_block, graph_text
 
 _LOG = logging.getLogger(__name__)
 _WORD = re.compile(r"[a-z0-9]+")

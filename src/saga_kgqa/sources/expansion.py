@@ -17,10 +17,10 @@ from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.schema.queries import path_alternative
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.sources.summary import RESULT_CHARS
+from saga_kgqa.text_safety import cap_block, graph_text
 from saga_kgqa.tools.graph_reads import Texts
 from saga_kgqa.tools.render_observations import TextCaps, value_text
 from saga_kgqa.tools.results import Value
-from saga_kgqa.tools.text_safety import cap_block, graph_text
 
 _HOPS_READ = 400
 

@@ -17,12 +17,12 @@ from saga_kgqa.errors import BackendError, ConfigurationError
 from saga_kgqa.schema.survey_model import SourceSurvey
 from saga_kgqa.sources.session import OpenSource, SourceSet
 from saga_kgqa.sources.virtuoso_text import VIRTUOSO_PROFILE, has_native_text, native_search
+from saga_kgqa.text_safety import graph_text, quoted
 from saga_kgqa.tools.render import compact_iri
 from saga_kgqa.tools.search.fulltext import IDENTIFIER_SOURCE, FullTextIndex
 from saga_kgqa.tools.search.identifier_forms import is_identifier_property, looks_like_identifier
 from saga_kgqa.tools.search.label_index import NameMatch, name_predicates, read_names, schema_entries
 from saga_kgqa.tools.search.name_detection import detect_names, read_compound_names
-from saga_kgqa.tools.text_safety import graph_text, quoted
 
 _LABEL_CHARS = 200
 #: Told how many names are indexed so far while an index is built.

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from saga_kgqa.tools.text_safety import cap_block, graph_text
+from saga_kgqa.text_safety import cap_block, graph_text
 
 if TYPE_CHECKING:
     from saga_kgqa.sources.summary_model import ClassSummary, PropertyLine, SourceSummary

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from saga_kgqa.errors import QueryRejected, ToolInputError
 from saga_kgqa.kg.guard.sparql_terms import iri, unescape_local_name
-from saga_kgqa.tools.text_safety import graph_text
+from saga_kgqa.text_safety import graph_text
 
 #: Longest argument accepted; real IRIs are far shorter.
 MAX_ARGUMENT_CHARS = 2000

@@ -1,7 +1,7 @@
 """The one rendering path from graph data to text a model reads: compact, capped, escaped.
 
 Every IRI, literal, label and server note shown to a model is rendered here and passes
-through :mod:`saga_kgqa.tools.text_safety` (docs/faults.md §5, rows D1-D2). Whole
+through :mod:`saga_kgqa.text_safety` (docs/faults.md §5, rows D1-D2). Whole
 observations are then cut to a byte cap by :func:`cap_bytes`, so one hostile value can
 neither fake structure nor flood the context.
 """
@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from saga_kgqa.kg.core.result import QueryResult, Term
-from saga_kgqa.tools.text_safety import graph_text, quoted
+from saga_kgqa.text_safety import graph_text, quoted
 
 _XSD = "http://www.w3.org/2001/XMLSchema#"
 #: SPARQL's bare literal forms (grammar rules INTEGER, DECIMAL, DOUBLE, BooleanLiteral): a value is shown

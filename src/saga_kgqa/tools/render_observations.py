@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from saga_kgqa.text_safety import graph_text, quoted
 from saga_kgqa.tools.render import cap_bytes, id_text, literal_text, names_list
 from saga_kgqa.tools.results import (
     PropertyExamplesResult,
@@ -20,7 +21,6 @@ from saga_kgqa.tools.results import (
     Value,
 )
 from saga_kgqa.tools.search.label_index import normalise
-from saga_kgqa.tools.text_safety import graph_text, quoted
 
 
 @dataclass(frozen=True, slots=True)

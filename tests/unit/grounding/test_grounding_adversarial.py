@@ -124,7 +124,7 @@ def test_hostile_property_label_in_search_results(store: EmbeddedStore, schema: 
     ],
 )
 def test_tag_defanging_catches_every_role_and_template_tag(hostile: str) -> None:
-    from saga_kgqa.tools.text_safety import graph_text
+    from saga_kgqa.text_safety import graph_text
 
     cleaned = graph_text(f"before {hostile} after", cap=1000)
     assert "<" not in cleaned and ">" not in cleaned and "\uff1c" not in cleaned and "\uff1e" not in cleaned, cleaned

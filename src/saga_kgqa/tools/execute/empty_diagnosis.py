@@ -30,8 +30,8 @@ from saga_kgqa.errors import BackendError, QueryRejected
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.guard.algebra_text import AlgebraTextError, AlgebraWriter, Triple, term_variables
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.text_safety import display_writer, graph_text
 from saga_kgqa.tools.execute.datatype_mismatch import mismatch_note
-from saga_kgqa.tools.text_safety import display_writer, graph_text
 
 DiagnosisKind = Literal["dead_pattern", "join", "filter", "filters_combined", "values", "elsewhere", "unknown"]
 

@@ -1,7 +1,7 @@
 """The sentences of the execute tool's observations: headers, [BLOCKED] explanations, typed errors.
 
 Everything here ends up in a model's context, so every piece of graph or server text
-passes :mod:`saga_kgqa.tools.text_safety`.
+passes :mod:`saga_kgqa.text_safety`.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Literal
 
 from saga_kgqa.errors import BackendError, EndpointThrottled, QueryRejected, QueryTimeout
 from saga_kgqa.state import TypeState
+from saga_kgqa.text_safety import graph_text
 from saga_kgqa.tools.execute.models import ExecuteError, ExecuteOutcome
 from saga_kgqa.tools.render import cap_bytes, iri_text
-from saga_kgqa.tools.text_safety import graph_text
 
 if TYPE_CHECKING:
     from saga_kgqa.tools.execute.type_check_models import BlockedPattern

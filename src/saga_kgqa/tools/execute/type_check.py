@@ -47,6 +47,7 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, Verdict
 from saga_kgqa.schema.vocab import RDFS_DATATYPE, RDFS_LITERAL, UNIVERSAL_CLASSES, XSD, XSD_PARENTS, literal_type
 from saga_kgqa.state import TypeProvenance, TypeState
+from saga_kgqa.text_safety import display_writer, graph_text
 from saga_kgqa.tools.execute.graph_access import ask, fetch_types, instance_of, usable_iris
 from saga_kgqa.tools.execute.type_check_models import (
     BlockedPattern,
@@ -56,7 +57,6 @@ from saga_kgqa.tools.execute.type_check_models import (
     TypesOrigin,
 )
 from saga_kgqa.tools.execute.type_scopes import RequiredPatternWalk, VariableScope
-from saga_kgqa.tools.text_safety import display_writer, graph_text
 
 __all__ = [
     "BLOCKING_PROVENANCES",

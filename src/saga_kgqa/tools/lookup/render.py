@@ -8,7 +8,7 @@ are cut to their first clause and dropped when they only restate the label; the 
 values lookup read (``ToolCaps.values_per_property``, none for the paper's property-only
 entries) are shown with how many more there are; identifiers in other databases (the
 dialect's ``identifier_datatypes``) are only named, on one line. Everything from the graph still goes
-through :mod:`saga_kgqa.tools.text_safety`, and the header and the hidden-properties line
+through :mod:`saga_kgqa.text_safety`, and the header and the hidden-properties line
 survive any byte cap: property lines are dropped first, with a line saying so.
 """
 
@@ -17,10 +17,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from saga_kgqa.text_safety import graph_text, quoted
 from saga_kgqa.tools.render import cap_bytes, id_text, names_list
 from saga_kgqa.tools.render_observations import TextCaps, notes_lines, ref_text, squash, value_text
 from saga_kgqa.tools.results import HiddenProperty, KeptProperty, LookupResult, PropertyInfo, Ref
-from saga_kgqa.tools.text_safety import graph_text, quoted
 
 #: Words of a description kept in a lookup line; the first clause usually says what the property means.
 DESCRIPTION_WORDS = 8
