@@ -1,8 +1,9 @@
-"""Imports point down: no module of the package imports itself back through others at import time.
+"""Imports point down: no module of the package imports itself back through others.
 
-Top-level imports count, ``if TYPE_CHECKING:`` ones too (a type-only import still says which
-module stands on which); an import inside a function is a deliberate, lazy edge. A package ``__init__`` that
-re-exports its modules is not part of a cycle through them.
+Every import counts: top-level ones, ``if TYPE_CHECKING:`` ones (a type-only import still says which
+module stands on which) and those inside functions (a lazy import only delays the edge; a cycle hidden
+behind one is still a cycle). A package ``__init__`` that re-exports its modules is not part of a
+cycle through them.
 """
 
 from __future__ import annotations
@@ -20,18 +21,15 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _load_time_imports(tree: ast.Module, modules: set[str]) -> set[str]:
+def _imports(tree: ast.Module, modules: set[str]) -> set[str]:
     found: set[str] = set()
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            continue  # imports inside functions (and methods) are lazy on purpose
-        for child in ast.walk(node):
-            if isinstance(child, ast.ImportFrom) and child.module and child.module.startswith("saga_kgqa"):
-                for alias in child.names:
-                    sub = f"{child.module}.{alias.name}"
-                    found.add(sub if sub in modules else child.module)
-            elif isinstance(child, ast.Import):
-                found |= {a.name for a in child.names if a.name.startswith("saga_kgqa")}
+    for child in ast.walk(tree):  # every statement, function bodies included
+        if isinstance(child, ast.ImportFrom) and child.module and child.module.startswith("saga_kgqa"):
+            for alias in child.names:
+                sub = f"{child.module}.{alias.name}"
+                found.add(sub if sub in modules else child.module)
+        elif isinstance(child, ast.Import):
+            found |= {a.name for a in child.names if a.name.startswith("saga_kgqa")}
     return found
 
 
@@ -43,7 +41,7 @@ def _graph() -> dict[str, set[str]]:
     for name, path in files.items():
         if name in packages:
             continue  # re-exporting packages are the doors, not the rooms
-        imported = _load_time_imports(ast.parse(path.read_text(encoding="utf-8")), modules)
+        imported = _imports(ast.parse(path.read_text(encoding="utf-8")), modules)
         graph[name] = {m for m in imported if m in modules and m not in packages and m != name}
     return graph
 
@@ -84,3 +82,10 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_import_cycles() -> None:
     assert _cycles(_graph()) == []
+
+
+def test_a_cycle_behind_a_function_level_import_is_seen() -> None:
+    modules = {"saga_kgqa.a", "saga_kgqa.b"}
+    lazy = ast.parse("def f():\n    from saga_kgqa.b import thing\n")
+    assert _imports(lazy, modules) == {"saga_kgqa.b"}
+    assert _cycles({"saga_kgqa.a": {"saga_kgqa.b"}, "saga_kgqa.b": {"saga_kgqa.a"}}) == [["saga_kgqa.a", "saga_kgqa.b"]]

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from saga_kgqa.app.open import open_graph
+from saga_kgqa.cli.eval_ablate_command import ablate_command
+from saga_kgqa.cli.eval_merge_command import merge_command
 from saga_kgqa.cli.eval_options import (
     BenchmarkArgument,
     DataDirOption,
@@ -18,7 +20,7 @@ from saga_kgqa.cli.eval_options import (
     LanguageOption,
     benchmark_questions,
 )
-from saga_kgqa.cli.eval_run_commands import add_run_commands
+from saga_kgqa.cli.eval_run_commands import run_command
 from saga_kgqa.cli.groups import command_group
 from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption
 from saga_kgqa.cli.output import fail, print_json, stdout
@@ -223,5 +225,7 @@ def report_command(
 
 def register(app: typer.Typer) -> None:
     """Add ``saga eval`` (score, gold, drift, run, ablate) to the ``saga`` application."""
-    add_run_commands(eval_app)
+    eval_app.command("run")(run_command)
+    eval_app.command("ablate")(ablate_command)
+    eval_app.command("merge")(merge_command)
     app.add_typer(eval_app, name="eval")

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 import typer
 
 from saga_kgqa.app.open import OpenOptions, open_graph
-from saga_kgqa.cli.eval_merge_command import merge_command
 from saga_kgqa.cli.eval_options import (
     BenchmarkArgument,
     DataDirOption,
@@ -358,12 +357,3 @@ def _with_examples(
         )
     chosen = dataclasses.replace(context, examples_file=str(kept) if kept else None, examples_k=k)
     return chosen, info
-
-
-def add_run_commands(eval_app: typer.Typer) -> None:
-    """Add ``run``, ``ablate`` and ``merge`` to the ``saga eval`` group."""
-    from saga_kgqa.cli.eval_ablate_command import ablate_command
-
-    eval_app.command("run")(run_command)
-    eval_app.command("ablate")(ablate_command)
-    eval_app.command("merge")(merge_command)

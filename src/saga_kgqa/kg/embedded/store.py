@@ -17,7 +17,6 @@ pyoxigraph would call the service over the network itself (docs/faults.md H4).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import re
@@ -40,6 +39,7 @@ from saga_kgqa.kg.embedded.dotted_names import escape_dotted_local_names
 from saga_kgqa.kg.embedded.engine_errors import evaluation_error
 from saga_kgqa.kg.embedded.loading import content_digest, load_files, read_content_key, sniff_rdf_format
 from saga_kgqa.kg.embedded.oxigraph_terms import collect_result, has_named_graphs
+from saga_kgqa.kg.embedded.stale_stores import STORE_PREFIX, sweep_stale_stores
 from saga_kgqa.kg.embedded.worker import DEFAULT_MAX_CELL_CHARS, QueryWorker
 from saga_kgqa.kg.guard.sparql_lexer import tokenize
 
@@ -51,8 +51,6 @@ __all__ = ["EMBEDDED_PROFILES", "EmbeddedStore", "content_digest", "load_files",
 #: Profiles that make sense on an embedded store: its own, and Wikidata's (a local Wikidata
 #: extract keeps WDQS's prefixes). The others describe a remote server's behaviour.
 EMBEDDED_PROFILES = frozenset({"embedded", "wikidata"})
-_STORE_PREFIX = "saga-store-"
-_STALE_STORE = re.compile(rf"{_STORE_PREFIX}(\d+)-")
 _NO_SERVICE = (
     "the embedded store runs no SERVICE clause, whatever the profile allows (pyoxigraph would call the "
     "service over the network): remove it; for labels, match rdfs:label directly, e.g. "
@@ -81,39 +79,6 @@ def _uses_service(text: str) -> bool:
     # tokenizing); only texts that contain the word at all are tokenized, so a SERVICE in a
     # string or comment is not mistaken for a clause. pyoxigraph reads no \u escapes in keywords.
     return _SERVICE_WORD.search(text) is not None and any(token.is_word("SERVICE") for token in tokenize(text))
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's process
-    return True
-
-
-def sweep_stale_stores(root: Path | None = None) -> list[Path]:
-    """Delete temporary stores left by hosts that died before their query worker could clean up.
-
-    A temporary store is named ``saga-store-<host pid>-…``; it is stale when it is ours and
-    that process is gone. (A host killed while its worker runs has the worker delete it.)
-
-    Returns:
-        The directories deleted.
-    """
-    folder = root or Path(tempfile.gettempdir())
-    swept = []
-    with contextlib.suppress(OSError):
-        for entry in folder.iterdir():
-            match = _STALE_STORE.match(entry.name)
-            if match is None or int(match.group(1)) == os.getpid() or _process_alive(int(match.group(1))):
-                continue
-            with contextlib.suppress(OSError):
-                if entry.is_dir() and entry.stat().st_uid == os.getuid():
-                    shutil.rmtree(entry)
-                    swept.append(entry)
-    return swept
 
 
 def store_endpoint_id(store_dir: Path) -> str:
@@ -201,7 +166,7 @@ class EmbeddedStore:
         files = list(paths)
         check_embedded_profile(profile or get_profile("embedded"))
         sweep_stale_stores()
-        tmp = Path(tempfile.mkdtemp(prefix=f"{_STORE_PREFIX}{os.getpid()}-"))
+        tmp = Path(tempfile.mkdtemp(prefix=f"{STORE_PREFIX}{os.getpid()}-"))
         try:
             load_files(tmp, files)
             endpoint_id = f"embedded:files:{content_digest(files)[:32]}"

@@ -11,7 +11,7 @@ the same bytes:
 * Creation is atomic: a store is built in a ``saga-store-<pid>-…`` directory beside the
   entries and renamed into place only when every file loaded. Two processes building the
   same entry both succeed and the second discards its copy; a builder killed midway leaves a
-  directory that :func:`~saga_kgqa.kg.embedded.store.sweep_stale_stores` deletes later.
+  directory that :func:`~saga_kgqa.kg.embedded.stale_stores.sweep_stale_stores` deletes later.
 * The cache is bounded (``$SAGA_STORE_CACHE_MB``, default :data:`DEFAULT_MAX_MB`): after an
   insert, the least recently used entries go until the total fits. A process using an entry
   holds a shared ``flock`` on its lock file, and eviction takes it exclusively without
@@ -41,6 +41,7 @@ import pyoxigraph as ox
 
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.embedded.loading import load_files, sniff_rdf_format
+from saga_kgqa.kg.embedded.stale_stores import STORE_PREFIX, sweep_stale_stores
 from saga_kgqa.private_files import UnsafeCacheDir, entry_key, is_own_entry, mark_entry, private_root
 
 CACHE_ENV = "SAGA_STORE_CACHE_DIR"
@@ -49,7 +50,7 @@ SIZE_ENV = "SAGA_STORE_CACHE_MB"
 DEFAULT_MAX_MB = 1024
 #: Bump when :func:`~saga_kgqa.kg.embedded.loading.load_files` changes what it writes.
 LOADER_VERSION = "1"
-_BUILDING_PREFIX = "saga-store-"
+_BUILDING_PREFIX = STORE_PREFIX
 _HASH_CHUNK_BYTES = 1 << 20
 #: A store takes a few times its source's bytes (an upper estimate).
 _STORE_BYTES_PER_INPUT_BYTE = 4
@@ -253,8 +254,6 @@ class StoreCache:
         return True
 
     def _build(self, entry: Path, paths: Sequence[Path]) -> None:
-        from saga_kgqa.kg.embedded.store import sweep_stale_stores
-
         sweep_stale_stores(self._root)  # builders that died midway
         building = Path(tempfile.mkdtemp(prefix=f"{_BUILDING_PREFIX}{os.getpid()}-", dir=self._root))
         try:
