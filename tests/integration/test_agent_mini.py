@@ -10,9 +10,10 @@ import pytest
 from langchain_core.messages import AIMessage
 from langgraph.types import RetryPolicy
 
-from saga_kgqa.agent.builder import build_graph, run_config
+from saga_kgqa.agent.builder import run_config
 from saga_kgqa.agent.model_calls import transient_provider_error
 from saga_kgqa.agent.toolbox import SagaToolbox
+from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError
 from tests.support.agent import open_toolbox, run_agent

@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from saga_kgqa.agent.builder import build_graph, run_config
+from saga_kgqa.agent.builder import run_config
 from saga_kgqa.agent.persistence import CheckpointStore, CheckpointTarget
 from saga_kgqa.agent.toolbox import SagaToolbox, ToolView
+from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.context import SagaContext
 from saga_kgqa.state import TypeState
 from saga_kgqa.state.checkpointing import checkpoint_serde

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from saga_kgqa.agent.builder import build_graph
 from saga_kgqa.agent.prompting import answer_type_class_lines, answer_type_messages
 from saga_kgqa.agent.toolbox import SagaToolbox
+from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.context import SagaContext
 from saga_kgqa.settings import example_graph_path
 from tests.support.agent import open_toolbox

@@ -17,7 +17,7 @@ import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
-from saga_kgqa.agent.builder import build_graph
+from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.cli import app
 from saga_kgqa.errors import ConfigurationError
 from tests.support.fake_endpoint import FakeEndpoint, Scripted

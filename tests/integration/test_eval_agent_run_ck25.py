@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from saga_kgqa.agent.builder import build_graph
 from saga_kgqa.agent.toolbox import SagaToolbox
+from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.context import SagaContext
 from saga_kgqa.eval.loaders import load_benchmark
 from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from saga_kgqa.agent.builder import build_graph
+from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.cli import app
 from saga_kgqa.context import SagaContext
 from saga_kgqa.eval.loaders import load_benchmark

@@ -36,9 +36,9 @@ def expected_missions() -> set[str]:
 
 def test_langgraph_json_exports_an_uncheckpointed_graph() -> None:
     config = json.loads((REPO_ROOT / "langgraph.json").read_text())
-    assert config["graphs"] == {"saga": "saga_kgqa.agent.studio:graph", "mars": "saga_kgqa.mars.studio:graph"}
-    from saga_kgqa.agent.studio import graph
-    from saga_kgqa.mars.studio import graph as mars
+    assert config["graphs"] == {"saga": "saga_kgqa.app.studio:graph", "mars": "saga_kgqa.app.mars_studio:graph"}
+    from saga_kgqa.app.mars_studio import graph as mars
+    from saga_kgqa.app.studio import graph
 
     assert graph.checkpointer is None and mars.checkpointer is None
     assert {"link", "retrieve", "reason", "execute", "verify", "finalize"} <= set(mars.nodes)

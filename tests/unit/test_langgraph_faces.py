@@ -8,7 +8,7 @@ import pytest
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
 from saga_kgqa.agent import build_graph, checkpoint_serde, run_config
-from saga_kgqa.agent.studio import StudioOutput
+from saga_kgqa.app.studio import StudioOutput
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.state import Action, Step

@@ -11,6 +11,7 @@ import pytest
     ("old", "new", "names"),
     [
         ("saga_kgqa.graph", "saga_kgqa.agent", ("build_graph", "run_config", "SagaToolbox", "checkpoint_serde")),
+        ("saga_kgqa.agent", "saga_kgqa.app.graphs", ("build_graph",)),
         ("saga_kgqa.graph.embedding", "saga_kgqa.agent.embedding", ("saga_node",)),
         ("saga_kgqa.graph.defaults", "saga_kgqa.app.defaults", ("toolbox_from_context", "sources_from_catalog_file")),
         ("saga_kgqa.graph.caller", "saga_kgqa.app.caller", ("CallerModelFactory", "CallerToolboxFactory")),

@@ -12,8 +12,10 @@ Public API:
   ``retry_on`` of the model nodes.
 * :data:`ToolboxFactory` ``(context) -> SagaToolbox``; :class:`SagaToolbox` ``(graph, schema, *,
   vocabulary=None, caps=None, prefixes=None, extra_name_predicates=())``;
-  :func:`toolbox_from_context` opens ``context.data`` / ``context.endpoint`` (the example graph by default;
-  it lives in the composition root, :mod:`saga_kgqa.app.defaults`, and is imported from there on first use).
+  :func:`toolbox_from_context` opens ``context.data`` / ``context.endpoint`` (the example graph by default).
+* :func:`build_graph` and :func:`toolbox_from_context` open graphs, which is the composition root's job:
+  they live in :mod:`saga_kgqa.app` (``app.graphs``, ``app.defaults``) and this door loads them on first
+  use. Inside the package, :func:`saga_kgqa.agent.builder.build_graph` takes its factories explicitly.
 
 * :func:`checkpoint_serde` ``()`` → the serializer a checkpointer needs to revive saga's records
   (``Action``, ``Step``, ``Answer``, Θ …) without warnings: a parent graph that embeds saga and keeps its
@@ -29,16 +31,27 @@ Typical use::
     output = graph.invoke({"question": "..."}, run_config(context), context=context)
 """
 
-from saga_kgqa.agent.builder import SagaGraph, build_graph, recursion_limit, run_config
+from typing import TYPE_CHECKING
+
+from saga_kgqa.agent.builder import SagaGraph, recursion_limit, run_config
 from saga_kgqa.agent.dependencies import GraphDependencies, ToolboxFactory
 from saga_kgqa.agent.model_calls import ModelFactory, ModelRole, transient_provider_error
 from saga_kgqa.agent.toolbox import SagaToolbox, ToolView
 from saga_kgqa.state.checkpointing import checkpoint_serde
 
+if TYPE_CHECKING:
+    from saga_kgqa.app.defaults import toolbox_from_context
+    from saga_kgqa.app.graphs import build_graph
+
 
 def __getattr__(name: str) -> object:
-    # The default toolbox opens graphs, which is the composition root's job (saga_kgqa.app stands on
-    # this package, so importing it here at load time would run the arrow upwards).
+    # The public build_graph and the default toolbox open graphs, which is the composition root's job;
+    # saga_kgqa.app stands on this package, so this door (the one exempt from the layer rule) loads
+    # them on first use, never while the package itself loads.
+    if name == "build_graph":
+        from saga_kgqa.app.graphs import build_graph
+
+        return build_graph
     if name == "toolbox_from_context":
         from saga_kgqa.app.defaults import toolbox_from_context
 

@@ -51,15 +51,19 @@ SagaGraph = CompiledStateGraph[SagaState, SagaContext, InputState, OutputState]
 
 def build_graph(
     *,
+    toolbox_factory: ToolboxFactory,
+    sources_factory: SourcesFactory,
     model_factory: ModelFactory | None = None,
-    toolbox_factory: ToolboxFactory | None = None,
-    sources_factory: SourcesFactory | None = None,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
     model_retry: RetryPolicy | None = None,
     name: str = "saga",
     output_schema: type[Any] = OutputState,
 ) -> SagaGraph:
-    """Compile the SAGA controller graph.
+    """Compile the SAGA controller graph over the factories given.
+
+    The tools and the named sources are the caller's to supply: opening graphs is the composition
+    root's job, and :func:`saga_kgqa.app.graphs.build_graph` (exported as ``saga_kgqa.agent.build_graph``)
+    fills in today's defaults for them.
 
     Args:
         model_factory: Returns the chat model for ``(context, role)``; roles are
@@ -68,13 +72,11 @@ def build_graph(
             ``SAGA_MODEL_FACTORY``; :class:`~saga_kgqa.agent.model_calls.EnvironmentModelFactory`); with
             none of them set, the first model call fails with a
             :class:`~saga_kgqa.errors.ConfigurationError` saying what to set.
-        toolbox_factory: Returns the :class:`~saga_kgqa.agent.toolbox.SagaToolbox` for a
-            context; by default the graph named by ``context.data`` / ``context.endpoint``
-            (the shipped example graph when neither is set).
+        toolbox_factory: Returns the :class:`~saga_kgqa.agent.toolbox.SagaToolbox` for a context.
         sources_factory: Returns the operator's named sources for a context
-            (:class:`~saga_kgqa.sources.session.SourceSet`); with them (several, or one without a
+            (:class:`~saga_kgqa.sources.session.SourceSet`, or ``None``:
+            :func:`~saga_kgqa.agent.dependencies.no_sources`); with them (several, or one without a
             declared schema) the controller gets the source tools and AutoSchema's A.3 policy.
-            By default the catalog file (``$SAGA_CATALOG``) when one is configured, else none.
         checkpointer: Attach one only in applications (CLI, tests); ``langgraph dev``
             refuses graphs compiled with a checkpointer.
         model_retry: Retry policy of the model-calling nodes; by default three attempts,
@@ -82,21 +84,13 @@ def build_graph(
         name: The graph's name (run name in traces, node name when embedded).
         output_schema: The keys a caller gets back, and the only keys a server's ``updates``
             stream shows (the LangGraph API filters updates by them): :class:`OutputState` by default;
-            the served graph adds the chosen action (:data:`saga_kgqa.agent.studio.StudioOutput`).
+            the served graph adds the chosen action (:data:`saga_kgqa.app.studio.StudioOutput`).
 
     Returns:
         The compiled graph: input :class:`InputState`, output :class:`OutputState`,
         context :class:`SagaContext`. Invoke it with :func:`run_config`.
     """
-    if toolbox_factory is None:
-        from saga_kgqa.app.defaults import toolbox_from_context
-
-        toolbox_factory = toolbox_from_context
     prompt_names()  # a missing prompt file fails here, not in the middle of a run
-    if sources_factory is None:
-        from saga_kgqa.app.defaults import sources_from_catalog_file
-
-        sources_factory = sources_from_catalog_file
     dependencies = GraphDependencies(model_factory or EnvironmentModelFactory(), toolbox_factory, sources_factory)
     models = ModelNodes(dependencies)
     tools = ToolNodes(dependencies)

@@ -1,6 +1,6 @@
 """Factories for graphs that serve callers: the model and the toolbox come only from the operator's catalog.
 
-``langgraph dev`` (``agent/studio.py``), and every other face that takes run contexts from
+``langgraph dev`` (``app/studio.py``), and every other face that takes run contexts from
 outside, builds its graph with :class:`CallerModelFactory` and :class:`CallerToolboxFactory`.
 Both check the caller's context first (:func:`~saga_kgqa.sources.caller.check_caller_context`),
 so a context carrying a URL, a path or an over-limit budget fails before any connection is

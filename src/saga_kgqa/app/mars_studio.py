@@ -1,4 +1,4 @@
-"""The MARS graph that ``langgraph dev`` serves as ``mars`` (see :mod:`saga_kgqa.agent.studio`).
+"""The MARS graph that ``langgraph dev`` serves as ``mars`` (see :mod:`saga_kgqa.app.studio`).
 
 Un-checkpointed, and under the same caller rule as ``saga``: a run's context names a source and a
 model of the operator's catalog, never a URL, a path or a key.

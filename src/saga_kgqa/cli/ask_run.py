@@ -20,11 +20,12 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from saga_kgqa import settings
 from saga_kgqa.agent.answer_view import TermView, answer_views
-from saga_kgqa.agent.builder import SagaGraph, build_graph, recursion_limit
+from saga_kgqa.agent.builder import SagaGraph, recursion_limit
 from saga_kgqa.agent.persistence import CheckpointStore, CheckpointTarget, RunIdentity, default_checkpoint_path
 from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.agent.tracing import question_run_config
 from saga_kgqa.agent.trajectory import TrajectoryWriter
+from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.app.open import OpenOptions, open_graph
 from saga_kgqa.app.sources import opened_sources, source_toolbox
 from saga_kgqa.app.toolboxes import toolbox_over

@@ -206,7 +206,8 @@ def agent_answerer_for(
     method: Method = "saga",
 ) -> Any:
     """Per context, an answerer that streams the chosen graph (SAGA's controller or MARS) over one toolbox."""
-    from saga_kgqa.agent.builder import SagaGraph, build_graph
+    from saga_kgqa.agent.builder import SagaGraph
+    from saga_kgqa.app.graphs import build_graph
     from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
 
     graph: SagaGraph

@@ -8,43 +8,7 @@ re-exports. Checkpoints never named this package (their records live in :mod:`sa
 old threads resume either way. New code imports :mod:`saga_kgqa.agent`.
 """
 
-from saga_kgqa.agent import (
-    GraphDependencies,
-    ModelFactory,
-    ModelRole,
-    SagaGraph,
-    SagaToolbox,
-    ToolboxFactory,
-    ToolView,
-    build_graph,
-    checkpoint_serde,
-    recursion_limit,
-    run_config,
-    transient_provider_error,
-)
-
-
-def __getattr__(name: str) -> object:
-    # As in saga_kgqa.agent: the default toolbox lives in the composition root, loaded on first use.
-    if name == "toolbox_from_context":
-        from saga_kgqa.app.defaults import toolbox_from_context
-
-        return toolbox_from_context
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = [
-    "GraphDependencies",
-    "ModelFactory",
-    "ModelRole",
-    "SagaGraph",
-    "SagaToolbox",
-    "ToolView",
-    "ToolboxFactory",
-    "build_graph",
-    "checkpoint_serde",
-    "recursion_limit",
-    "run_config",
-    "toolbox_from_context",
-    "transient_provider_error",
-]
+# The old path names exactly what the new one does (build_graph and toolbox_from_context included,
+# which the agent package loads from the composition root on first use).
+from saga_kgqa.agent import *  # noqa: F403
+from saga_kgqa.agent import __all__ as __all__

@@ -62,8 +62,8 @@ def route_after_verify(state: Mapping[str, Any]) -> Literal["execute", "finalize
 
 def build_mars_graph(
     *,
+    toolbox_factory: ToolboxFactory,
     model_factory: ModelFactory | None = None,
-    toolbox_factory: ToolboxFactory | None = None,
     checkpointer: BaseCheckpointSaver[Any] | None = None,
     model_retry: RetryPolicy | None = None,
     name: str = "mars",
@@ -77,10 +77,6 @@ def build_mars_graph(
     retrieve, then per reasoner step at most execute and verify or one retrieve, one rewrite
     executed once, finalize).
     """
-    if toolbox_factory is None:
-        from saga_kgqa.app.defaults import toolbox_from_context
-
-        toolbox_factory = toolbox_from_context
     dependencies = GraphDependencies(model_factory or no_model_configured, toolbox_factory)
     nodes = MarsNodes(dependencies)
     model_retry = model_retry or RetryPolicy(max_attempts=3, initial_interval=1.0, retry_on=transient_provider_error)

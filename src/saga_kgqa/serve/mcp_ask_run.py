@@ -18,10 +18,11 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from saga_kgqa.agent.builder import SagaGraph, build_graph, run_config
+from saga_kgqa.agent.builder import SagaGraph, run_config
 from saga_kgqa.agent.finalize import choose_final_query, without_exploratory_limit
 from saga_kgqa.agent.persistence import CheckpointStore, CheckpointTarget, RunIdentity
 from saga_kgqa.app.caller import CallerModelFactory, CallerToolboxFactory
+from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.eval.qa.agent_answerer import TOOL_NODES

@@ -7,9 +7,10 @@ from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
 
-from saga_kgqa.agent.builder import SagaGraph, build_graph
+from saga_kgqa.agent.builder import SagaGraph
 from saga_kgqa.agent.dependencies import no_sources
 from saga_kgqa.app.caller import CallerModelFactory, CallerToolboxFactory
+from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.app.sources import toolbox_for_source
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError

@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from saga_kgqa.agent.answer_view import answer_views, views_json
-from saga_kgqa.agent.builder import SagaGraph, build_graph, recursion_limit
+from saga_kgqa.agent.builder import SagaGraph, recursion_limit
 from saga_kgqa.agent.persistence import CheckpointStore, CheckpointTarget, RunIdentity, ThreadRecord
 from saga_kgqa.agent.toolbox import ToolView
 from saga_kgqa.agent.tracing import question_run_config
 from saga_kgqa.app.caller import CallerModelFactory, CallerSourcesFactory, CallerToolboxFactory
+from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.app.sources import toolbox_for_source
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError

@@ -1,7 +1,7 @@
 """No face opens a graph, a schema index, a toolbox or a source itself: they ask :mod:`saga_kgqa.app`.
 
 The faces are the ``saga`` commands (``cli/``), the servers (``serve/``) and the LangGraph
-server's modules (``agent/studio.py``, ``mars/studio.py``). The walk reads every statement of
+server's modules (``app/studio.py``, ``app/mars_studio.py``). The walk reads every statement of
 their source, imports inside functions included, and fails on a constructor or opener called
 there, or on an import of a module whose job is opening (the composition root's).
 """
@@ -19,7 +19,7 @@ ROOT = Path(saga_kgqa.__file__).resolve().parent
 
 #: Where the faces live.
 FACES = (*sorted((ROOT / "cli").glob("*.py")), *sorted((ROOT / "serve").glob("*.py")))
-STUDIOS = (ROOT / "graph" / "studio.py", ROOT / "mars" / "studio.py")
+STUDIOS = (ROOT / "app" / "studio.py", ROOT / "app" / "mars_studio.py")
 
 #: Calls that construct a graph, a schema index, a toolbox or a source: only the composition root makes them.
 CONSTRUCTORS = frozenset(
