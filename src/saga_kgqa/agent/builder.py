@@ -20,7 +20,7 @@ by ``langgraph dev``, embedded as a subgraph, or compiled with a checkpointer by
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -47,6 +47,16 @@ SUPERSTEPS_PER_STEP = 3
 SUPERSTEP_MARGIN = 6
 
 SagaGraph = CompiledStateGraph[SagaState, SagaContext, InputState, OutputState]
+
+
+class GraphOptions(TypedDict, total=False):
+    """The keywords of :func:`build_graph` besides its factories (a wrapper that fills the factories passes them on)."""
+
+    model_factory: ModelFactory | None
+    checkpointer: BaseCheckpointSaver[Any] | None
+    model_retry: RetryPolicy | None
+    name: str
+    output_schema: type[Any]
 
 
 def build_graph(
