@@ -21,15 +21,15 @@ from langgraph.runtime import Runtime
 
 from saga_kgqa.agent.dependencies import GraphDependencies
 from saga_kgqa.agent.records import knowledge
-from saga_kgqa.agent.tool_nodes import ERROR_TEXT_CAP, begin_step, execute_summary, finish_action
+from saga_kgqa.agent.tool_nodes import begin_step, execute_summary, finish_action
 from saga_kgqa.agent.toolbox import ToolView
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import BackendError, ConfigurationError, SourceMisbehaved, ToolInputError
-from saga_kgqa.redaction import redact_text
 from saga_kgqa.state import Action, Outcome, QueryAttempt
 from saga_kgqa.state.schema import SagaState
-from saga_kgqa.text_safety import cap_block, graph_text
+from saga_kgqa.text_safety import cap_block
 from saga_kgqa.tools.execute.tool import ExecuteSettings
+from saga_kgqa.tools.failure_text import error_observation
 
 if TYPE_CHECKING:
     from saga_kgqa.sources.session import SourceSet
@@ -302,10 +302,5 @@ def _target(action: Action, what: str) -> tuple[str, str]:
 
 def _failed(action: Action, step: int, exc: ToolInputError | ConfigurationError | BackendError) -> dict[str, Any]:
     # An unknown source name is the model's mistake: named back with the configured names, never raised.
-    message = graph_text(redact_text(exc.message), ERROR_TEXT_CAP)
-    if isinstance(exc, BackendError):
-        retry = "retrying later may help" if exc.retryable else "retrying the same call will not help"
-        text = f"The source failed ({type(exc).__name__}: {message}); {retry}."
-    else:
-        text = f"Invalid argument for {action.tool}: {message}"
+    text = error_observation(exc, action.tool, subject="source", with_fault=False)
     return finish_action(action, step, text, "error", [knowledge(step, "error", text)])

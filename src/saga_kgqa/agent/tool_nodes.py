@@ -25,9 +25,7 @@ from saga_kgqa.state.schema import SagaState
 from saga_kgqa.text_safety import graph_text
 from saga_kgqa.tools import LookupResult
 from saga_kgqa.tools.execute.tool import ExecuteOutcome, ExecuteSettings
-
-#: Characters of an error message shown to the model (the execute tool shows as many).
-ERROR_TEXT_CAP = 1500
+from saga_kgqa.tools.failure_text import ERROR_TEXT_CAP, error_observation
 
 _PROPERTIES_HEADER = "Properties ("
 
@@ -199,14 +197,8 @@ def _theta_for_tools(state: SagaState, context: SagaContext) -> TypeState | None
 
 def _failed(action: Action, step: int, exc: ToolInputError | BackendError) -> dict[str, Any]:
     # Error messages carry outside text (a server's error body, the model's own argument):
-    # they pass the same sanitiser as every other piece of graph text.
-    message = graph_text(exc.message, ERROR_TEXT_CAP)
-    if isinstance(exc, ToolInputError):
-        text = f"Invalid argument for {action.tool}: {message}"
-    else:
-        fault = "the query must change" if exc.query_at_fault else "not a problem with your request"
-        retry = "retrying later may help" if exc.retryable else "retrying the same call will not help"
-        text = f"The graph failed ({type(exc).__name__}: {message}); {fault}; {retry}."
+    # error_observation passes them through the same sanitiser as every other piece of graph text.
+    text = error_observation(exc, action.tool, redact=False)
     return finish_action(action, step, text, "error", [knowledge(step, "error", text)])
 
 

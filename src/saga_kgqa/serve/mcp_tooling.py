@@ -38,6 +38,7 @@ from saga_kgqa.serve.named_sources import NamedSources, UnknownSource
 from saga_kgqa.serve.sessions import SessionState, SessionStore
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.text_safety import cap_block, clean_structure, graph_text, outside_value
+from saga_kgqa.tools.failure_text import failure_sentence
 
 logger = logging.getLogger(__name__)
 
@@ -201,16 +202,11 @@ class ToolHost:
         """An error payload for the graph failing (or raise a tool error for a bad argument)."""
         if isinstance(exc, ToolInputError):
             raise ToolError(f"invalid argument: {exc.message}. Hint: {argument_hint(exc.message)}") from None
-        query_at_fault = bool(getattr(exc, "query_at_fault", False))
-        retryable = bool(getattr(exc, "retryable", False))
         message = graph_text(self.redact(exc.message, output.source), 500)
         output.error = UpstreamFailure(
-            kind=type(exc).__name__, message=message, query_at_fault=query_at_fault, retryable=retryable
+            kind=type(exc).__name__, message=message, query_at_fault=exc.query_at_fault, retryable=exc.retryable
         )
-        fault = "the query must change" if query_at_fault else "not a problem with your request"
-        retry = "retrying later may help" if retryable else "retrying the same call will not help"
-        text = f"The call failed ({type(exc).__name__}: {message}); {fault}; {retry}."
-        return self.result(text, output, is_error=True)
+        return self.result(failure_sentence(exc, message, subject="call"), output, is_error=True)
 
 
 def session_key(ctx: Context[Any, Any]) -> str | None:
