@@ -198,7 +198,7 @@ def _theta_for_tools(state: SagaState, context: SagaContext) -> TypeState | None
 def _failed(action: Action, step: int, exc: ToolInputError | BackendError) -> dict[str, Any]:
     # Error messages carry outside text (a server's error body, the model's own argument):
     # error_observation passes them through the same sanitiser as every other piece of graph text.
-    text = error_observation(exc, action.tool, redact=False)
+    text = error_observation(exc, action.tool)
     return finish_action(action, step, text, "error", [knowledge(step, "error", text)])
 
 

@@ -4,7 +4,8 @@ The agent's graph tools, its source tools and the MCP server all answer a failur
 (``execute``'s own observation, :func:`saga_kgqa.tools.execute.text.error_text`, adds query advice).
 The fault and the retry come from the error's class flags (:attr:`SagaError.query_at_fault`,
 :attr:`SagaError.retryable`), never from parsing its message; the message is outside text, so it
-passes :func:`~saga_kgqa.text_safety.graph_text` (and, where asked, credential redaction) first.
+passes credential redaction (:func:`~saga_kgqa.redaction.redact_text`) and
+:func:`~saga_kgqa.text_safety.graph_text` first.
 """
 
 from __future__ import annotations
@@ -33,9 +34,7 @@ def failure_sentence(exc: SagaError, message: str, *, subject: str, with_fault: 
     return "; ".join(parts) + "."
 
 
-def error_observation(
-    exc: SagaError, tool: str, *, subject: str = "graph", with_fault: bool = True, redact: bool = True
-) -> str:
+def error_observation(exc: SagaError, tool: str, *, subject: str = "graph", with_fault: bool = True) -> str:
     """The observation of a tool call that failed: a bad argument named as such, else :func:`failure_sentence`.
 
     Args:
@@ -44,9 +43,8 @@ def error_observation(
         tool: The tool the model called.
         subject: What failed (see :func:`failure_sentence`).
         with_fault: Whether to say if the query must change.
-        redact: Whether to hide credentials in URLs of the message (:func:`~saga_kgqa.redaction.redact_text`).
     """
-    message = graph_text(redact_text(exc.message) if redact else exc.message, ERROR_TEXT_CAP)
+    message = graph_text(redact_text(exc.message), ERROR_TEXT_CAP)
     if isinstance(exc, ToolInputError | ConfigurationError):
         return f"Invalid argument for {tool}: {message}"
     return failure_sentence(exc, message, subject=subject, with_fault=with_fault)

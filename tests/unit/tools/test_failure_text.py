@@ -78,3 +78,12 @@ def test_the_mcp_server_names_the_source_instead_of_its_endpoint() -> None:
         "The call failed (QueryTimeout: source 'lab' took too long); the query must change; "
         "retrying the same call will not help."
     )
+
+
+def test_a_graph_tool_node_hides_credentials_too() -> None:
+    # The graph tools showed an endpoint's message as it came; the source tools and the MCP server
+    # redacted it. A URL with user information reaches no model from any of them now.
+    action = Action(tool="search", argument="x", call_id="c1")
+    text = _observation(tool_nodes._failed(action, 1, EndpointUnavailable(f"{SECRET_URL} answered 503")))
+    assert "hunter2" not in text
+    assert text.startswith("The graph failed (EndpointUnavailable: https://***@kg.example/sparql answered 503);")
