@@ -32,7 +32,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 from rdflib.term import BNode, URIRef, Variable
 
 from saga_kgqa.errors import QueryRejected
-from saga_kgqa.kg.guard.sparql_algebra import iter_nodes, parse_algebra
+from saga_kgqa.kg.guard.sparql_algebra import GROUPING, SOLUTION_MODIFIERS, iter_nodes, parse_algebra
 from saga_kgqa.kg.guard.sparql_terms import unescape_local_name
 from saga_kgqa.schema.vocab import DEFAULT_SUBCLASS_PREDICATES, DEFAULT_TYPE_PREDICATES
 from saga_kgqa.state.type_state import TypeEvidence, TypeState, type_state_of
@@ -40,23 +40,8 @@ from saga_kgqa.state.type_state import TypeEvidence, TypeState, type_state_of
 # key -> {(class IRI, rendered pattern)}
 _Found = dict[str, set[tuple[str, str]]]
 
-_PASS_THROUGH = frozenset(
-    {
-        "SelectQuery",
-        "AskQuery",
-        "ConstructQuery",
-        "DescribeQuery",
-        "Project",
-        "Distinct",
-        "Reduced",
-        "Slice",
-        "OrderBy",
-        "Group",
-        "AggregateJoin",
-        "Extend",
-        "Graph",
-    }
-)
+# A slice, a grouping and GRAPH keep the types their pattern guarantees.
+_PASS_THROUGH = SOLUTION_MODIFIERS | {"Slice", "Graph"} | GROUPING
 
 
 def extract_type_patterns(

@@ -23,6 +23,16 @@ from rdflib.term import URIRef
 from saga_kgqa.errors import QueryRejected
 from saga_kgqa.kg.guard import sparql_grammar
 
+#: The query forms at an algebra's root; each has its pattern as ``p``.
+QUERY_FORMS = frozenset({"SelectQuery", "AskQuery", "ConstructQuery", "DescribeQuery"})
+#: The nodes every walker over a query's patterns passes straight through to ``p``: the query forms and
+#: the solution modifiers that keep the bindings of their pattern (projection, DISTINCT, REDUCED,
+#: ORDER BY, BIND). A walker adds the nodes it means to treat alike (a slice, a grouping, a filter,
+#: ``GRAPH``) as a named set of its own, so a difference between walkers is stated, never copied.
+SOLUTION_MODIFIERS = QUERY_FORMS | {"Project", "Distinct", "Reduced", "OrderBy", "Extend"}
+#: Grouping: ``Group`` under the ``AggregateJoin`` that computes the aggregates.
+GROUPING = frozenset({"Group", "AggregateJoin"})
+
 
 class _EscapedIriWarningFilter(logging.Filter):
     """Silence rdflib's "does not look like a valid URI" for IRIs we unescape ourselves."""

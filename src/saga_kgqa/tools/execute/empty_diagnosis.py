@@ -29,25 +29,15 @@ from rdflib.term import BNode, Variable
 from saga_kgqa.errors import BackendError, QueryRejected
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.guard.algebra_text import AlgebraTextError, AlgebraWriter, Triple, term_variables
+from saga_kgqa.kg.guard.sparql_algebra import SOLUTION_MODIFIERS
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.text_safety import display_writer, graph_text
 from saga_kgqa.tools.execute.datatype_mismatch import mismatch_note
 
 DiagnosisKind = Literal["dead_pattern", "join", "filter", "filters_combined", "values", "elsewhere", "unknown"]
 
-_PASS_THROUGH = frozenset(
-    {
-        "SelectQuery",
-        "AskQuery",
-        "ConstructQuery",
-        "DescribeQuery",
-        "Project",
-        "Distinct",
-        "Reduced",
-        "OrderBy",
-        "Extend",
-    }
-)
+# Slices (OFFSET), groupings and filters (HAVING above a grouping) are handled each on its own.
+_PASS_THROUGH = SOLUTION_MODIFIERS
 # The nodes above a grouping: a Filter among them is a HAVING clause.
 _CHAIN = _PASS_THROUGH | {"Slice", "Filter"}
 

@@ -27,28 +27,14 @@ from typing import Any, Generic, TypeVar
 from rdflib.plugins.sparql.parserutils import CompValue
 
 from saga_kgqa.kg.guard.algebra_text import Triple
+from saga_kgqa.kg.guard.sparql_algebra import GROUPING, SOLUTION_MODIFIERS
 from saga_kgqa.state import TypeState, type_patterns_in
 
 Found = TypeVar("Found")
 
 # Nodes that only modify the solutions of the pattern below them.
-_PASS_THROUGH = frozenset(
-    {
-        "SelectQuery",
-        "AskQuery",
-        "ConstructQuery",
-        "DescribeQuery",
-        "Slice",
-        "Distinct",
-        "Reduced",
-        "OrderBy",
-        "Project",
-        "Extend",
-        "Group",
-        "AggregateJoin",
-        "Filter",
-    }
-)
+# A slice, a grouping and a filter keep the scope of their pattern (GRAPH never grounds a block).
+_PASS_THROUGH = SOLUTION_MODIFIERS | {"Slice", "Filter"} | GROUPING
 # Between a sub-select's ToMultiSet and its projection.
 _AROUND_PROJECTION = frozenset({"Slice", "Distinct", "Reduced", "OrderBy"})
 
