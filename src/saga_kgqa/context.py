@@ -14,13 +14,17 @@ import os
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from saga_kgqa.errors import ConfigurationError
 
-Dialect = Literal["generic", "wikidata", "freebase"]
+#: A graph dialect's name: the one spelling of it (the dialect itself, its vocabulary and reads, is
+#: :class:`saga_kgqa.dialects.Dialect`; the registry of them is :data:`saga_kgqa.dialects.DIALECTS`).
+DialectName = Literal["generic", "wikidata", "freebase"]
+#: The dialect names, in the order ``--help`` and error messages list them.
+DIALECT_NAMES: tuple[DialectName, ...] = get_args(DialectName)
 #: Other spellings of a dialect name, accepted wherever one is read (``rdf`` was plain RDF's old name).
-DIALECT_ALIASES: dict[str, Dialect] = {"rdf": "generic"}
+DIALECT_ALIASES: dict[str, DialectName] = {"rdf": "generic"}
 ToolCalling = Literal["native", "text"]
 Matching = Literal["subclass", "exact"]
 EntitySearch = Literal["off", "wikidata-api"]
@@ -112,7 +116,7 @@ class SagaContext:
     history_window: int = field(default=5, metadata=_describe("Recent steps shown to the controller."))
     type_context_entries: int = field(default=5, metadata=_describe("Θ entries shown to the controller."))
     knowledge_log_entries: int = field(default=6, metadata=_describe("Knowledge-log lines shown to the controller."))
-    dialect: Dialect = field(
+    dialect: DialectName = field(
         default="generic",
         metadata=_describe(
             "Graph dialect: the grounding tools' vocabulary (Wikidata P31/P279, Freebase type.object.type), "
@@ -251,7 +255,7 @@ def _parse(variable: str, hint: Any, raw: str) -> Any:
         raise ConfigurationError(f"{variable}={raw!r} is not a {hint.__name__}") from None
     if type(None) in typing.get_args(hint) and text == "":
         return None
-    if hint == Dialect:
+    if hint == DialectName:
         return DIALECT_ALIASES.get(text, text)
     # Strings and Literal choices pass as text; __post_init__ checks the choice.
     return text

@@ -15,9 +15,10 @@ from saga_kgqa.agent.prompting import (
     knowledge_log_text,
     parse_messages,
 )
+from saga_kgqa.context import DIALECT_NAMES as DIALECTS
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.prompts import DIALECTS, dialect_wording, render_prompt
+from saga_kgqa.prompts import dialect_wording, render_prompt
 from saga_kgqa.state import KnowledgeEntry, QueryAttempt, Step, answer_type_prior
 from saga_kgqa.state.records import AnswerType
 

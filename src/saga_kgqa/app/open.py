@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from saga_kgqa import settings
-from saga_kgqa.context import Dialect, EntitySearch
+from saga_kgqa.context import DialectName, EntitySearch
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.cache.replay_cache import CacheMode
 
@@ -39,7 +39,7 @@ class OpenOptions:
         entity_search: ``off`` or ``wikidata-api``.
     """
 
-    dialect: Dialect = "generic"
+    dialect: DialectName = "generic"
     schema_file: Path | None = None
     data_dir: Path | None = None
     entity_search: EntitySearch = "off"

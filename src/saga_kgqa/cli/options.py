@@ -8,20 +8,18 @@ costs what typer costs.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, get_args
+from typing import Annotated, Any
 
 import typer
 
-from saga_kgqa.context import DIALECT_ALIASES, Dialect, EmbeddingRuntimeName, PatternRanking
+from saga_kgqa.context import DIALECT_ALIASES, DIALECT_NAMES, DialectName, EmbeddingRuntimeName, PatternRanking
 
-#: The graph dialects, in the order ``--help`` lists them.
-DIALECT_NAMES: tuple[Dialect, ...] = get_args(Dialect)
 #: The one phrase that lists the dialect choices in every command's ``--help``.
 DIALECT_CHOICES = "generic (plain RDF; `rdf` is an alias), wikidata or freebase"
 _DIALECT_METAVAR = "[" + "|".join(DIALECT_NAMES) + "]"
 
 
-def dialect_name(value: str | None) -> Dialect | None:
+def dialect_name(value: str | None) -> DialectName | None:
     """Check a ``--dialect`` value and return its canonical name (``rdf`` → ``generic``).
 
     Raises:
@@ -41,7 +39,7 @@ def dialect_option(purpose: str) -> Any:
 
     Annotate the parameter ``str | None`` (a ``Literal`` would make typer reject the alias
     before the callback maps it); the command receives the canonical name, and
-    :func:`dialect_name` narrows it to :data:`~saga_kgqa.context.Dialect` for the type checker.
+    :func:`dialect_name` narrows it to :data:`~saga_kgqa.context.DialectName` for the type checker.
     """
     return typer.Option(
         "--dialect",

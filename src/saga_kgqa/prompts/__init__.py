@@ -13,9 +13,8 @@ import functools
 from importlib import resources
 from string import Template
 
+from saga_kgqa.context import DIALECT_NAMES
 from saga_kgqa.errors import ConfigurationError
-
-DIALECTS = ("generic", "wikidata", "freebase")
 
 
 @functools.cache
@@ -50,8 +49,8 @@ def dialect_wording(dialect: str) -> dict[str, str]:
     Raises:
         ConfigurationError: The dialect is unknown.
     """
-    if dialect not in DIALECTS:
-        raise ConfigurationError(f"unknown dialect {dialect!r}; expected one of {', '.join(DIALECTS)}")
+    if dialect not in DIALECT_NAMES:
+        raise ConfigurationError(f"unknown dialect {dialect!r}; expected one of {', '.join(DIALECT_NAMES)}")
     sections: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in load_prompt(f"dialects/{dialect}").splitlines():

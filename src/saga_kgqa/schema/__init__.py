@@ -2,7 +2,7 @@
 
 from saga_kgqa.schema.build import build_schema_index
 from saga_kgqa.schema.compatibility import CompatibilityMode, ConstraintRelation, Decision, SchemaSource, Verdict
-from saga_kgqa.schema.dialects import DIALECTS, Dialect, build_dialect_index
+from saga_kgqa.schema.dialects import INDEXED_DIALECTS, build_dialect_index
 from saga_kgqa.schema.freebase import build_freebase_index
 from saga_kgqa.schema.hierarchy import ClassHierarchy
 from saga_kgqa.schema.merge import fill_missing
@@ -20,14 +20,13 @@ from saga_kgqa.schema.wikidata_constraints import build_wikidata_constraint_inde
 from saga_kgqa.schema.wikidata_offline import build_wikidata_offline_index
 
 __all__ = [
-    "DIALECTS",
     "FORMAT_VERSION",
+    "INDEXED_DIALECTS",
     "ClassHierarchy",
     "ClassInfo",
     "CompatibilityMode",
     "ConstraintRelation",
     "Decision",
-    "Dialect",
     "PropertySchema",
     "SchemaIndex",
     "SchemaIndexVersionError",

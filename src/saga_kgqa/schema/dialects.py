@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal, get_args
 
+from saga_kgqa.context import DialectName
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.core.backend import KGBackend
 from saga_kgqa.schema.freebase import ONTOLOGY_DIR, build_freebase_index
@@ -13,8 +13,8 @@ from saga_kgqa.schema.model import SchemaIndex
 from saga_kgqa.schema.wikidata_constraints import build_wikidata_constraint_index
 from saga_kgqa.schema.wikidata_offline import build_wikidata_offline_index
 
-Dialect = Literal["wikidata", "freebase"]
-DIALECTS: tuple[str, ...] = get_args(Dialect)
+#: The dialects with a schema index of their own (built from their published schema, not induced).
+INDEXED_DIALECTS: tuple[DialectName, ...] = ("wikidata", "freebase")
 
 
 def build_dialect_index(dialect: str, *, data_dir: Path | None = None, backend: KGBackend | None = None) -> SchemaIndex:
@@ -37,8 +37,8 @@ def build_dialect_index(dialect: str, *, data_dir: Path | None = None, backend: 
         ConfigurationError: Unknown dialect, a missing source, or a combination that makes no sense.
         BackendError: The endpoint failed.
     """
-    if dialect not in DIALECTS:
-        raise ConfigurationError(f"unknown dialect {dialect!r}; known dialects: {', '.join(DIALECTS)}")
+    if dialect not in INDEXED_DIALECTS:
+        raise ConfigurationError(f"unknown dialect {dialect!r}; known dialects: {', '.join(INDEXED_DIALECTS)}")
     if backend is not None and dialect != "wikidata":
         raise ConfigurationError("only the wikidata dialect reads its schema from an endpoint")
     if data_dir is None:

@@ -47,7 +47,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from saga_kgqa.context import SagaContext
+from saga_kgqa.context import DialectName, SagaContext
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.redaction import redact_text, redact_url
 from saga_kgqa.settings import example_graph_path
@@ -94,7 +94,7 @@ class SourceRecord(BaseModel):
     store: Path | None = None
     endpoint: str | None = None
     profile: str | None = None
-    dialect: Literal["generic", "wikidata", "freebase"] = "generic"
+    dialect: DialectName = "generic"
     schema_index: Path | None = None
     default_graphs: tuple[str, ...] = ()
     named_graphs: tuple[str, ...] = ()
