@@ -36,7 +36,7 @@ from saga_kgqa.examples.harvest import from_benchmark, harvest_files
 from saga_kgqa.examples.index import ExampleIndex, ExampleRanking, render_examples
 from saga_kgqa.examples.leakage import LeakageGuard
 from saga_kgqa.examples.model import QueryExample
-from saga_kgqa.patterns.embeddings import build_embeddings
+from saga_kgqa.tools.patterns.embeddings import build_embeddings
 
 RANKINGS: tuple[ExampleRanking, ...] = ("embedding", "bm25", "random")
 

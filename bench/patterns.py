@@ -47,12 +47,12 @@ from saga_kgqa.kg.core.profiles import get_profile
 from saga_kgqa.kg.embedded.store import EmbeddedStore, load_files
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
-from saga_kgqa.patterns.embeddings import CachedEmbeddings, EmbeddingRuntime, build_embeddings
-from saga_kgqa.patterns.enrichment import EnrichSettings, enrich, render_patterns
-from saga_kgqa.patterns.ranking import BM25Ranking, DegreeRanking, EmbeddingRanking, RandomRanking, Ranking
-from saga_kgqa.patterns.retrieval import retrieve_many, retrieve_patterns
 from saga_kgqa.schema import build_dialect_index, build_schema_index
 from saga_kgqa.tools.context import ToolContext
+from saga_kgqa.tools.patterns.embeddings import CachedEmbeddings, EmbeddingRuntime, build_embeddings
+from saga_kgqa.tools.patterns.enrichment import EnrichSettings, enrich, render_patterns
+from saga_kgqa.tools.patterns.ranking import BM25Ranking, DegreeRanking, EmbeddingRanking, RandomRanking, Ranking
+from saga_kgqa.tools.patterns.retrieval import retrieve_many, retrieve_patterns
 
 TOP_N = 20
 

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.patterns.embeddings import (
+from saga_kgqa.tools.patterns.embeddings import (
     MINILM_FILES,
     CachedEmbeddings,
     FastEmbedEmbeddings,
@@ -28,8 +28,8 @@ from saga_kgqa.patterns.embeddings import (
     openai_embeddings,
     verified_files,
 )
-from saga_kgqa.patterns.model import Pattern
-from saga_kgqa.patterns.ranking import EmbeddingRanking
+from saga_kgqa.tools.patterns.model import Pattern
+from saga_kgqa.tools.patterns.ranking import EmbeddingRanking
 
 PROPERTIES = [
     "country",

@@ -88,7 +88,7 @@ def test_examples_for_deduplicates_by_query_and_never_returns_the_question_itsel
 
 
 def test_embedding_ranking_finds_the_paraphrase() -> None:
-    from saga_kgqa.patterns.embeddings import build_embeddings
+    from saga_kgqa.tools.patterns.embeddings import build_embeddings
 
     index = ExampleIndex(harvest_files([PUBLISHED]), ranking="embedding", embeddings=build_embeddings("minilm"))
     assert index.examples_for("Show me every staff member", 1)[0].question == "Who are the employees?"

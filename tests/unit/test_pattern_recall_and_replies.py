@@ -11,8 +11,8 @@ from saga_kgqa.eval.grounding.pattern_recall import RecallTally, gold_patterns
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.mars.replies import is_correct, read_decision
-from saga_kgqa.patterns.model import Pattern
-from saga_kgqa.patterns.ranking import DegreeRanking
+from saga_kgqa.tools.patterns.model import Pattern
+from saga_kgqa.tools.patterns.ranking import DegreeRanking
 
 EX = "http://example.org/space/"
 P = f"PREFIX ex: <{EX}>\n"

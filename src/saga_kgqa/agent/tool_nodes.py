@@ -61,7 +61,7 @@ class ToolNodes:
 
     def patterns(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
         """Run ``patterns(entity)``: its patterns ranked for the question, type-filtered like lookup."""
-        from saga_kgqa.patterns.configured import configured_ranking
+        from saga_kgqa.tools.patterns.configured import configured_ranking
 
         context, action, step = begin_step(state, runtime)
         try:

@@ -26,8 +26,8 @@ from saga_kgqa.tools import GroundingToolkit, LookupResult, PropertyExamplesResu
 from saga_kgqa.tools.execute.tool import ExecuteOutcome, ExecuteSettings, execute
 
 if TYPE_CHECKING:
-    from saga_kgqa.patterns.ranking import Ranking
-    from saga_kgqa.patterns.tool import PatternsResult
+    from saga_kgqa.tools.patterns.ranking import Ranking
+    from saga_kgqa.tools.patterns.tool import PatternsResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +67,8 @@ class ToolView:
     def patterns(
         self, entity: str, *, question: str, theta: TypeState | None, ranking: Ranking, top_n: int
     ) -> PatternsResult:
-        """The entity's patterns ranked for the question (see :func:`saga_kgqa.patterns.tool.patterns_tool`)."""
-        from saga_kgqa.patterns.tool import patterns_tool
+        """The entity's patterns ranked for the question (see :func:`saga_kgqa.tools.patterns.tool.patterns_tool`)."""
+        from saga_kgqa.tools.patterns.tool import patterns_tool
 
         return patterns_tool(
             self.toolkit.context,

@@ -63,7 +63,7 @@ def examples_search(
     """Show the k examples nearest to a question (what the agent's prompt would get)."""
     from saga_kgqa.examples.index import ExampleIndex
     from saga_kgqa.examples.model import read_examples
-    from saga_kgqa.patterns.embeddings import build_embeddings
+    from saga_kgqa.tools.patterns.embeddings import build_embeddings
 
     try:
         if ranking not in ("embedding", "bm25", "random"):

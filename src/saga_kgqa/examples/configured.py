@@ -45,7 +45,7 @@ def configured_examples(context: SagaContext) -> ExampleIndex | None:
 
 
 def _embeddings(context: SagaContext) -> Embeddings | None:
-    from saga_kgqa.patterns.embeddings import build_embeddings
+    from saga_kgqa.tools.patterns.embeddings import build_embeddings
 
     base_url = context.embedding_base_url or os.environ.get("SAGA_EMBEDDING_BASE_URL") or None
     model = context.embedding_model or os.environ.get("SAGA_EMBEDDING_MODEL", "")

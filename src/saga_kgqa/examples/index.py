@@ -41,7 +41,7 @@ class ExampleIndex:
         Args:
             examples: The pairs (already screened by the leakage guard when a benchmark is evaluated).
             ranking: How questions are compared.
-            embeddings: The embedder (:func:`saga_kgqa.patterns.embeddings.build_embeddings`).
+            embeddings: The embedder (:func:`saga_kgqa.tools.patterns.embeddings.build_embeddings`).
             seed: Seed of the random ranking.
         """
         self.examples = list(examples)

@@ -19,13 +19,13 @@ from saga_kgqa.agent.model_calls import invoke_model, json_object, message_text
 from saga_kgqa.context import SagaContext, resolve_context
 from saga_kgqa.mars.prompts import link_messages, reason_messages, verify_messages
 from saga_kgqa.mars.replies import is_correct, read_decision, read_sparql
-from saga_kgqa.patterns.configured import configured_ranking
-from saga_kgqa.patterns.enrichment import EnrichSettings, enrich
-from saga_kgqa.patterns.retrieval import retrieve_many
 from saga_kgqa.state.mars import MarsState, PatternEntry
 from saga_kgqa.state.records import QueryAttempt, Step
 from saga_kgqa.text_safety import graph_text
 from saga_kgqa.tools.execute.tool import ExecuteSettings
+from saga_kgqa.tools.patterns.configured import configured_ranking
+from saga_kgqa.tools.patterns.enrichment import EnrichSettings, enrich
+from saga_kgqa.tools.patterns.retrieval import retrieve_many
 
 _MENTIONS = 5
 _HITS_PER_MENTION = 1

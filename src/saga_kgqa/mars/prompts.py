@@ -1,7 +1,7 @@
 """The MARS prompts: entity mentions (optionally with expected types), the SPARQL reasoner, the verifier.
 
 Each switch of MARS's ablations changes what the model reads: typology and examples both
-change the pattern lines (:mod:`saga_kgqa.patterns.enrichment`) and the reasoner's
+change the pattern lines (:mod:`saga_kgqa.tools.patterns.enrichment`) and the reasoner's
 instructions; the augmented question adds the types the model named; verification adds a pass.
 """
 

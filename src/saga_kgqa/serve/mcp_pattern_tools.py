@@ -1,6 +1,6 @@
 """The ``patterns`` tool over MCP: an entity's triple patterns ranked for a question, type-filtered like lookup.
 
-It is the SAGA controller's ``patterns(entity)`` (:func:`saga_kgqa.patterns.tool.patterns_tool`):
+It is the SAGA controller's ``patterns(entity)`` (:func:`saga_kgqa.tools.patterns.tool.patterns_tool`):
 MARS's ranked, enriched patterns, with a property hidden when its domain (outgoing) or range
 (incoming) conflicts with the entity's types -- the declared ones and those this MCP session
 learnt (Θ). A host has no run question, so it passes the question the patterns are ranked for.
@@ -52,7 +52,7 @@ def pattern_tools(host: ToolHost) -> list[ToolSpec]:
 
         def run() -> Any:
             # Here, not at import: the embedding runtime loads only when a host asks for patterns.
-            from saga_kgqa.patterns.configured import configured_ranking
+            from saga_kgqa.tools.patterns.configured import configured_ranking
 
             return view.patterns(
                 entity,

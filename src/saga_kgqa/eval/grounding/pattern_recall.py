@@ -21,8 +21,8 @@ from saga_kgqa.errors import QueryTimeout, SagaError
 from saga_kgqa.eval.grounding.gold_patterns import property_uses
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.patterns.model import Direction, Pattern
-from saga_kgqa.patterns.ranking import Ranking
+from saga_kgqa.tools.patterns.model import Direction, Pattern
+from saga_kgqa.tools.patterns.ranking import Ranking
 
 GoldKey = tuple[str, str, Direction]
 CUTOFFS: tuple[int, ...] = (5, 10, 20)

@@ -2,7 +2,7 @@
 
 Two texts per pattern: :meth:`Pattern.embedding_text` is what a ranking compares with the
 question (labels only: ids would only add noise to a similarity), and the enriched rendering
-(:mod:`saga_kgqa.patterns.enrichment`) is what a model reads (labels with ids, counts,
+(:mod:`saga_kgqa.tools.patterns.enrichment`) is what a model reads (labels with ids, counts,
 classes). Labels are graph text: they are made model-safe here, once.
 """
 

@@ -7,7 +7,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from saga_kgqa.context import SagaContext
-from saga_kgqa.patterns.ranking import Ranking, build_ranking
+from saga_kgqa.tools.patterns.ranking import Ranking, build_ranking
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
@@ -20,7 +20,7 @@ def configured_ranking(context: SagaContext) -> Ranking:
     """The context's ``pattern_ranking``; ``embedding`` uses ``embedding_runtime`` (cached per process)."""
     if context.pattern_ranking != "embedding":
         return build_ranking(context.pattern_ranking)
-    from saga_kgqa.patterns.embeddings import build_embeddings
+    from saga_kgqa.tools.patterns.embeddings import build_embeddings
 
     # A served run's context never carries the server (the caller rule): the operator's environment does.
     base_url = context.embedding_base_url or os.environ.get("SAGA_EMBEDDING_BASE_URL") or None

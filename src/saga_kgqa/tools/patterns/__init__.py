@@ -8,6 +8,6 @@ instance labels and domain/range to the top N. Embedding runtimes (:mod:`.embedd
 optional extras (``saga-kgqa[patterns]``), imported only when a ranking needs one.
 """
 
-from saga_kgqa.patterns.model import Direction, Pattern, PatternSet
+from saga_kgqa.tools.patterns.model import Direction, Pattern, PatternSet
 
 __all__ = ["Direction", "Pattern", "PatternSet"]

@@ -13,7 +13,7 @@ import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from saga_kgqa.patterns.model import Pattern
+from saga_kgqa.tools.patterns.model import Pattern
 
 if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
@@ -95,7 +95,7 @@ class EmbeddingRanking:
     name = "embedding"
 
     def __init__(self, embeddings: Embeddings, *, name: str = "embedding") -> None:
-        """Hold the embedder (wrap it in :class:`~saga_kgqa.patterns.embeddings.CachedEmbeddings` to reuse vectors)."""
+        """Hold the embedder (wrap it in :class:`~.embeddings.CachedEmbeddings` to reuse vectors)."""
         self._embeddings = embeddings
         self.name = name
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from saga_kgqa.errors import QueryTimeout
 from saga_kgqa.kg.guard.sparql_terms import iri, string_literal
-from saga_kgqa.patterns.model import Direction, Pattern, PatternSet, humanised_name, safe_label
 from saga_kgqa.tools.context import ToolContext
 from saga_kgqa.tools.graph_reads import Reads
+from saga_kgqa.tools.patterns.model import Direction, Pattern, PatternSet, humanised_name, safe_label
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from saga_kgqa.patterns.enrichment import EnrichSettings, enrich, render_patterns
-from saga_kgqa.patterns.model import Pattern
-from saga_kgqa.patterns.ranking import Ranking
-from saga_kgqa.patterns.retrieval import retrieve_patterns
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools.context import ToolContext
 from saga_kgqa.tools.lookup.dialect_reads import graph_superclasses
+from saga_kgqa.tools.patterns.enrichment import EnrichSettings, enrich, render_patterns
+from saga_kgqa.tools.patterns.model import Pattern
+from saga_kgqa.tools.patterns.ranking import Ranking
+from saga_kgqa.tools.patterns.retrieval import retrieve_patterns
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from saga_kgqa.errors import QueryTimeout
 from saga_kgqa.kg.core.result import Term
 from saga_kgqa.kg.guard.sparql_terms import iri, string_literal
-from saga_kgqa.patterns.model import Pattern
 from saga_kgqa.tools.context import ToolContext
 from saga_kgqa.tools.graph_reads import Texts
+from saga_kgqa.tools.patterns.model import Pattern
 from saga_kgqa.tools.render import iri_text, labelled, term_text
 
 
