@@ -26,13 +26,22 @@ import tantivy
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.private_files import write_private
 from saga_kgqa.tools.search.identifier_forms import identifier_forms
-from saga_kgqa.tools.search.label_index import MatchKind, NameEntry, NameMatch, local_name, match_rank, normalise
+from saga_kgqa.tools.search.label_index import (
+    MatchKind,
+    MatchRank,
+    NameEntry,
+    NameMatch,
+    local_name,
+    match_rank,
+    normalise,
+)
 
 #: File in the index directory recording what it was built from.
 META_FILE = "saga-fulltext.json"
 #: The ``source`` of names that are identifier literals or IRI local names.
 IDENTIFIER_SOURCE = "identifier"
-FORMAT_VERSION = 2
+#: 3: each name's language tag is stored (``lang``), names of every language are indexed.
+FORMAT_VERSION = 3
 
 _SCORES: dict[MatchKind, float] = {"exact": 1.0, "prefix": 0.9, "words": 0.8, "substring": 0.7, "fuzzy": 0.6}
 _WORD = re.compile(r"\w+")
@@ -49,6 +58,8 @@ def _schema() -> tantivy.Schema:
     builder.add_text_field("exact", stored=False, tokenizer_name="raw")
     builder.add_text_field("ident", stored=False, tokenizer_name="raw")
     builder.add_text_field("source", stored=True, tokenizer_name="raw")
+    # The name's language tag ("" untagged): search ranks the question's language first.
+    builder.add_text_field("lang", stored=True, tokenizer_name="raw")
     return builder.build()
 
 
@@ -130,9 +141,18 @@ class FullTextIndex:
         return cls(index, path, meta, primary)
 
     def search(
-        self, text: str, *, limit: int, accept: frozenset[str] | None = None, reject: frozenset[str] = frozenset()
+        self,
+        text: str,
+        *,
+        limit: int,
+        accept: frozenset[str] | None = None,
+        reject: frozenset[str] = frozenset(),
+        language: str | None = None,
     ) -> list[NameMatch]:
-        """Return the best-matching IRIs, best first, one match per IRI (see :class:`LabelIndex.search`)."""
+        """Return the best-matching IRIs, best first, one match per IRI (see :class:`LabelIndex.search`).
+
+        Names in ``language`` rank first within a match tier, then untagged names, then others.
+        """
         query_text = normalise(text)
         words = _WORD.findall(query_text)
         if not query_text or limit <= 0:
@@ -150,11 +170,12 @@ class FullTextIndex:
             source = str(doc.get_first("source"))
             name = local_name(resource) if source == "iri" else str(doc.get_first("name"))
             kind = _kind(query_text, words, name, query_forms, source)
-            match = NameMatch(resource, name, source, kind, round(_SCORES[kind] + min(score, 90.0) / 1000, 4))
+            tag = str(doc.get_first("lang") or "")
+            match = NameMatch(resource, name, source, kind, round(_SCORES[kind] + min(score, 90.0) / 1000, 4), tag)
             current = best.get(resource)
-            if current is None or self._rank(match) < self._rank(current):
+            if current is None or self._rank(match, language) < self._rank(current, language):
                 best[resource] = match
-        return sorted(best.values(), key=self._rank)[:limit]
+        return sorted(best.values(), key=lambda match: self._rank(match, language))[:limit]
 
     def _query(self, query_text: str, words: list[str], forms: tuple[str, ...]) -> tantivy.Query:
         schema, occur = self._schema, tantivy.Occur.Should
@@ -175,8 +196,8 @@ class FullTextIndex:
             parts.append((occur, tantivy.Query.boost_query(stemmed, 2.0)))
         return tantivy.Query.boolean_query(parts)
 
-    def _rank(self, match: NameMatch) -> tuple[float, int, float, bool, int, str]:
-        return match_rank(match, self._primary, self._kinds)
+    def _rank(self, match: NameMatch, language: str | None) -> MatchRank:
+        return match_rank(match, self._primary, self._kinds, language)
 
 
 def new_index(path: Path) -> tantivy.Index:
@@ -198,6 +219,7 @@ def add_name(writer: tantivy.IndexWriter, entry: NameEntry, idents: frozenset[st
             exact=normalise(entry.text),
             ident=list(forms),
             source=IDENTIFIER_SOURCE if ident else entry.source,
+            lang=entry.language,
         )
     )
     if first_of_resource:
@@ -205,7 +227,7 @@ def add_name(writer: tantivy.IndexWriter, entry: NameEntry, idents: frozenset[st
         forms = identifier_forms(local_name(entry.resource))
         if forms:
             # Matched by identifier forms only: a local name's words are not a name.
-            writer.add_document(tantivy.Document(iri=entry.resource, name="", ident=list(forms), source="iri"))
+            writer.add_document(tantivy.Document(iri=entry.resource, name="", ident=list(forms), source="iri", lang=""))
     return 1
 
 

@@ -103,9 +103,9 @@ def open_name_index(
     detected = detected or DetectedNames()
     predicates = tuple(dict.fromkeys([*predicates, *detected.predicates]))
     pairs = [f"{first}+{last}" for first, last in detected.compounds]
-    # Names are read in the preferred language (and untagged): another language is another index.
+    # Names of every language are indexed with their tags (search ranks the question's): one index for all.
     keyed = (*predicates, *pairs, "texts:", *detected.texts, "identifiers:", *detected.identifiers)
-    identity = index_identity(endpoint_id, keyed, from_schema, max_names_per_predicate, reads.language)
+    identity = index_identity(endpoint_id, keyed, from_schema, max_names_per_predicate, "tagged")
     where = names_dir(identity)
     if where is not None:
         cached = _open(where, identity, primary)

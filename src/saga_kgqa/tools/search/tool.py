@@ -33,8 +33,9 @@ def search_names(context: ToolContext, text: str) -> SearchResult:
     else:
         index = context.label_index
         properties = frozenset(context.schema.properties)
-        entity_matches = index.search(text, limit=caps.entity_hits, reject=properties)
-        property_matches = index.search(text, limit=caps.property_hits, accept=properties)
+        language = context.language
+        entity_matches = index.search(text, limit=caps.entity_hits, reject=properties, language=language)
+        property_matches = index.search(text, limit=caps.property_hits, accept=properties, language=language)
         index_size, index_notes = len(index), tuple(index.notes)
     reads = context.reads()
     entities = [match.resource for match in entity_matches]
