@@ -73,3 +73,13 @@ def test_grounding_commands_on_a_store_load_no_agent_stack(argv: list[str], stor
 def test_search_on_a_store_finds_the_label(store: Path, tmp_path: Path) -> None:
     _, output = _run_loaded(["search", "harbor alpha", "--data", str(store)], tmp_path)
     assert "<http://example.org/a>" in output or "example.org/a" in output
+
+
+def test_search_on_a_store_loads_no_sparql_parser(store: Path, tmp_path: Path) -> None:
+    # Its reads are template queries (never parsed again) and the index is opened from disk:
+    # rdflib's SPARQL parser and the guard's grammar cost a second of start-up (issue 27).
+    loaded, output = _run_loaded(["search", "harbor alpha", "--data", str(store)], tmp_path)
+    assert "tantivy" in loaded and "example.org/a" in output
+    assert loaded.isdisjoint({"rdflib", "pyparsing", "SPARQLWrapper", "httpx"}), sorted(
+        loaded & {"rdflib", "pyparsing", "SPARQLWrapper", "httpx"}
+    )
