@@ -141,6 +141,7 @@ def build_name_index(source: OpenSource, *, progress: Progress | None = None, re
             notes=reads.notes,
             progress=progress,
             reuse=reuse,
+            detected=detected,
         )
     entries = read_names(reads, [*predicates, *detected.predicates], max_names_per_predicate=cap)
     entries.extend(read_compound_names(reads, detected.compounds, max_names=cap))
@@ -153,6 +154,7 @@ def build_name_index(source: OpenSource, *, progress: Progress | None = None, re
         primary=vocabulary.label_predicates,
         notes=reads.notes,
         secondary_sources=detected.texts,
+        detected=detected,
     )
 
 

@@ -35,6 +35,7 @@ from saga_kgqa.tools.search.label_index import (
     match_rank,
     normalise,
 )
+from saga_kgqa.tools.search.name_detection import DetectedNames
 
 #: File in the index directory recording what it was built from.
 META_FILE = "saga-fulltext.json"
@@ -93,6 +94,7 @@ class FullTextIndex:
         primary: Iterable[str] = (),
         notes: Sequence[str] = (),
         secondary_sources: Iterable[str] = (),
+        detected: DetectedNames | None = None,
     ) -> FullTextIndex:
         """Write a fresh index of ``entries`` at ``path`` (an existing one there is replaced).
 
@@ -105,6 +107,7 @@ class FullTextIndex:
             primary: Sources of preferred names (``rdfs:label``).
             notes: Remarks on how the names were read (limits reached), kept with the index.
             secondary_sources: Predicates of text attributes (``nationality``), ranked after names.
+            detected: The name detection the names were chosen by, recorded for :meth:`recorded_detection`.
         """
         if path.exists():
             shutil.rmtree(path)
@@ -120,7 +123,7 @@ class FullTextIndex:
             count += add_name(writer, entry, idents, first_of_resource=first)
         writer.commit()
         writer.wait_merging_threads()
-        write_meta(path, endpoint_id, count, notes, secondary_sources)
+        write_meta(path, endpoint_id, count, notes, secondary_sources, detected)
         return cls.open(path, primary=primary)
 
     @classmethod
@@ -139,6 +142,24 @@ class FullTextIndex:
             raise ConfigurationError(f"the full-text index at {path} has another format; rebuild it")
         index.reload()
         return cls(index, path, meta, primary)
+
+    def recorded_detection(self) -> DetectedNames | None:
+        """The name detection this index was built with (``None``: not recorded, an older index).
+
+        A command opening a store's index reuses it instead of sampling every literal property again.
+        """
+        found = self.meta.get("detected")
+        if not isinstance(found, dict):
+            return None
+        try:
+            return DetectedNames(
+                names=tuple(str(p) for p in found["names"]),
+                texts=tuple(str(p) for p in found["texts"]),
+                identifiers=tuple(str(p) for p in found["identifiers"]),
+                compounds=tuple((str(a), str(b)) for a, b in found["compounds"]),
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
 
     def search(
         self,
@@ -232,7 +253,12 @@ def add_name(writer: tantivy.IndexWriter, entry: NameEntry, idents: frozenset[st
 
 
 def write_meta(
-    path: Path, endpoint_id: str, names: int, notes: Sequence[str], secondary_sources: Iterable[str] = ()
+    path: Path,
+    endpoint_id: str,
+    names: int,
+    notes: Sequence[str],
+    secondary_sources: Iterable[str] = (),
+    detected: DetectedNames | None = None,
 ) -> None:
     """Record what the index at ``path`` was built from (its presence marks a finished build)."""
     meta: dict[str, object] = {
@@ -243,6 +269,13 @@ def write_meta(
         "notes": list(notes),
         "secondary": sorted(set(secondary_sources)),
     }
+    if detected is not None:
+        meta["detected"] = {
+            "names": list(detected.names),
+            "texts": list(detected.texts),
+            "identifiers": list(detected.identifiers),
+            "compounds": [list(pair) for pair in detected.compounds],
+        }
     write_private(path / META_FILE, json.dumps(meta, indent=1))
 
 

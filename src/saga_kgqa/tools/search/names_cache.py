@@ -96,7 +96,7 @@ def open_name_index(
         names and a stable identity; the in-memory index otherwise.
     """
     if store_dir is not None:
-        loaded = _loaded_index(store_dir, endpoint_id, primary)
+        loaded = loaded_store_index(store_dir, endpoint_id, primary)
         if loaded is not None:
             return loaded
     from_schema = schema_entries(schema)
@@ -140,7 +140,7 @@ def _private_parent(where: Path) -> bool:
     return True
 
 
-def _loaded_index(store_dir: Path, endpoint_id: str, primary: Sequence[str]) -> FullTextIndex | None:
+def loaded_store_index(store_dir: Path, endpoint_id: str, primary: Sequence[str]) -> FullTextIndex | None:
     """The index ``saga load`` built inside the store, when it is of the store's present content."""
     where = store_dir / STORE_FULLTEXT_DIR
     if not where.is_dir():
