@@ -95,13 +95,13 @@ def test_the_cache_keeps_the_most_recently_used_indexes_only(cache: Path) -> Non
     assert "old00" not in kept and f"old{names_cache.MAX_CACHED_INDEXES + 2:02d}" in kept
 
 
-def test_another_language_gets_its_own_index(cache: Path) -> None:
-    # Names are read in the preferred language: an English index must not serve a German run.
+def test_every_language_shares_one_index(cache: Path) -> None:
+    # Names of every language are indexed with their tags and ranked per question (issue 25.4): one index serves all.
     with EmbeddedStore.from_files([DATA]) as store:
         for language in ("en", "de"):
             kit = GroundingToolkit(KnowledgeGraph(store), build_schema_index(store), caps=LOW, language=language)
             assert isinstance(kit.context.label_index, FullTextIndex)
-    assert len(list((cache / "names").iterdir())) == 2
+    assert len(list((cache / "names").iterdir())) == 1
 
 
 def test_two_threads_building_the_same_index_both_get_one(cache: Path) -> None:

@@ -180,7 +180,7 @@ class SourceToolNodes:
 
         def run(sources: SourceSet, action: Action) -> tuple[str, Outcome, str]:
             source, text = _target(action, "name")
-            result = resolve_entity(sources, source, text)
+            result = resolve_entity(sources, source, text, language=runtime.context.language)
             outcome: Outcome = "ok" if result.candidates else "empty"
             return render_resolution(result), outcome, f"resolve {source}: {text[:60]!r}: {len(result.candidates)} IRIs"
 

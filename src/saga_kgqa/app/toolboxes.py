@@ -16,17 +16,17 @@ from saga_kgqa.agent.dialect_tools import (
     tool_dialect,
 )
 from saga_kgqa.agent.toolbox import SagaToolbox
-from saga_kgqa.app.open import OpenOptions, dialect_schema, load_or_build_schema
-from saga_kgqa.dialects import Dialect
+from saga_kgqa.app.open import OpenOptions, load_or_build_schema
+from saga_kgqa.app.toolkits import toolkit_over
 from saga_kgqa.kg.cache.replay_cache import CacheMode
 from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
-from saga_kgqa.schema import CompatibilityMode, SchemaIndex, build_schema_index
+from saga_kgqa.schema import build_schema_index
 from saga_kgqa.settings import example_graph_path
-from saga_kgqa.tools.context import ToolCaps
-from saga_kgqa.tools.toolkit import GroundingToolkit
+
+__all__ = ["open_toolbox", "toolbox_over", "toolkit_over"]
 
 
 def open_toolbox(
@@ -99,28 +99,3 @@ def toolbox_over(
         schema = load_or_build_schema(graph, None, vocabulary=schema_vocabulary(tools_dialect), note=note)
     prefixes = read_declared_prefixes(data or [example_graph_path()])
     return SagaToolbox(graph, schema, prefixes=prefixes, dialect=tools_dialect, entity_search=search)
-
-
-def toolkit_over(
-    graph: KnowledgeGraph,
-    *,
-    dialect: Dialect,
-    schema_file: Path | None,
-    data_dir: Path | None,
-    prefixes: dict[str, str],
-    mode: CompatibilityMode,
-    caps: ToolCaps | None,
-    note: Callable[[str], None] | None = None,
-) -> GroundingToolkit:
-    """The grounding tools a person calls from the CLI: a dialect's offline index, else the file or a built one.
-
-    Raises:
-        ConfigurationError: The schema file or the dialect's offline sources are unusable.
-        BackendError: The graph failed while the schema index was built.
-    """
-    schema: SchemaIndex
-    if schema_file is None and dialect.name != "generic":
-        schema = dialect_schema(dialect.name, data_dir=data_dir)
-    else:
-        schema = load_or_build_schema(graph, schema_file, note=note)
-    return GroundingToolkit(graph, schema, prefixes=prefixes, mode=mode, dialect=dialect, caps=caps)

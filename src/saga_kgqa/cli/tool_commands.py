@@ -66,8 +66,7 @@ def _run(
 ) -> None:
     """Open the graph, make the toolkit, run one tool and print its result."""
     from saga_kgqa import settings
-    from saga_kgqa.app.toolboxes import toolkit_over
-    from saga_kgqa.cli.index_commands import stderr_note
+    from saga_kgqa.app.toolkits import toolkit_over
     from saga_kgqa.dialects import get_dialect
     from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
     from saga_kgqa.schema import CompatibilityMode
@@ -91,7 +90,7 @@ def _run(
                 prefixes=prefixes,
                 mode=mode,
                 caps=caps,
-                note=stderr_note,
+                note=_note,
             )
             result = call(kit)
     except ToolInputError as exc:
@@ -100,6 +99,11 @@ def _run(
     except SagaError as exc:
         fail(exc)
     _print(result, as_json)
+
+
+def _note(text: str) -> None:
+    # A plain line: rich's first styled print costs a search about 0.4 s of imports (issue 27).
+    sys.stderr.write(text + "\n")
 
 
 def _print(result: ToolResult, as_json: bool) -> None:

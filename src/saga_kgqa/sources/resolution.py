@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterable
 from pydantic import BaseModel, ConfigDict, Field
 
 from saga_kgqa.errors import BackendError, ConfigurationError
-from saga_kgqa.schema.survey_model import SourceSurvey
+from saga_kgqa.schema.survey_model import SourceSurvey, SurveyedProperty
+from saga_kgqa.schema.vocab import RDF_LANG_STRING, XSD_STRING, is_datatype
 from saga_kgqa.sources.session import OpenSource, SourceSet
 from saga_kgqa.sources.virtuoso_text import VIRTUOSO_PROFILE, has_native_text, native_search
 from saga_kgqa.text_safety import graph_text, quoted
@@ -25,6 +26,7 @@ from saga_kgqa.tools.search.label_index import NameMatch, name_predicates, read_
 from saga_kgqa.tools.search.name_detection import detect_names, read_compound_names
 
 _LABEL_CHARS = 200
+_STRING_DATATYPES = frozenset({XSD_STRING, RDF_LANG_STRING})
 #: Told how many names are indexed so far while an index is built.
 Progress = Callable[[int], None]
 
@@ -74,9 +76,20 @@ def identifier_predicates(survey: SourceSurvey) -> tuple[str, ...]:
             literal = any(k.kind == "literal" for k in prop.object_kinds)
             values = [e.split('"')[1] for e in prop.examples if e.startswith('"') and e.count('"') >= 2]
             shaped = bool(values) and all(looks_like_identifier(v) for v in values)
-            if literal and (is_identifier_property(prop.iri) or shaped):
+            if literal and _string_valued(prop) and (is_identifier_property(prop.iri) or shaped):
                 found[prop.iri] = None
     return tuple(found)
+
+
+def _string_valued(prop: SurveyedProperty) -> bool:
+    """Whether the sampled literals are strings: integers and dates are values, never identifiers (issue 27).
+
+    At 10M triples every integer and date property was indexed as identifiers (``"1987"`` has an
+    identifier's shape): about 5M values a name search could only match by accident.
+    """
+    datatypes = {t.type_iri for t in prop.object_types if is_datatype(t.type_iri)}
+    typed = {e.rsplit("^^", 1)[1].strip("<>") for e in prop.examples if e.startswith('"') and "^^" in e}
+    return (datatypes | typed) <= _STRING_DATATYPES
 
 
 def name_index(source: OpenSource, *, rebuild: bool = False, progress: Progress | None = None) -> FullTextIndex:
@@ -128,6 +141,7 @@ def build_name_index(source: OpenSource, *, progress: Progress | None = None, re
             notes=reads.notes,
             progress=progress,
             reuse=reuse,
+            detected=detected,
         )
     entries = read_names(reads, [*predicates, *detected.predicates], max_names_per_predicate=cap)
     entries.extend(read_compound_names(reads, detected.compounds, max_names=cap))
@@ -140,10 +154,13 @@ def build_name_index(source: OpenSource, *, progress: Progress | None = None, re
         primary=vocabulary.label_predicates,
         notes=reads.notes,
         secondary_sources=detected.texts,
+        detected=detected,
     )
 
 
-def resolve_entity(sources: SourceSet, source: str, text: str, *, limit: int = 8) -> EntityResolution:
+def resolve_entity(
+    sources: SourceSet, source: str, text: str, *, limit: int = 8, language: str | None = None
+) -> EntityResolution:
     """Find the IRIs a name or identifier may refer to in one source.
 
     Args:
@@ -151,6 +168,8 @@ def resolve_entity(sources: SourceSet, source: str, text: str, *, limit: int = 8
         source: The source's name.
         text: A name, part of one, or an identifier (``P12345``, ``GO:0008150``).
         limit: Most candidates.
+        language: The question's language: names in it rank first, then untagged names, then
+            other languages (default: the source's toolkit language).
 
     Returns:
         Candidates best first; properties and classes of the schema are left out.
@@ -162,7 +181,8 @@ def resolve_entity(sources: SourceSet, source: str, text: str, *, limit: int = 8
     opened = sources.get(source)
     schema = opened.schema()
     reject = frozenset(schema.properties) | frozenset(schema.classes)
-    matches, index_size, engine, index_notes = _search(opened, text, limit=limit, reject=reject)
+    preferred = language or opened.toolkit().context.language
+    matches, index_size, engine, index_notes = _search(opened, text, limit=limit, reject=reject, language=preferred)
     reads = opened.toolkit().context.reads()
     iris = [m.resource for m in matches]
     types = reads.types_of_many(iris, schema.type_predicates, per_entity=4) if iris else {}
@@ -190,7 +210,7 @@ def resolve_entity(sources: SourceSet, source: str, text: str, *, limit: int = 8
 
 
 def _search(
-    opened: OpenSource, text: str, *, limit: int, reject: frozenset[str]
+    opened: OpenSource, text: str, *, limit: int, reject: frozenset[str], language: str
 ) -> tuple[list[NameMatch], int, str, tuple[str, ...]]:
     """Matches, names indexed, the engine searched and notes: Virtuoso's own index first, else tantivy."""
     predicates = resolution_predicates(opened)
@@ -203,7 +223,8 @@ def _search(
     elif opened.graph.profile.name == VIRTUOSO_PROFILE:
         fallback = ("the Virtuoso server has no full-text index over these names; used the name index",)
     index = name_index(opened)
-    return index.search(text, limit=limit, reject=reject), len(index), "tantivy", (*fallback, *index.notes)
+    matches = index.search(text, limit=limit, reject=reject, language=language)
+    return matches, len(index), "tantivy", (*fallback, *index.notes)
 
 
 def resolution_predicates(source: OpenSource) -> tuple[str, ...]:

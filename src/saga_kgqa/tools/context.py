@@ -21,7 +21,7 @@ from saga_kgqa.tools.render_observations import TextCaps
 from saga_kgqa.tools.results import PropertyInfo, Ref, Value
 from saga_kgqa.tools.search.label_index import NameIndex, name_predicates
 from saga_kgqa.tools.search.name_detection import DetectedNames, detect_names
-from saga_kgqa.tools.search.names_cache import DEFAULT_FULLTEXT_NAMES, open_name_index
+from saga_kgqa.tools.search.names_cache import DEFAULT_FULLTEXT_NAMES, loaded_store_index, open_name_index
 
 if TYPE_CHECKING:
     # Only a type here: the HTTP stack (and the guard's SPARQL parser it pulls) stays out of local lookups.
@@ -140,15 +140,23 @@ class ToolContext:
         """The name index: the one given to :meth:`use_name_index`, else built from the graph on first use."""
         if self._label_index is None:
             reads = self.reads()
+            store_dir = self.graph.local_store_dir
+            primary = self.vocabulary.label_predicates
+            # The index `saga load` built records the detection it was built with: reused, no sampling (issue 27).
+            loaded = loaded_store_index(store_dir, self.graph.endpoint_id, primary) if store_dir else None
+            recorded = loaded.recorded_detection() if loaded is not None else None
             detected = DetectedNames()
             if self.dialect.name == RDF_DIALECT.name:
                 # Wikidata and Freebase name things through their curated predicates; other graphs
                 # name them however they like (concert_name, first_name + last_name): read from the data.
-                detected = detect_names(
+                detected = recorded or detect_names(
                     reads, self.schema, known=self.name_predicates, skip=self.vocabulary.type_predicates
                 )
                 self.hiding.names = self.hiding.names | frozenset(detected.names)
             self.detected_names = detected
+            if loaded is not None and recorded is not None:
+                self._label_index = loaded
+                return loaded
             self._label_index = open_name_index(
                 reads,
                 self.graph.endpoint_id,
@@ -158,7 +166,7 @@ class ToolContext:
                 max_names_per_predicate=self.caps.names_per_predicate,
                 threshold=self.caps.fulltext_names,
                 detected=detected,
-                store_dir=self.graph.local_store_dir,
+                store_dir=store_dir,
             )
         return self._label_index
 

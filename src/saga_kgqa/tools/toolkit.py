@@ -10,10 +10,10 @@ a store failure a :class:`~saga_kgqa.errors.BackendError`.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from saga_kgqa.dialects.model import Dialect
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.remote.wikidata_search import WikidataEntitySearch
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools.context import ToolCaps, ToolContext
@@ -21,6 +21,10 @@ from saga_kgqa.tools.lookup.tool import lookup_entity
 from saga_kgqa.tools.results import LookupResult, PropertyExamplesResult, SearchResult
 from saga_kgqa.tools.search.label_index import NameIndex
 from saga_kgqa.tools.search.tool import property_examples, search_names
+
+if TYPE_CHECKING:
+    # The online search client pulls in the remote stack and the guard's parser: annotations only.
+    from saga_kgqa.kg.remote.wikidata_search import WikidataEntitySearch
 
 
 class GroundingToolkit:

@@ -16,9 +16,11 @@ from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.tools import GroundingToolkit
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.search.fulltext import FullTextIndex
+from tests.support.grounding import RecordingReader
 
 EX = "http://example.org/s/"
 LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 
 
 @pytest.fixture()
@@ -59,3 +61,28 @@ def test_a_large_store_without_one_streams_its_index_once(store: Path, tmp_path:
 def test_a_small_store_keeps_the_in_memory_index(store: Path) -> None:
     index = _kit(store, ToolCaps(fulltext_names=1000)).context.label_index
     assert not isinstance(index, FullTextIndex)
+
+
+def test_the_loaded_index_brings_its_name_detection_so_a_search_sends_no_sample_queries(tmp_path: Path) -> None:
+    # A graph naming things under its own property (concert_name): detection finds it when the index is built.
+    graph = tmp_path / "titled.nt"
+    graph.write_text(
+        "".join(
+            f'<{EX}t{n}> <{EX}concert_name> "Titled thing {n}" .\n<{EX}t{n}> <{TYPE}> <{EX}Thing> .\n'
+            for n in range(30)
+        ),
+        encoding="utf-8",
+    )
+    build_store(tmp_path / "titled", [graph])
+    catalog = Catalog(sources={"t": SourceRecord(name="t", store=tmp_path / "titled")}, default_source="t")
+    with SourceSet(catalog, survey_dir=tmp_path / "cache") as sources:
+        built = name_index(sources.get("t"), rebuild=True)
+    assert built.recorded_detection() is not None
+    backend = EmbeddedStore(tmp_path / "titled")
+    reader = RecordingReader(backend)
+    kit = GroundingToolkit(reader, build_schema_index(backend))
+    reader.queries.clear()
+    assert isinstance(kit.context.label_index, FullTextIndex)
+    assert reader.queries == []  # opened with the detection it was built with: no sampling per search
+    assert f"{EX}concert_name" in kit.context.detected_names.predicates
+    assert [h.resource.iri for h in kit.search("Titled thing 7").hits][:1] == [f"{EX}t7"]

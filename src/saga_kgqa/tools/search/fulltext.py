@@ -26,13 +26,23 @@ import tantivy
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.private_files import write_private
 from saga_kgqa.tools.search.identifier_forms import identifier_forms
-from saga_kgqa.tools.search.label_index import MatchKind, NameEntry, NameMatch, local_name, match_rank, normalise
+from saga_kgqa.tools.search.label_index import (
+    MatchKind,
+    MatchRank,
+    NameEntry,
+    NameMatch,
+    local_name,
+    match_rank,
+    normalise,
+)
+from saga_kgqa.tools.search.name_detection import DetectedNames
 
 #: File in the index directory recording what it was built from.
 META_FILE = "saga-fulltext.json"
 #: The ``source`` of names that are identifier literals or IRI local names.
 IDENTIFIER_SOURCE = "identifier"
-FORMAT_VERSION = 2
+#: 3: each name's language tag is stored (``lang``), names of every language are indexed.
+FORMAT_VERSION = 3
 
 _SCORES: dict[MatchKind, float] = {"exact": 1.0, "prefix": 0.9, "words": 0.8, "substring": 0.7, "fuzzy": 0.6}
 _WORD = re.compile(r"\w+")
@@ -49,6 +59,8 @@ def _schema() -> tantivy.Schema:
     builder.add_text_field("exact", stored=False, tokenizer_name="raw")
     builder.add_text_field("ident", stored=False, tokenizer_name="raw")
     builder.add_text_field("source", stored=True, tokenizer_name="raw")
+    # The name's language tag ("" untagged): search ranks the question's language first.
+    builder.add_text_field("lang", stored=True, tokenizer_name="raw")
     return builder.build()
 
 
@@ -82,6 +94,7 @@ class FullTextIndex:
         primary: Iterable[str] = (),
         notes: Sequence[str] = (),
         secondary_sources: Iterable[str] = (),
+        detected: DetectedNames | None = None,
     ) -> FullTextIndex:
         """Write a fresh index of ``entries`` at ``path`` (an existing one there is replaced).
 
@@ -94,6 +107,7 @@ class FullTextIndex:
             primary: Sources of preferred names (``rdfs:label``).
             notes: Remarks on how the names were read (limits reached), kept with the index.
             secondary_sources: Predicates of text attributes (``nationality``), ranked after names.
+            detected: The name detection the names were chosen by, recorded for :meth:`recorded_detection`.
         """
         if path.exists():
             shutil.rmtree(path)
@@ -109,7 +123,7 @@ class FullTextIndex:
             count += add_name(writer, entry, idents, first_of_resource=first)
         writer.commit()
         writer.wait_merging_threads()
-        write_meta(path, endpoint_id, count, notes, secondary_sources)
+        write_meta(path, endpoint_id, count, notes, secondary_sources, detected)
         return cls.open(path, primary=primary)
 
     @classmethod
@@ -129,10 +143,37 @@ class FullTextIndex:
         index.reload()
         return cls(index, path, meta, primary)
 
+    def recorded_detection(self) -> DetectedNames | None:
+        """The name detection this index was built with (``None``: not recorded, an older index).
+
+        A command opening a store's index reuses it instead of sampling every literal property again.
+        """
+        found = self.meta.get("detected")
+        if not isinstance(found, dict):
+            return None
+        try:
+            return DetectedNames(
+                names=tuple(str(p) for p in found["names"]),
+                texts=tuple(str(p) for p in found["texts"]),
+                identifiers=tuple(str(p) for p in found["identifiers"]),
+                compounds=tuple((str(a), str(b)) for a, b in found["compounds"]),
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
+
     def search(
-        self, text: str, *, limit: int, accept: frozenset[str] | None = None, reject: frozenset[str] = frozenset()
+        self,
+        text: str,
+        *,
+        limit: int,
+        accept: frozenset[str] | None = None,
+        reject: frozenset[str] = frozenset(),
+        language: str | None = None,
     ) -> list[NameMatch]:
-        """Return the best-matching IRIs, best first, one match per IRI (see :class:`LabelIndex.search`)."""
+        """Return the best-matching IRIs, best first, one match per IRI (see :class:`LabelIndex.search`).
+
+        Names in ``language`` rank first within a match tier, then untagged names, then others.
+        """
         query_text = normalise(text)
         words = _WORD.findall(query_text)
         if not query_text or limit <= 0:
@@ -150,11 +191,12 @@ class FullTextIndex:
             source = str(doc.get_first("source"))
             name = local_name(resource) if source == "iri" else str(doc.get_first("name"))
             kind = _kind(query_text, words, name, query_forms, source)
-            match = NameMatch(resource, name, source, kind, round(_SCORES[kind] + min(score, 90.0) / 1000, 4))
+            tag = str(doc.get_first("lang") or "")
+            match = NameMatch(resource, name, source, kind, round(_SCORES[kind] + min(score, 90.0) / 1000, 4), tag)
             current = best.get(resource)
-            if current is None or self._rank(match) < self._rank(current):
+            if current is None or self._rank(match, language) < self._rank(current, language):
                 best[resource] = match
-        return sorted(best.values(), key=self._rank)[:limit]
+        return sorted(best.values(), key=lambda match: self._rank(match, language))[:limit]
 
     def _query(self, query_text: str, words: list[str], forms: tuple[str, ...]) -> tantivy.Query:
         schema, occur = self._schema, tantivy.Occur.Should
@@ -175,8 +217,8 @@ class FullTextIndex:
             parts.append((occur, tantivy.Query.boost_query(stemmed, 2.0)))
         return tantivy.Query.boolean_query(parts)
 
-    def _rank(self, match: NameMatch) -> tuple[float, int, float, bool, int, str]:
-        return match_rank(match, self._primary, self._kinds)
+    def _rank(self, match: NameMatch, language: str | None) -> MatchRank:
+        return match_rank(match, self._primary, self._kinds, language)
 
 
 def new_index(path: Path) -> tantivy.Index:
@@ -198,6 +240,7 @@ def add_name(writer: tantivy.IndexWriter, entry: NameEntry, idents: frozenset[st
             exact=normalise(entry.text),
             ident=list(forms),
             source=IDENTIFIER_SOURCE if ident else entry.source,
+            lang=entry.language,
         )
     )
     if first_of_resource:
@@ -205,12 +248,17 @@ def add_name(writer: tantivy.IndexWriter, entry: NameEntry, idents: frozenset[st
         forms = identifier_forms(local_name(entry.resource))
         if forms:
             # Matched by identifier forms only: a local name's words are not a name.
-            writer.add_document(tantivy.Document(iri=entry.resource, name="", ident=list(forms), source="iri"))
+            writer.add_document(tantivy.Document(iri=entry.resource, name="", ident=list(forms), source="iri", lang=""))
     return 1
 
 
 def write_meta(
-    path: Path, endpoint_id: str, names: int, notes: Sequence[str], secondary_sources: Iterable[str] = ()
+    path: Path,
+    endpoint_id: str,
+    names: int,
+    notes: Sequence[str],
+    secondary_sources: Iterable[str] = (),
+    detected: DetectedNames | None = None,
 ) -> None:
     """Record what the index at ``path`` was built from (its presence marks a finished build)."""
     meta: dict[str, object] = {
@@ -221,6 +269,13 @@ def write_meta(
         "notes": list(notes),
         "secondary": sorted(set(secondary_sources)),
     }
+    if detected is not None:
+        meta["detected"] = {
+            "names": list(detected.names),
+            "texts": list(detected.texts),
+            "identifiers": list(detected.identifiers),
+            "compounds": [list(pair) for pair in detected.compounds],
+        }
     write_private(path / META_FILE, json.dumps(meta, indent=1))
 
 

@@ -19,7 +19,7 @@ from typing import Literal, Protocol
 from saga_kgqa.errors import QueryTimeout
 from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.schema import SchemaIndex, SchemaVocabulary
-from saga_kgqa.schema.vocab import SKOS, is_datatype
+from saga_kgqa.schema.vocab import SKOS, XSD_STRING, is_datatype
 from saga_kgqa.tools.graph_reads import Reads
 
 MatchKind = Literal["exact", "prefix", "words", "substring", "fuzzy"]
@@ -78,22 +78,25 @@ class NameEntry:
         resource: The IRI named.
         text: The name as the graph (or schema) spells it.
         source: The predicate it came from, or ``schema`` for schema labels and local names.
+        language: The literal's language tag (lower case; ``""``: untagged).
     """
 
     resource: str
     text: str
     source: str
+    language: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class NameMatch:
-    """The best way one resource matched a query."""
+    """The best way one resource matched a query (``language``: the matched name's tag, ``""`` untagged)."""
 
     resource: str
     text: str
     source: str
     match: MatchKind
     score: float
+    language: str = ""
 
 
 class NameIndex(Protocol):
@@ -106,9 +109,15 @@ class NameIndex(Protocol):
         ...
 
     def search(
-        self, text: str, *, limit: int, accept: frozenset[str] | None = None, reject: frozenset[str] = frozenset()
+        self,
+        text: str,
+        *,
+        limit: int,
+        accept: frozenset[str] | None = None,
+        reject: frozenset[str] = frozenset(),
+        language: str | None = None,
     ) -> list[NameMatch]:
-        """The best-matching resources, best first, one match per resource."""
+        """The best-matching resources, best first, one match per resource (names in ``language`` first)."""
         ...
 
 
@@ -176,19 +185,28 @@ class LabelIndex:
         return cls(entries, primary=primary, notes=reads.notes[start:])
 
     def search(
-        self, text: str, *, limit: int, accept: frozenset[str] | None = None, reject: frozenset[str] = frozenset()
+        self,
+        text: str,
+        *,
+        limit: int,
+        accept: frozenset[str] | None = None,
+        reject: frozenset[str] = frozenset(),
+        language: str | None = None,
     ) -> list[NameMatch]:
         """Return the best-matching resources, best first, one match per resource.
 
         Tiers, in order: exact name, name starting with the query, every query word
         starting a word of the name, the query inside the name, then fuzzy (difflib)
         matches, tried only when the earlier tiers found fewer than ``limit`` resources.
+        Within a tier, names tagged with ``language`` come first, then untagged ones, then
+        the other languages (:func:`language_rank`).
 
         Args:
             text: The query text.
             limit: Most resources returned.
             accept: Only these resources (``None``: all).
             reject: Never these resources.
+            language: The question's language (``None``: no preference).
         """
         query = normalise(text)
         if not query or limit <= 0:
@@ -201,9 +219,9 @@ class LabelIndex:
                     continue
                 closeness = difflib.SequenceMatcher(None, query, key).ratio() if kind != "exact" else 1.0
                 score = round(_SCORES[kind] + 0.09 * closeness, 4)
-                found = NameMatch(entry.resource, entry.text, entry.source, kind, score)
+                found = NameMatch(entry.resource, entry.text, entry.source, kind, score, entry.language)
                 current = best.get(entry.resource)
-                if current is None or self._rank(found) < self._rank(current):
+                if current is None or self._rank(found, language) < self._rank(current, language):
                     best[entry.resource] = found
 
         if query in self._by_key:
@@ -225,21 +243,42 @@ class LabelIndex:
         if len(best) < limit:
             for key in difflib.get_close_matches(query, self._keys, n=limit * 3, cutoff=FUZZY_CUTOFF):
                 offer(key, "fuzzy")
-        return sorted(best.values(), key=self._rank)[:limit]
+        return sorted(best.values(), key=lambda match: self._rank(match, language))[:limit]
 
-    def _rank(self, match: NameMatch) -> tuple[float, int, float, bool, int, str]:
-        """Sort key: match tier, names before texts before identifiers, score, preferred name, shorter name, IRI."""
-        return match_rank(match, self._primary, self._kinds)
+    def _rank(self, match: NameMatch, language: str | None) -> MatchRank:
+        """Sort key: tier, names before texts before identifiers, language, score, preferred, shorter name, IRI."""
+        return match_rank(match, self._primary, self._kinds, language)
+
+
+#: The sort key of a match (see :func:`match_rank`).
+MatchRank = tuple[float, int, int, float, bool, int, str]
+
+
+def language_rank(tag: str, language: str | None) -> int:
+    """0 for a name in ``language`` (or one of its subtags), 1 for an untagged name, 2 for another language.
+
+    Without a preferred language every name ranks 0.
+    """
+    if not language:
+        return 0
+    if not tag:
+        return 1
+    wanted, tag = language.lower(), tag.lower()
+    return 0 if tag == wanted or tag.startswith(wanted + "-") else 2
 
 
 def match_rank(
-    match: NameMatch, primary: frozenset[str], kinds: dict[str, int]
-) -> tuple[float, int, float, bool, int, str]:
-    """The order of matches: exact, prefix, words, substring, fuzzy; within a tier names, texts, identifiers."""
+    match: NameMatch, primary: frozenset[str], kinds: dict[str, int], language: str | None = None
+) -> MatchRank:
+    """The order of matches: exact, prefix, words, substring, fuzzy; within a tier names, texts, identifiers.
+
+    Then names in the question's ``language``, untagged names, names in other languages.
+    """
     tier = _SCORES[match.match]
     return (
         -tier,
         kinds.get(match.source, 0),
+        language_rank(match.language, language),
         -match.score,
         match.source not in primary,
         len(match.text),
@@ -250,12 +289,14 @@ def match_rank(
 def read_names(reads: Reads, predicates: Sequence[str], *, max_names_per_predicate: int) -> list[NameEntry]:
     """Read the literal names of IRI subjects (never blank nodes), one bounded query per predicate.
 
-    A predicate whose query times out is skipped with a note in ``reads.notes``.
+    Names in every language are read, each with its tag (search ranks the question's language
+    first). Typed literals (numbers, dates) are values, not names. A predicate whose query times
+    out is skipped with a note in ``reads.notes``.
     """
     entries: list[NameEntry] = []
     for predicate in predicates:
         try:
-            condition = f"isIRI(?s) && {reads.text_filter('name')}"
+            condition = "isIRI(?s) && isLiteral(?name)"
             rows = reads.select(
                 f"SELECT ?s ?name WHERE {{ ?s {iri(predicate)} ?name FILTER({condition}) }}",
                 limit=max_names_per_predicate,
@@ -265,7 +306,12 @@ def read_names(reads: Reads, predicates: Sequence[str], *, max_names_per_predica
             # One slow predicate must not cost the others: search then misses its names, and says so.
             reads.notes.append(f"names via {predicate}: timed out; search does not cover them")
             continue
-        entries.extend(NameEntry(row["s"].value, row["name"].value, predicate) for row in rows)
+        # Typed literals other than strings are dropped here, not in the query: engines disagree on datatype().
+        entries.extend(
+            NameEntry(row["s"].value, row["name"].value, predicate, (row["name"].lang or "").lower())
+            for row in rows
+            if row["name"].datatype in (None, XSD_STRING) or row["name"].lang
+        )
     return entries
 
 

@@ -96,16 +96,16 @@ def open_name_index(
         names and a stable identity; the in-memory index otherwise.
     """
     if store_dir is not None:
-        loaded = _loaded_index(store_dir, endpoint_id, primary)
+        loaded = loaded_store_index(store_dir, endpoint_id, primary)
         if loaded is not None:
             return loaded
     from_schema = schema_entries(schema)
     detected = detected or DetectedNames()
     predicates = tuple(dict.fromkeys([*predicates, *detected.predicates]))
     pairs = [f"{first}+{last}" for first, last in detected.compounds]
-    # Names are read in the preferred language (and untagged): another language is another index.
+    # Names of every language are indexed with their tags (search ranks the question's): one index for all.
     keyed = (*predicates, *pairs, "texts:", *detected.texts, "identifiers:", *detected.identifiers)
-    identity = index_identity(endpoint_id, keyed, from_schema, max_names_per_predicate, reads.language)
+    identity = index_identity(endpoint_id, keyed, from_schema, max_names_per_predicate, "tagged")
     where = names_dir(identity)
     if where is not None:
         cached = _open(where, identity, primary)
@@ -140,7 +140,7 @@ def _private_parent(where: Path) -> bool:
     return True
 
 
-def _loaded_index(store_dir: Path, endpoint_id: str, primary: Sequence[str]) -> FullTextIndex | None:
+def loaded_store_index(store_dir: Path, endpoint_id: str, primary: Sequence[str]) -> FullTextIndex | None:
     """The index ``saga load`` built inside the store, when it is of the store's present content."""
     where = store_dir / STORE_FULLTEXT_DIR
     if not where.is_dir():

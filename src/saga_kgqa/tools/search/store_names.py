@@ -5,7 +5,8 @@ Reading names with one SPARQL query per predicate materialised every row in Pyth
 triples 15% of entities could not be found by their exact label. Here each name predicate's
 triples are iterated from the store's own index (``quads_for_pattern``), one at a time, so the
 memory of a build is the index writer's budget, whatever the graph's size, and nothing is
-capped: every name of every IRI is indexed.
+capped: every name of every IRI is indexed, in every language, with its language tag (search ranks
+the question's language first). Typed literals (numbers, dates) are values, not names, and are left out.
 
 Iteration follows the store's index order, which is the same on every run over the same
 content: a build interrupted midway resumes by skipping the names it already committed
@@ -21,6 +22,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.schema.vocab import XSD_STRING
 from saga_kgqa.tools.search.label_index import NameEntry
 
 #: IRIs whose local name was indexed, remembered by a 64-bit hash (about 60 MB at the cap). Past it
@@ -55,7 +57,8 @@ class StoreNames:
         Args:
             store_dir: An embedded store directory.
             predicates: Name predicates, preferred first.
-            language: Literals in this language (or its subtags) or untagged are names; others are not.
+            language: The index's preferred language (kept for its identity; names in every
+                language are streamed, each with its tag, and search ranks them).
             seen_cap: IRIs remembered (by hash) so that each one's local name is indexed once.
 
         Raises:
@@ -84,8 +87,8 @@ class StoreNames:
                 if type(subject) is not ox.NamedNode or type(obj) is not ox.Literal:
                     continue
                 language = obj.language
-                if language and not self._wanted_language(language):
-                    continue
+                if language is None and obj.datatype.value != XSD_STRING:
+                    continue  # numbers and dates are values, not names
                 resource = subject.value
                 key = hash(resource)
                 first = key not in seen
@@ -93,10 +96,5 @@ class StoreNames:
                     if len(seen) >= self._seen_cap:
                         seen.clear()  # bounded: an IRI met again after this gets its local name once more
                     seen.add(key)
-                yield StreamedName(NameEntry(resource, obj.value, source), index, position, first)
-
-    def _wanted_language(self, language: str | None) -> bool:
-        if not language:
-            return True
-        tag = language.lower()
-        return tag == self._language or tag.startswith(self._language + "-")
+                entry = NameEntry(resource, obj.value, source, language.lower() if language else "")
+                yield StreamedName(entry, index, position, first)

@@ -28,6 +28,7 @@ import tantivy
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.tools.search.fulltext import FullTextIndex, add_name, new_index, write_meta
 from saga_kgqa.tools.search.label_index import NameEntry
+from saga_kgqa.tools.search.name_detection import DetectedNames
 from saga_kgqa.tools.search.store_names import StoreNames
 
 #: Environment variable: the index writer's memory budget in MiB.
@@ -73,6 +74,7 @@ def build_from_store(
     budget_bytes: int | None = None,
     commit_every: int = COMMIT_EVERY,
     reuse: bool = True,
+    detected: DetectedNames | None = None,
 ) -> FullTextIndex:
     """Stream every name of the store into a fresh index at ``path`` (resuming an interrupted build).
 
@@ -89,6 +91,7 @@ def build_from_store(
         budget_bytes: The writer's memory budget (:func:`budget_bytes_from_env` when ``None``).
         commit_every: Names between two checkpoints.
         reuse: Return a finished index of the same ``endpoint_id`` at ``path`` instead of rebuilding it.
+        detected: The name detection the predicates came from, recorded with the index.
 
     Raises:
         ConfigurationError: The budget is malformed, or the index directory cannot be written.
@@ -127,7 +130,7 @@ def build_from_store(
         writer.commit()
         writer.wait_merging_threads()
         (building / _CHECKPOINT).unlink(missing_ok=True)
-        write_meta(building, endpoint_id, count, notes, secondary_sources)
+        write_meta(building, endpoint_id, count, notes, secondary_sources, detected)
         if path.exists():
             shutil.rmtree(path)
         building.rename(path)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from saga_kgqa.dialects.model import WIKIDATA_DIRECT, WIKIDATA_ENTITY
 from saga_kgqa.kg.core.result import Row, Term
-from saga_kgqa.kg.remote.wikidata_search import EntityKind, WikidataEntitySearch
 from saga_kgqa.schema.vocab import OWL_CLASS, RDFS_CLASS
 from saga_kgqa.tools.context import ToolContext
 from saga_kgqa.tools.graph_reads import Texts
@@ -14,6 +14,10 @@ from saga_kgqa.tools.lookup.dialect_reads import recorded_examples
 from saga_kgqa.tools.render_observations import render_examples, render_search
 from saga_kgqa.tools.results import Example, PropertyExamplesResult, SearchHit, SearchResult
 from saga_kgqa.tools.search.label_index import SCHEMA_SOURCE, MatchKind, NameMatch, local_name, normalise
+
+if TYPE_CHECKING:
+    # Annotations only: the client module pulls in the remote stack and the guard's parser (issue 27).
+    from saga_kgqa.kg.remote.wikidata_search import EntityKind, WikidataEntitySearch
 
 _CLASS_TYPES = frozenset({OWL_CLASS, RDFS_CLASS})
 #: Property examples are chosen from this many times as many sampled triples, for distinct subjects and objects.
@@ -33,8 +37,9 @@ def search_names(context: ToolContext, text: str) -> SearchResult:
     else:
         index = context.label_index
         properties = frozenset(context.schema.properties)
-        entity_matches = index.search(text, limit=caps.entity_hits, reject=properties)
-        property_matches = index.search(text, limit=caps.property_hits, accept=properties)
+        language = context.language
+        entity_matches = index.search(text, limit=caps.entity_hits, reject=properties, language=language)
+        property_matches = index.search(text, limit=caps.property_hits, accept=properties, language=language)
         index_size, index_notes = len(index), tuple(index.notes)
     reads = context.reads()
     entities = [match.resource for match in entity_matches]
