@@ -35,6 +35,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -98,22 +99,53 @@ def _size(text: str) -> int:
 
 
 def _timed(argv: list[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """Run a step in a fresh process and measure its wall time and its own peak RSS (MB)."""
+    """Run a step in a fresh process; its wall time and peak RSS (MB) with its helper processes.
+
+    The peak is the larger of the step's own ``ru_maxrss`` and the peak of the summed RSS of
+    its whole process tree sampled every 50 ms: a step whose work runs in a child (the
+    embedded store's query worker) is charged for it, not only for the process that waits.
+    """
     started = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    tree_peak = [0.0]
+    done = threading.Event()
+    sampler = threading.Thread(target=_sample_tree, args=(proc.pid, done, tree_peak), daemon=True)
+    sampler.start()
     # Read both pipes to the end (communicate() would reap the child and lose its rusage).
     out, err = _drain(proc)
+    done.set()
+    sampler.join()
     _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - started
     code = os.waitstatus_to_exitcode(status)
     if code != 0:
         raise SystemExit(f"step failed ({code}): {' '.join(argv[:6])}\n{err[-2000:]}")
-    return seconds, usage.ru_maxrss / 1024, out
+    return seconds, max(usage.ru_maxrss / 1024, tree_peak[0]), out
+
+
+def _tree_rss_mb(root: int) -> float:
+    """Summed resident memory of a process and all its descendants (Linux /proc), in MB."""
+    total, pending, seen = 0, [root], set()
+    while pending:
+        pid = pending.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        with contextlib.suppress(OSError, ValueError):
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                pending.extend(int(child) for child in (task / "children").read_text().split())
+    return total / 1024
+
+
+def _sample_tree(root: int, done: threading.Event, peak: list[float]) -> None:
+    while not done.wait(0.05):
+        peak[0] = max(peak[0], _tree_rss_mb(root))
 
 
 def _drain(proc: subprocess.Popen[str]) -> tuple[str, str]:
-    import threading
-
     assert proc.stdout is not None and proc.stderr is not None
     errors: list[str] = []
     reader = threading.Thread(target=lambda: errors.append(proc.stderr.read() if proc.stderr else ""))

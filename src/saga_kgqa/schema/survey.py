@@ -112,7 +112,10 @@ class _Prober:
             where = f"GRAPH ?scope {{ {where} }} {values_clause('scope', self.scope)}"
         text = f"{head}\nWHERE {{ {where} }}\n{tail}\nLIMIT {limit}"
         try:
-            result = self.graph.run(from_template(text, "SELECT", limit=limit), self._probe_limits(limit))
+            # Unbounded: an aggregate's cost grows with the class or the graph, so the deadline
+            # must hold (the embedded store runs it in its killable, memory-capped worker).
+            query = from_template(text, "SELECT", limit=limit, bounded=False)
+            result = self.graph.run(query, self._probe_limits(limit))
         except SagaError as exc:
             self.fail(what, f"{type(exc).__name__}: {exc}")
             return None

@@ -29,6 +29,9 @@ class CheckedQuery:
         source_text: The text as it was written, before the guard rewrote it.
         limit_capped: ``True`` when the guard injected the top-level LIMIT or lowered
             the one written, so a result that fills it may be missing rows.
+        bounded: ``False`` for a template whose cost is not bounded by construction (a
+            survey probe aggregating over a class or the whole graph): a store that runs
+            bounded templates without a deadline runs this one where its deadline holds.
     """
 
     text: str
@@ -37,9 +40,12 @@ class CheckedQuery:
     limit: int | None = None
     source_text: str = ""
     limit_capped: bool = False
+    bounded: bool = True
 
 
-def from_template(text: str, form: QueryForm = "SELECT", *, limit: int | None = None) -> CheckedQuery:
+def from_template(
+    text: str, form: QueryForm = "SELECT", *, limit: int | None = None, bounded: bool = True
+) -> CheckedQuery:
     """Wrap a query built by saga-kgqa itself from a template and escaped terms.
 
     Args:
@@ -47,8 +53,11 @@ def from_template(text: str, form: QueryForm = "SELECT", *, limit: int | None = 
             :mod:`saga_kgqa.kg.guard.sparql_terms`; model text must never reach this function.
         form: The query form.
         limit: The LIMIT the template applies, if any.
+        bounded: ``False`` when the query's cost grows with the graph (an aggregate over a
+            class or every triple): the embedded store then enforces its deadline by running
+            it in its killable worker instead of in-process.
 
     Returns:
         A query that backends accept without parsing it again.
     """
-    return CheckedQuery(text=text, form=form, origin="template", limit=limit, source_text=text)
+    return CheckedQuery(text=text, form=form, origin="template", limit=limit, source_text=text, bounded=bounded)

@@ -245,9 +245,10 @@ class EmbeddedStore:
     def execute(self, query: CheckedQuery, limits: ExecutionLimits | None = None) -> QueryResult:
         """Run a checked query, reading lazily up to the row cap.
 
-        Template queries run in-process and are not bounded by the deadline (they are
-        anchored and LIMITed by construction); guard queries run in the worker process,
-        which is killed when the deadline passes.
+        Bounded template queries run in-process and are not bounded by the deadline (they
+        are anchored and LIMITed by construction); guard queries and unbounded templates
+        (survey probes, ``bounded=False``) run in the worker process, which is killed when
+        the deadline passes, one at a time and under its memory cap.
 
         Raises:
             QuerySyntaxError: pyoxigraph rejected the query (every update form lands here).
@@ -264,7 +265,7 @@ class EmbeddedStore:
         if escaped != query.text:
             query = dataclasses.replace(query, text=escaped)
         limits = limits or ExecutionLimits()
-        if query.origin == "template":
+        if query.origin == "template" and query.bounded:
             return self._execute_in_process(query, limits)
         return self._worker.run(query, limits)
 
