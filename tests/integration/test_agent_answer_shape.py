@@ -117,3 +117,31 @@ def test_shaped_query_on_ck25_returns_the_same_answer_column(data_dir: Path) -> 
         assert output["summary"].dropped_columns == ("mLabel",)
     finally:
         toolbox.graph.close()
+
+
+def test_an_ask_for_a_question_that_asks_for_values_meets_the_question_form_check(space: SagaToolbox) -> None:
+    ask = EX + "ASK { ex:Apollo11 ex:crewMember ?a }"
+    script = [answer_type("person"), tool_call("execute", sparql=ask), tool_call("stop"), tool_call("stop")]
+    run = run_agent(space, script, question="Who flew on Apollo 11?")
+    assert "the query is an ASK: a SELECT answers it" in run.model.prompt_text(3)
+    assert run.output["final_sparql"] == ask  # told, never rewritten; the second stop stands
+
+
+@pytest.mark.parametrize(
+    ("question", "flagged"),
+    [
+        ("Who flew on Apollo 11?", True),
+        ("¿Quién voló en el Apolo 11?", True),
+        ("Welche Astronauten flogen mit Apollo 11?", True),
+        ("Did Neil Armstrong fly on Apollo 11?", False),
+        ("Was Neil Armstrong on Apollo 11?", False),
+        ("Ist Neil Armstrong mit Apollo 11 geflogen?", False),
+        ("¿Voló Neil Armstrong en el Apolo 11?", False),
+    ],
+)
+def test_ask_is_for_yes_no_questions_only(question: str, flagged: bool) -> None:
+    from saga_kgqa.checks.models import CheckInput
+    from saga_kgqa.checks.question_form import check_question_form
+
+    findings = check_question_form(CheckInput(question=question, sparql="ASK { ?s ?p ?o }", boolean=True))
+    assert any("the query is an ASK" in f.message for f in findings) is flagged
