@@ -145,3 +145,38 @@ def test_ask_is_for_yes_no_questions_only(question: str, flagged: bool) -> None:
 
     findings = check_question_form(CheckInput(question=question, sparql="ASK { ?s ?p ?o }", boolean=True))
     assert any("the query is an ASK" in f.message for f in findings) is flagged
+
+
+@pytest.mark.shared_data
+def test_every_grasp_ck25_query_the_rule_shapes_keeps_its_answer_columns_values(data_dir: Path) -> None:
+    """GRASP's two CK25 runs: each shaped final query runs and returns the same values in every kept column."""
+    import gzip
+    import json
+
+    from saga_kgqa.agent.finalize import without_exploratory_limit
+    from saga_kgqa.answer_shape import shape_query
+
+    toolbox = open_toolbox([data_dir / "text2sparql_ck25" / "prod-inst.ttl"])
+    changed = 0
+    try:
+        for run in ("search_extended", "search_extended_with_feedback"):
+            path = data_dir / "grasp_ck25" / f"gpt-41-mini.{run}.jsonl.gz"
+            with gzip.open(path, "rt", encoding="utf-8") as handle:
+                records = [json.loads(line) for line in handle]
+            for record in records:
+                if not record.get("sparql"):
+                    continue
+                final = without_exploratory_limit(record["sparql"])
+                shaped = shape_query(final, (record.get("questions") or [None])[0])
+                if not shaped.dropped:
+                    continue
+                changed += 1
+                original = toolbox.graph.query(final)
+                scored = toolbox.graph.query(shaped.scored)
+                assert set(scored.variables) == set(original.variables) - set(shaped.dropped), record["id"]
+                for variable in scored.variables:
+                    kept = {row[variable].value for row in scored.rows if variable in row}
+                    assert kept == {row[variable].value for row in original.rows if variable in row}, record["id"]
+    finally:
+        toolbox.graph.close()
+    assert changed >= 10  # the bench records 12 and 11 changed questions
