@@ -71,8 +71,8 @@ def read_run(path: Path) -> FinishedRun:
     end = next((e for e in reversed(events) if e.get("event") == "end"), None)
     if start is None or end is None:
         raise ConfigurationError(f"{path} is neither `saga ask --json` output nor a finished `--trace` trajectory")
-    context = start.get("context") if isinstance(start.get("context"), dict) else {}
-    return _run(start, end, context, f"{path} thread {start.get('thread_id') or '?'}")
+    context = start.get("context")
+    return _run(start, end, context if isinstance(context, dict) else {}, f"{path} thread {start.get('thread_id') or '?'}")
 
 
 def _events(text: str, path: Path) -> list[dict[str, Any]]:
