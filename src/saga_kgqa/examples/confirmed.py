@@ -72,7 +72,9 @@ def read_run(path: Path) -> FinishedRun:
     if start is None or end is None:
         raise ConfigurationError(f"{path} is neither `saga ask --json` output nor a finished `--trace` trajectory")
     context = start.get("context")
-    return _run(start, end, context if isinstance(context, dict) else {}, f"{path} thread {start.get('thread_id') or '?'}")
+    return _run(
+        start, end, context if isinstance(context, dict) else {}, f"{path} thread {start.get('thread_id') or '?'}"
+    )
 
 
 def _events(text: str, path: Path) -> list[dict[str, Any]]:
