@@ -178,6 +178,18 @@ class SagaContext:
         metadata=_describe("Question-query examples (JSONL from `saga index examples`): top-k go into the prompt."),
     )
     examples_k: int = field(default=3, metadata=_describe("Examples shown in the controller prompt (0: none)."))
+    examples_tool: bool = field(
+        default=True,
+        metadata=_describe("Offer the worked_examples tool to the controller when an examples file is configured."),
+    )
+    # Answer shape (issue 25): off by default, so the paper's runs and ablations score the model's own query.
+    answer_shape: bool = field(
+        default=False,
+        metadata=_describe(
+            "Finalize returns the scored query: display-only label columns dropped (the model's query stays in "
+            "the summary)."
+        ),
+    )
 
     def __post_init__(self) -> None:
         """Check every value; a bad one raises :class:`ConfigurationError` naming the field."""

@@ -120,3 +120,31 @@ def test_sigkill_mid_run_then_resume_finishes_every_question_once(tmp_path: Path
     assert set(resumed.seen).isdisjoint(finished)
     assert len(resumed.seen) == 400 - len(finished)
     assert len(read_run(out)) == 400
+
+
+def test_a_run_started_before_a_context_switch_existed_resumes_while_the_switch_is_at_its_default(
+    tmp_path: Path,
+) -> None:
+    import dataclasses
+    import json
+
+    from saga_kgqa.context import SagaContext
+
+    out = tmp_path / "run.jsonl"
+    now = CONFIG | {"context": dataclasses.asdict(SagaContext())}
+    run_benchmark(QUESTIONS[:1], Recorder(), out, config=now)
+    # The configuration as a version without the answer_shape and examples_tool switches saved it.
+    saved = json.loads(config_path(out).read_text(encoding="utf-8"))
+    for added in ("answer_shape", "examples_tool"):
+        del saved["context"][added]
+    config_path(out).write_text(json.dumps(saved), encoding="utf-8")
+    resumed = Recorder()
+    run_benchmark(QUESTIONS[:2], resumed, out, config=now)
+    assert resumed.seen == ["t:1"]
+    # A switch turned on is another configuration, and so is a changed switch the old file has.
+    on = CONFIG | {"context": dataclasses.asdict(SagaContext(answer_shape=True))}
+    with pytest.raises(ConfigurationError, match="another configuration"):
+        run_benchmark(QUESTIONS, Recorder(), out, config=on)
+    other = CONFIG | {"context": dataclasses.asdict(SagaContext(max_steps=7))}
+    with pytest.raises(ConfigurationError, match="another configuration"):
+        run_benchmark(QUESTIONS, Recorder(), out, config=other)

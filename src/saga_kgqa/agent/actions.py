@@ -21,6 +21,7 @@ TOOL_ARGUMENTS: dict[str, str | None] = {
     "lookup": "entity",
     "patterns": "entity",
     "examples": "property",
+    "worked_examples": "question",
     "execute": "sparql",
     # Source tools (offered only when the run grounds over named sources): "SOURCE: ..." arguments.
     "find_sources": "text",
@@ -51,6 +52,11 @@ _DESCRIPTIONS = {
         "The entity id as shown by search (prefixed name or <IRI>).",
     ),
     "examples": ("Show a few real uses of a property.", "The property id."),
+    "worked_examples": (
+        "Show question-query pairs published for this graph (or from a train split), nearest to a question first. "
+        "They show the graph's vocabulary and query shapes; check every IRI before you use it.",
+        "A question, in your own words or the user's.",
+    ),
     "execute": (
         "Run a SPARQL query and show a truncated result; an empty result comes with a diagnosis.",
         "The whole SPARQL query.",
@@ -86,16 +92,22 @@ _URL_ARGUMENTS = re.compile(r"(endpoint|url|uri|service|host)", re.IGNORECASE)
 _SPACES = re.compile(r"\s+")
 
 
-def enabled_tools(grounding: str = "lookup", *, sources: bool = False, find: bool = False) -> tuple[str, ...]:
+def enabled_tools(
+    grounding: str = "lookup", *, sources: bool = False, find: bool = False, examples: bool = False
+) -> tuple[str, ...]:
     """The tools of a run.
 
     Args:
         grounding: The ``grounding_tools`` switch (``lookup``, ``patterns`` or ``both``).
         sources: Whether the source tools are offered (:func:`saga_kgqa.agent.source_tools.source_mode`).
         find: Whether ``find_sources`` is among them (many sources; with few the catalog is in the prompt).
+        examples: Whether ``worked_examples`` is offered (an examples file is configured,
+            :func:`saga_kgqa.examples.serving.examples_offered`).
     """
     off = {"lookup": "patterns", "patterns": "lookup"}.get(grounding)
     hidden = {off} if off else set()
+    if not examples:
+        hidden.add("worked_examples")
     if not sources:
         hidden |= set(SOURCE_TOOLS)
     elif not find:

@@ -6,7 +6,7 @@ Wiring (every node returns a delta; routers are pure)::
                                               ├→ lookup ─┬─────────┤
                                               │          └→ prune_fallback ┤
                                               ├→ patterns ─────────┤
-                                              ├→ examples ─────────┤
+                                              ├→ examples, worked_examples ┤
                                               ├→ execute ──────────┤
                                               ├→ find_sources, summary, resolve, expand, bridge, execute_on, join ┤
                                               ├→ refuse_action ────┤→ controller
@@ -118,6 +118,8 @@ def build_graph(
     builder.add_node("search", traced_tool_node("search", tools.search))
     builder.add_node("lookup", traced_tool_node("lookup", tools.lookup))
     builder.add_node("examples", traced_tool_node("examples", tools.examples))
+    # Worked question-query pairs (offered only when an examples file is configured).
+    builder.add_node("worked_examples", traced_tool_node("worked_examples", tools.worked_examples))
     # Ranked MARS patterns, type-filtered like lookup (only when grounding_tools offers them).
     builder.add_node("patterns", traced_tool_node("patterns", tools.patterns))
     builder.add_node("execute", traced_tool_node("execute", tools.execute))
@@ -146,7 +148,16 @@ def build_graph(
     builder.add_conditional_edges("controller", route_action)
     builder.add_conditional_edges("lookup", route_after_lookup)
     builder.add_conditional_edges("check_answer", route_after_check)
-    for node in ("search", "patterns", "examples", "execute", *source_nodes, "prune_fallback", "refuse_action"):
+    for node in (
+        "search",
+        "patterns",
+        "examples",
+        "worked_examples",
+        "execute",
+        *source_nodes,
+        "prune_fallback",
+        "refuse_action",
+    ):
         builder.add_edge(node, "controller")
     builder.add_edge("finalize", END)
     return builder.compile(checkpointer=checkpointer, name=name)

@@ -6,6 +6,13 @@ query at all ``gave_up``.) It is run once more without a top-level LIMIT the mod
 exploring (a LIMIT under ORDER BY is part of the question, "the oldest", and stays),
 under the answer row cap, and its rows become the answer. Every attempt stays in the
 output, whatever the outcome.
+
+With ``answer_shape`` on (issue 25), the query returned and run is the *scored* one: a
+column that only labels another projected column is dropped
+(:func:`saga_kgqa.answer_shape.shape_query`; ORDER BY, LIMIT, aggregates and ASK are never
+touched), because benchmarks score every value of every column. The model's own query stays
+in the summary (``unshaped_sparql``) and the readable-answer view still labels the answer's
+IRIs with its own display query. A shaped query that fails to run is given up for the model's.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from langgraph.runtime import Runtime
 
 from saga_kgqa.agent.dependencies import GraphDependencies
 from saga_kgqa.agent.source_tools import attempt_tools
+from saga_kgqa.answer_shape import ShapedQuery, shape_query
 from saga_kgqa.context import SagaContext, resolve_context
 from saga_kgqa.kg.core.result import QueryResult
 from saga_kgqa.kg.guard.sparql_lexer import tokenize
@@ -69,6 +77,7 @@ class FinalizeNode:
         if chosen is None and attempts and stop_reason == "stop":
             # Queries were tried but none ran (rejected, blocked, failed): say so, never fabricate.
             status = "failed"
+        shaped: ShapedQuery | None = None
         if chosen is not None:
             final_sparql = without_exploratory_limit(chosen.sparql)
             settings = ExecuteSettings(
@@ -80,7 +89,13 @@ class FinalizeNode:
                 max_bytes=context.max_observation_bytes,
             )
             tools = attempt_tools(self.dependencies, context, chosen)
-            outcome = tools.execute(final_sparql, theta=None, step=state.get("steps", 0), settings=settings)
+            step = state.get("steps", 0)
+            shaped = shaped_final(final_sparql, state.get("question", ""), context)
+            outcome = tools.execute(shaped.scored if shaped else final_sparql, theta=None, step=step, settings=settings)
+            if shaped is not None and outcome.status not in ("ok", "empty"):
+                # Shaping only removes projected columns; should the result not run, the model's query is kept.
+                shaped = None
+                outcome = tools.execute(final_sparql, theta=None, step=step, settings=settings)
             if outcome.status in ("ok", "empty"):
                 answer = answer_of(outcome.result, outcome.text)
                 if stop_reason == "stop":
@@ -88,13 +103,17 @@ class FinalizeNode:
             else:
                 status = "failed"
                 answer = Answer(text=outcome.text)
+        summary = summarise(state, stop_reason)
+        if shaped is not None:
+            summary = summary.model_copy(update={"unshaped_sparql": final_sparql, "dropped_columns": shaped.dropped})
+            final_sparql = shaped.scored
         delta.update(
             {
                 "final_sparql": final_sparql,
                 "answer": answer,
                 "status": status,
                 "attempts": [],
-                "summary": summarise(state, stop_reason),
+                "summary": summary,
             }
         )
         pending = state.get("pending_action")
@@ -102,6 +121,14 @@ class FinalizeNode:
             # Answer the stop call so the transcript has no dangling tool call.
             delta["messages"] = [ToolMessage(f"Finished: {status}.", tool_call_id=pending.call_id, name="stop")]
         return delta
+
+
+def shaped_final(sparql: str, question: str, context: SagaContext) -> ShapedQuery | None:
+    """The final query split by the answer-shape rule, or ``None`` when the switch is off or nothing is dropped."""
+    if not context.answer_shape:
+        return None
+    shaped = shape_query(sparql, question or None)
+    return shaped if shaped.dropped else None
 
 
 def answer_of(result: QueryResult | None, text: str) -> Answer:

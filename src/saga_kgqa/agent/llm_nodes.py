@@ -36,6 +36,7 @@ from saga_kgqa.agent.prompting import (
 from saga_kgqa.agent.records import knowledge, step_record
 from saga_kgqa.agent.source_tools import source_mode, source_prompt_lines
 from saga_kgqa.context import SagaContext, resolve_context
+from saga_kgqa.examples.serving import examples_offered
 from saga_kgqa.state import Action, AnswerType, add_token_usage, answer_type_prior
 from saga_kgqa.state.records import AnswerKind
 from saga_kgqa.state.schema import SagaState, require_question
@@ -115,7 +116,9 @@ class ModelNodes:
         sources_text = source_prompt_lines(mode, steps_left=context.max_steps - step)
         messages = controller_messages(state, context, prefixes, sources_text)
         call_id = f"step-{step}"
-        names = enabled_tools(context.grounding_tools, sources=mode.on, find=mode.find)
+        names = enabled_tools(
+            context.grounding_tools, sources=mode.on, find=mode.find, examples=examples_offered(context)
+        )
         if context.tool_calling == "native":
             model = self.dependencies.model_factory(context, "controller").bind_tools(tool_schemas(names))
             reply, usage = invoke_model(model, messages)

@@ -1,4 +1,4 @@
-"""The tool nodes: search, lookup, examples, execute, and the refusal of actions that cannot run.
+"""The tool nodes: search, lookup, examples, worked_examples, execute, and the refusal of actions that cannot run.
 
 Tool nodes are plain ``def`` functions: they do blocking store I/O, which LangGraph runs
 in a worker thread (an ``async def`` node doing this would block the event loop and is
@@ -19,7 +19,7 @@ from langgraph.runtime import Runtime
 from saga_kgqa.agent.dependencies import GraphDependencies
 from saga_kgqa.agent.records import discovered_types, knowledge, step_record
 from saga_kgqa.context import SagaContext, resolve_context
-from saga_kgqa.errors import BackendError, ToolInputError
+from saga_kgqa.errors import BackendError, ConfigurationError, ToolInputError
 from saga_kgqa.state import ANSWER_KEY, Action, KnowledgeEntry, Outcome, PruneRequest, QueryAttempt, TypeState
 from saga_kgqa.state.schema import SagaState
 from saga_kgqa.text_safety import graph_text
@@ -58,6 +58,23 @@ class ToolNodes:
         outcome: Outcome = "ok" if result.found else "empty"
         entry = knowledge(step, outcome, f"examples {result.info.property.id}: {len(result.examples)} triples")
         return finish_action(action, step, result.text, outcome, [entry])
+
+    def worked_examples(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
+        """Run ``worked_examples(question)``: the configured examples nearest to it, never the run's own question."""
+        from saga_kgqa.examples.serving import examples_text, worked_examples
+
+        context, action, step = begin_step(state, runtime)
+        try:
+            chosen = worked_examples(
+                context, action.argument, context.examples_k, run_question=state.get("question", "")
+            )
+        except ConfigurationError as exc:  # the operator's file went missing mid-run: say so, do not crash
+            text = f"Worked examples are unavailable: {graph_text(exc.message, ERROR_TEXT_CAP)}"
+            return finish_action(action, step, text, "error", [knowledge(step, "error", text)])
+        outcome: Outcome = "ok" if chosen else "empty"
+        text = examples_text(chosen, context.max_observation_bytes) if chosen else "No worked example fits."
+        entry = knowledge(step, outcome, f"worked_examples {action.argument[:60]!r}: {len(chosen)} examples")
+        return finish_action(action, step, text, outcome, [entry])
 
     def patterns(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
         """Run ``patterns(entity)``: its patterns ranked for the question, type-filtered like lookup."""

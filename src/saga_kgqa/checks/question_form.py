@@ -7,6 +7,13 @@ import re
 from saga_kgqa.checks.models import CheckInput, Finding
 
 _YES_NO = re.compile(r"^\s*(is|are|was|were|do|does|did|has|have|had|can|could|will|would|should|am)\b", re.I)
+#: Questions that ask for things, never yes or no (English, German, Spanish): an ASK cannot answer them.
+_WH = re.compile(
+    r"^\s*[¿¡]?\s*(what|which|who|whom|whose|where|when|how|list|give|name|show|"
+    r"was|welche[rsnm]?|wer|wen|wem|wessen|wo|wann|wie|nenne|liste|"
+    r"qu[eé]|cu[aá]l(?:es)?|qui[eé]n(?:es)?|d[oó]nde|cu[aá]ndo|cu[aá]nt[oa]s?|c[oó]mo|lista|nombra)\b",
+    re.I,
+)
 _NEGATION = re.compile(r"\b(not|no|never|none|without|neither|nor)\b|n't\b", re.I)
 _QUERY_NEGATION = re.compile(r"NOT\s+EXISTS|\bMINUS\b|!=|!\s*\(|!\s*BOUND|!\s*\?", re.I)
 _HOW_MANY = re.compile(r"^\s*(how\s+many|how\s+much)\b|\bnumber\s+of\b|\bcount\s+of\b", re.I)
@@ -29,6 +36,14 @@ def check_question_form(item: CheckInput) -> list[Finding]:
     if _YES_NO.search(question) and form == "SELECT" and not _HOW_MANY.search(question):
         found.append(
             Finding("question_form", "the question asks yes or no, but the query is a SELECT: an ASK answers it")
+        )
+    if form == "ASK" and _WH.search(question) and not _YES_NO.search(question):
+        # Issue 25's answer shape: ASK only for yes/no. The query is never rewritten; the model is told.
+        found.append(
+            Finding(
+                "question_form",
+                "the question asks for values, not yes or no, but the query is an ASK: a SELECT answers it",
+            )
         )
     if form == "ASK" and _NEGATION.search(question) and not _QUERY_NEGATION.search(item.sparql):
         found.append(

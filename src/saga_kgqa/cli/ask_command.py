@@ -123,6 +123,10 @@ def ask(
     single_shot: Annotated[
         bool | None, _switch("At most one call per source grounding tool per question (default off).")
     ] = None,
+    answer_shape: Annotated[
+        bool | None,
+        _switch("Return the scored query: label columns that only show a returned entity dropped (default off)."),
+    ] = None,
     method: Annotated[
         Method, typer.Option(help="saga (the controller) or mars (pattern retrieval pipeline).", rich_help_panel=_RUN)
     ] = "saga",
@@ -211,6 +215,7 @@ def ask(
             ),
             "source_tools": source_tools,
             "single_shot": single_shot,
+            "answer_shape": answer_shape,
         },
         source=source,
         catalog=catalog,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -76,7 +76,62 @@ def examples_search(
     print_json({"question": question, "examples": [e.model_dump() for e in chosen]})
 
 
+def examples_confirm(
+    run_file: Annotated[Path, typer.Argument(help="`saga ask --json` output or a `saga ask --trace` trajectory.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The source's examples file (JSONL) to append to.")],
+    data: DataOption = None,
+    endpoint: EndpointOption = None,
+    profile: ProfileOption = None,
+    benchmark: Annotated[
+        list[str] | None,
+        typer.Option(help="Benchmarks the run must not come from (default: every non-train split in the data dir)."),
+    ] = None,
+    data_dir: DataDirOption = None,
+    execute: Annotated[bool, typer.Option(help="Run the query on the source and keep its result count.")] = True,
+) -> None:
+    """Append a run you checked (it ended `answered`) to a source's examples file, after the guards."""
+    from saga_kgqa import settings
+    from saga_kgqa.cli.store_commands import open_graph
+    from saga_kgqa.examples.confirmed import confirm_run, read_run
+    from saga_kgqa.examples.leakage import LeakageGuard
+
+    try:
+        run = read_run(run_file)
+        questions, screened = _benchmark_questions(benchmark, settings.data_dir(data_dir))
+        with open_graph(data, endpoint, profile) as graph:
+            kept = confirm_run(run, graph, LeakageGuard(questions), out, execute=execute)
+    except SagaError as exc:
+        fail(exc)
+    print_json(
+        {
+            "examples": str(out),
+            "appended": {"question": kept.question, "result_count": kept.result_count, "checked_on": kept.checked_on},
+            "screened_against": screened,
+        }
+    )
+
+
+def _benchmark_questions(names: list[str] | None, data_dir: Path) -> tuple[list[Any], list[str]]:
+    """The questions of the named benchmarks, or of every non-train split whose files are here."""
+    from saga_kgqa.errors import ConfigurationError
+    from saga_kgqa.eval.loaders import BENCHMARKS, load_benchmark
+
+    chosen = names or [name for name in BENCHMARKS if not name.endswith("-train")]
+    questions: list[Any] = []
+    screened: list[str] = []
+    for name in chosen:
+        try:
+            questions += load_benchmark(name, data_dir).questions
+        except ConfigurationError:
+            if names:  # one the user named must load
+                raise
+            continue  # a split whose files are not here cannot be confused with this run
+        screened.append(name)
+    return questions, screened
+
+
 def add_example_commands(index_app: typer.Typer) -> None:
-    """Add ``examples`` and ``example-search`` to ``saga index``."""
+    """Add ``examples``, ``example-search`` and ``example-confirm`` to ``saga index``."""
     index_app.command("examples")(examples_build)
     index_app.command("example-search")(examples_search)
+    index_app.command("example-confirm")(examples_confirm)

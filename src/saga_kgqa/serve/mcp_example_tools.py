@@ -52,12 +52,11 @@ def example_tools(host: ToolHost) -> list[ToolSpec]:
         output = ExamplesOutput(source=host.source_name(None), question=question)
 
         def run() -> Any:
-            from saga_kgqa.examples.configured import configured_examples
-            from saga_kgqa.examples.index import render_examples
+            # The same function the controller's worked_examples tool calls.
+            from saga_kgqa.examples.serving import examples_text, worked_examples
 
-            index = configured_examples(host.context)
-            chosen = index.examples_for(question, k) if index is not None else []
-            return chosen, render_examples(chosen)
+            chosen = worked_examples(host.context, question, k)
+            return chosen, examples_text(chosen, host.context.max_observation_bytes)
 
         try:
             chosen, text = await anyio.to_thread.run_sync(run)

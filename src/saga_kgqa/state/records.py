@@ -215,6 +215,9 @@ class TraceSummary(BaseModel):
         attempts: Queries run.
         token_usage: Tokens spent.
         stop_reason: Why the loop ended (``stop``, ``max_steps``, ``no_query``).
+        unshaped_sparql: The model's final query when the answer-shape rule changed it (the
+            returned ``final_sparql`` is then the shaped one); ``None`` when it was returned as is.
+        dropped_columns: The display-only columns the shape rule removed.
     """
 
     model_config = _FROZEN
@@ -225,3 +228,5 @@ class TraceSummary(BaseModel):
     attempts: int = 0
     token_usage: TokenUsage = Field(default_factory=TokenUsage)
     stop_reason: str = ""
+    unshaped_sparql: str | None = None
+    dropped_columns: tuple[str, ...] = ()

@@ -16,6 +16,7 @@ baseline that must score EM 1 on every question with usable gold.
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import json
 import os
@@ -29,6 +30,7 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
+from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.eval.qa.gold import GOLD_LIMITS, GoldRunner
 from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus, TraceCounters
@@ -106,13 +108,29 @@ def _check_config(predictions: Path, config: dict[str, Any]) -> None:
             saved = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as exc:
             raise ConfigurationError(f"cannot read run configuration {path}: {exc}") from exc
-        if saved != config:
+        if not _same_config(saved, config):
             raise ConfigurationError(
                 f"{predictions} was started with another configuration ({path}); use a new predictions file"
             )
         return
     predictions.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def _same_config(saved: Any, config: dict[str, Any]) -> bool:
+    """Equal, counting a context switch the saved file lacks as equal when it is at its default.
+
+    A run started before a switch was added (its file has no such key) resumes as long as the
+    switch stays at the default, which is how the older version behaved; any other difference refuses.
+    """
+    if saved == config:
+        return True
+    old, new = (saved.get("context") if isinstance(saved, dict) else None), config.get("context")
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return False
+    defaults = dataclasses.asdict(SagaContext())
+    added = {key: value for key, value in new.items() if key not in old and key in defaults and value == defaults[key]}
+    return bool(added) and {**saved, "context": {**old, **added}} == config
 
 
 def _drop_torn_tail(predictions: Path) -> None:

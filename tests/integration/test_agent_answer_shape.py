@@ -1,0 +1,182 @@
+"""The answer-shape rule in the agent's finalize step (issue 25): the returned query projects answer columns only."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from saga_kgqa.agent import finalize
+from saga_kgqa.agent.toolbox import SagaToolbox
+from saga_kgqa.answer_shape import ShapedQuery
+from saga_kgqa.settings import example_graph_path
+from tests.support.agent import AgentRun, open_toolbox, run_agent
+from tests.support.scripted_model import answer_type, tool_call
+
+EX = "PREFIX ex: <http://example.org/space/>\nPREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>\n"
+CREW = EX + "SELECT ?a ?aLabel WHERE { ex:Apollo11 ex:crewMember ?a . ?a rdfs:label ?aLabel }"
+OLDEST = (
+    EX + "SELECT ?a ?aLabel WHERE { ex:Apollo11 ex:crewMember ?a . ?a rdfs:label ?aLabel ; ex:birthDate ?born } "
+    "ORDER BY ?born LIMIT 1"
+)
+APOLLO = "http://example.org/space/"
+
+
+@pytest.fixture(scope="module")
+def space() -> Iterator[SagaToolbox]:
+    toolbox = open_toolbox([example_graph_path()])
+    yield toolbox
+    toolbox.graph.close()
+
+
+def _answer(toolbox: SagaToolbox, question: str, sparql: str, **switches: object) -> AgentRun:
+    return run_agent(
+        toolbox,
+        [answer_type("person"), tool_call("execute", sparql=sparql), tool_call("stop")],
+        question=question,
+        **switches,
+    )
+
+
+def _column(toolbox: SagaToolbox, sparql: str, variable: str) -> set[str]:
+    """The values of one column of a query run straight on the graph (no agent involved)."""
+    return {row[variable].value for row in toolbox.graph.query(sparql).rows if variable in row}
+
+
+def test_shaped_final_query_drops_the_label_and_keeps_the_answer_values(space: SagaToolbox) -> None:
+    run = _answer(space, "Who flew on Apollo 11?", CREW, answer_shape=True)
+    output = run.output
+    assert output["status"] == "answered"
+    assert "?aLabel" not in output["final_sparql"].split("WHERE")[0]
+    assert output["answer"].variables == ("a",)
+    values = {row["a"] for row in output["answer"].rows}
+    crew = {f"{APOLLO}{name}" for name in ("NeilArmstrong", "BuzzAldrin", "MichaelCollins")}
+    assert values == _column(space, CREW, "a") == crew
+    # The returned query runs to the same answer column on its own, and the model's query is kept.
+    assert _column(space, output["final_sparql"], "a") == values
+    assert output["summary"].unshaped_sparql == CREW
+    assert output["summary"].dropped_columns == ("aLabel",)
+
+
+def test_shape_rule_is_off_by_default(space: SagaToolbox) -> None:
+    output = _answer(space, "Who flew on Apollo 11?", CREW).output
+    assert output["final_sparql"] == CREW
+    assert output["answer"].variables == ("a", "aLabel")
+    assert output["summary"].unshaped_sparql is None and output["summary"].dropped_columns == ()
+
+
+def test_a_ranking_question_keeps_order_and_limit(space: SagaToolbox) -> None:
+    question = "Which Apollo 11 crew member was born first?"
+    output = _answer(space, question, OLDEST, answer_shape=True).output
+    final = output["final_sparql"]
+    assert "ORDER BY ?born LIMIT 1" in final and "?aLabel" not in final.split("WHERE")[0]
+    assert [row["a"] for row in output["answer"].rows] == [row["a"].value for row in space.graph.query(OLDEST).rows]
+    assert len(output["answer"].rows) == 1
+
+
+def test_a_question_asking_for_names_keeps_the_label(space: SagaToolbox) -> None:
+    output = _answer(space, "What are the names of the Apollo 11 crew?", CREW, answer_shape=True).output
+    assert output["final_sparql"] == CREW
+    assert output["summary"].unshaped_sparql is None
+
+
+def test_an_ask_query_is_returned_as_is(space: SagaToolbox) -> None:
+    ask = EX + "ASK { ex:Apollo11 ex:crewMember ex:NeilArmstrong }"
+    output = _answer(space, "Did Neil Armstrong fly on Apollo 11?", ask, answer_shape=True).output
+    assert output["final_sparql"] == ask and output["answer"].boolean is True
+
+
+def test_a_shaped_query_that_fails_falls_back_to_the_models_query(
+    space: SagaToolbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(text: str, question: str | None = None) -> ShapedQuery:
+        return ShapedQuery(scored="SELECT ?a WHERE { ?a", display=text, dropped=("aLabel",))
+
+    monkeypatch.setattr(finalize, "shape_query", broken)
+    output = _answer(space, "Who flew on Apollo 11?", CREW, answer_shape=True).output
+    assert output["status"] == "answered"
+    assert output["final_sparql"] == CREW and output["answer"].variables == ("a", "aLabel")
+    assert output["summary"].unshaped_sparql is None
+
+
+@pytest.mark.shared_data
+def test_shaped_query_on_ck25_returns_the_same_answer_column(data_dir: Path) -> None:
+    toolbox = open_toolbox([data_dir / "text2sparql_ck25" / "prod-inst.ttl"])
+    try:
+        hoch = "<http://ld.company.org/prod-instances/empl-Heinrich.Hoch%40company.org>"
+        sparql = (
+            "PREFIX pv: <http://ld.company.org/prod-vocab/>\nPREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>\n"
+            f"SELECT ?m ?mLabel WHERE {{ {hoch} pv:hasManager ?m . ?m rdfs:label ?mLabel }}"
+        )
+        output = _answer(toolbox, "Who is the manager of Heinrich Hoch?", sparql, answer_shape=True).output
+        assert output["answer"].variables == ("m",)
+        manager = "http://ld.company.org/prod-instances/empl-Waldtraud.Kuttner%40company.org"
+        assert {row["m"] for row in output["answer"].rows} == _column(toolbox, sparql, "m") == {manager}
+        assert _column(toolbox, output["final_sparql"], "m") == {manager}
+        assert output["summary"].dropped_columns == ("mLabel",)
+    finally:
+        toolbox.graph.close()
+
+
+def test_an_ask_for_a_question_that_asks_for_values_meets_the_question_form_check(space: SagaToolbox) -> None:
+    ask = EX + "ASK { ex:Apollo11 ex:crewMember ?a }"
+    script = [answer_type("person"), tool_call("execute", sparql=ask), tool_call("stop"), tool_call("stop")]
+    run = run_agent(space, script, question="Who flew on Apollo 11?")
+    assert "the query is an ASK: a SELECT answers it" in run.model.prompt_text(3)
+    assert run.output["final_sparql"] == ask  # told, never rewritten; the second stop stands
+
+
+@pytest.mark.parametrize(
+    ("question", "flagged"),
+    [
+        ("Who flew on Apollo 11?", True),
+        ("¿Quién voló en el Apolo 11?", True),
+        ("Welche Astronauten flogen mit Apollo 11?", True),
+        ("Did Neil Armstrong fly on Apollo 11?", False),
+        ("Was Neil Armstrong on Apollo 11?", False),
+        ("Ist Neil Armstrong mit Apollo 11 geflogen?", False),
+        ("¿Voló Neil Armstrong en el Apolo 11?", False),
+    ],
+)
+def test_ask_is_for_yes_no_questions_only(question: str, flagged: bool) -> None:
+    from saga_kgqa.checks.models import CheckInput
+    from saga_kgqa.checks.question_form import check_question_form
+
+    findings = check_question_form(CheckInput(question=question, sparql="ASK { ?s ?p ?o }", boolean=True))
+    assert any("the query is an ASK" in f.message for f in findings) is flagged
+
+
+@pytest.mark.shared_data
+def test_every_grasp_ck25_query_the_rule_shapes_keeps_its_answer_columns_values(data_dir: Path) -> None:
+    """GRASP's two CK25 runs: each shaped final query runs and returns the same values in every kept column."""
+    import gzip
+    import json
+
+    from saga_kgqa.agent.finalize import without_exploratory_limit
+    from saga_kgqa.answer_shape import shape_query
+
+    toolbox = open_toolbox([data_dir / "text2sparql_ck25" / "prod-inst.ttl"])
+    changed = 0
+    try:
+        for run in ("search_extended", "search_extended_with_feedback"):
+            path = data_dir / "grasp_ck25" / f"gpt-41-mini.{run}.jsonl.gz"
+            with gzip.open(path, "rt", encoding="utf-8") as handle:
+                records = [json.loads(line) for line in handle]
+            for record in records:
+                if not record.get("sparql"):
+                    continue
+                final = without_exploratory_limit(record["sparql"])
+                shaped = shape_query(final, (record.get("questions") or [None])[0])
+                if not shaped.dropped:
+                    continue
+                changed += 1
+                original = toolbox.graph.query(final)
+                scored = toolbox.graph.query(shaped.scored)
+                assert set(scored.variables) == set(original.variables) - set(shaped.dropped), record["id"]
+                for variable in scored.variables:
+                    kept = {row[variable].value for row in scored.rows if variable in row}
+                    assert kept == {row[variable].value for row in original.rows if variable in row}, record["id"]
+    finally:
+        toolbox.graph.close()
+    assert changed >= 10  # the bench records 12 and 11 changed questions
