@@ -228,8 +228,20 @@ def _build(
     # Written aside and renamed into place: two runs building at once never see half an index.
     # Unique per build (mkdtemp): two threads of one server may build the same index at once.
     scratch = Path(tempfile.mkdtemp(prefix=f"{where.name}.building-", dir=where.parent))
-    extra = {"identifier_sources": detected.identifiers, "secondary_sources": detected.texts}
-    FullTextIndex.build(scratch, entries, endpoint_id=identity, primary=primary, notes=notes, **extra)
+
+    def build(path: Path) -> FullTextIndex:
+        return FullTextIndex.build(
+            path,
+            entries,
+            endpoint_id=identity,
+            primary=primary,
+            notes=notes,
+            identifier_sources=detected.identifiers,
+            secondary_sources=detected.texts,
+            detected=detected,
+        )
+
+    build(scratch)
     mark_entry(scratch, _key(identity))
     try:
         scratch.rename(where)
@@ -243,7 +255,7 @@ def _build(
             return _in_memory(entries, primary, notes, detected)  # not ours to delete
         with contextlib.suppress(OSError):
             shutil.rmtree(where)
-        built = FullTextIndex.build(where, entries, endpoint_id=identity, primary=primary, notes=notes, **extra)
+        built = build(where)
         mark_entry(where, _key(identity))
         return built
     _evict(where.parent, keep=where)
