@@ -124,3 +124,25 @@ def test_an_unreadable_examples_file_is_an_observation_not_a_crash(
     step = run.state["history"][0]
     assert step.outcome == "error" and "Worked examples are unavailable" in step.observation
     assert "No such file" in step.observation
+
+
+def test_text_action_mode_can_call_the_tool_and_the_papers_parse_prompt_is_unchanged_without_it(
+    mini: SagaToolbox, tmp_path: Path
+) -> None:
+    from saga_kgqa.agent.prompting import parse_messages
+    from saga_kgqa.context import SagaContext
+
+    paper = str(parse_messages("Action: stop()", SagaContext(tool_calling="text"))[0].content)
+    assert "worked_examples" not in paper and '"join", "stop"' in paper
+    path = _file(tmp_path, EXAMPLES)
+    script = [
+        answer_type("person"),
+        "Thought: a worked example first.\nAction: worked_examples(list every employee)",
+        '{"thought": "examples", "action_name": "worked_examples", "action_argument": "list every employee"}',
+        "Thought: done.\nAction: stop()",
+        '{"thought": "done", "action_name": "stop", "action_argument": ""}',
+    ]
+    run = run_agent(mini, script, question=QUESTION, examples_file=str(path), tool_calling="text")
+    assert '"worked_examples", "stop"' in run.model.prompt_text(2)
+    step = run.state["history"][0]
+    assert step.tool == "worked_examples" and step.outcome == "ok" and "Who are the employees?" in step.observation
