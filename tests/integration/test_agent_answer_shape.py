@@ -180,3 +180,37 @@ def test_every_grasp_ck25_query_the_rule_shapes_keeps_its_answer_columns_values(
     finally:
         toolbox.graph.close()
     assert changed >= 10  # the bench records 12 and 11 changed questions
+
+
+@pytest.mark.shared_data
+def test_saga_eval_run_answer_shape_records_the_scored_query(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from saga_kgqa.cli import app
+    from saga_kgqa.eval.qa.runner import config_path, read_run
+    from tests.support import studio_models
+
+    labelled = (
+        "PREFIX pv: <http://ld.company.org/prod-vocab/>\nPREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>\n"
+        "SELECT ?d ?name WHERE { ?d a pv:Department ; rdfs:label ?name }"
+    )
+    stop = {"tool": "stop"}
+    script = ['{"answer_type_label": "thing"}', {"tool": "execute", "args": {"sparql": labelled}}, stop, stop]
+    script_file = tmp_path / "script.json"
+    script_file.write_text(json.dumps(script), encoding="utf-8")
+    monkeypatch.setattr(studio_models, "_model", None)
+    monkeypatch.setenv("SAGA_MODEL_FACTORY", "tests.support.studio_models:scripted_factory")
+    monkeypatch.setenv(studio_models.SCRIPT_ENV, str(script_file))
+    out = tmp_path / "shaped.jsonl"
+    graph = str(data_dir / "text2sparql_ck25" / "prod-inst.ttl")
+    args = ["eval", "run", "ck25", "--answerer", "agent", "--limit", "1", "--answer-shape", "--out", str(out)]
+    result = CliRunner().invoke(app, [*args, "--data", graph, "--data-dir", str(data_dir), "--max-steps", "5"])
+    assert result.exit_code == 0, result.output
+    (record,) = read_run(out).values()
+    assert record.predicted_sparql is not None
+    assert "?name" not in record.predicted_sparql.split("WHERE")[0] and "?d" in record.predicted_sparql
+    assert json.loads(config_path(out).read_text(encoding="utf-8"))["context"]["answer_shape"] is True

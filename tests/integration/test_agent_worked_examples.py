@@ -124,3 +124,70 @@ def test_an_unreadable_examples_file_is_an_observation_not_a_crash(
     step = run.state["history"][0]
     assert step.outcome == "error" and "Worked examples are unavailable" in step.observation
     assert "No such file" in step.observation
+
+
+def test_text_action_mode_can_call_the_tool_and_the_papers_parse_prompt_is_unchanged_without_it(
+    mini: SagaToolbox, tmp_path: Path
+) -> None:
+    from saga_kgqa.agent.prompting import parse_messages
+    from saga_kgqa.context import SagaContext
+
+    paper = str(parse_messages("Action: stop()", SagaContext(tool_calling="text"))[0].content)
+    assert "worked_examples" not in paper and '"join", "stop"' in paper
+    path = _file(tmp_path, EXAMPLES)
+    script = [
+        answer_type("person"),
+        "Thought: a worked example first.\nAction: worked_examples(list every employee)",
+        '{"thought": "examples", "action_name": "worked_examples", "action_argument": "list every employee"}',
+        "Thought: done.\nAction: stop()",
+        '{"thought": "done", "action_name": "stop", "action_argument": ""}',
+    ]
+    run = run_agent(mini, script, question=QUESTION, examples_file=str(path), tool_calling="text")
+    assert '"worked_examples", "stop"' in run.model.prompt_text(2)
+    step = run.state["history"][0]
+    assert step.tool == "worked_examples" and step.outcome == "ok" and "Who are the employees?" in step.observation
+
+
+@pytest.mark.shared_data
+def test_in_an_eval_run_on_ck25_the_tool_never_shows_a_ck25_pair(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`saga eval run ck25 --examples` with the CK25 file plus one fair pair: the tool only ever sees the fair one."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from saga_kgqa.cli import app
+    from saga_kgqa.eval.loaders import load_benchmark
+    from saga_kgqa.examples.harvest import harvest_files
+    from tests.support import studio_models
+
+    ck25 = load_benchmark("ck25", data_dir).questions
+    fair = QueryExample(
+        question="Which employees work in the department dept-73191?",
+        sparql="PREFIX pv: <http://ld.company.org/prod-vocab/>\nSELECT ?e WHERE { ?e pv:memberOf "
+        "<http://ld.company.org/prod-instances/dept-73191> }",
+        source="runs",
+    )
+    published = harvest_files([data_dir / "text2sparql_ck25" / "queries.ttl"])
+    examples = _file(tmp_path, [*published, fair])
+    # The model asks with another CK25 question's exact words: unguarded, its own pair would come first.
+    other = ck25[1].question
+    script = ['{"answer_type_label": "thing"}', {"tool": "worked_examples", "args": {"question": other}}]
+    script += [{"tool": "stop"}, {"tool": "stop"}]
+    script_file = tmp_path / "script.json"
+    script_file.write_text(json.dumps(script), encoding="utf-8")
+    monkeypatch.setattr(studio_models, "_model", None)
+    monkeypatch.setenv("SAGA_MODEL_FACTORY", "tests.support.studio_models:scripted_factory")
+    monkeypatch.setenv(studio_models.SCRIPT_ENV, str(script_file))
+    out = tmp_path / "run.jsonl"
+    graph = str(data_dir / "text2sparql_ck25" / "prod-inst.ttl")
+    args = ["eval", "run", "ck25", "--answerer", "agent", "--limit", "1", "--out", str(out), "--data", graph]
+    args += ["--data-dir", str(data_dir), "--examples", str(examples), "--max-steps", "5"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    model = studio_models._model
+    assert model is not None and "worked_examples" in model.bound_tools
+    seen = model.prompt_text(2)  # the controller's prompt after the tool ran
+    assert fair.question in seen
+    assert not [q.id for q in ck25 if f". Question: {q.question}" in seen]  # "Example n. Question: …"

@@ -39,7 +39,7 @@ def test_every_prompt_renders_fully_in_every_dialect(dialect: str, mode: str) ->
 
 
 def test_a_missing_value_or_prompt_is_a_configuration_error() -> None:
-    with pytest.raises(ConfigurationError, match="needs a value for 'controller_output'"):
+    with pytest.raises(ConfigurationError, match="needs a value for 'more_actions'"):
         render_prompt("action_parsing")
     with pytest.raises(ConfigurationError, match="no prompt named"):
         render_prompt("nonexistent")

@@ -55,6 +55,20 @@ def test_outcome_prints_query_rows_and_ask_answers() -> None:
     assert "\nfalse\n" in text
 
 
+def test_outcome_says_when_the_answer_shape_rule_dropped_columns() -> None:
+    from saga_kgqa.state import TraceSummary
+
+    sink = io.StringIO()
+    console = Console(file=sink, force_terminal=False, width=200)
+    rows = Answer(variables=("m",), rows=({"m": "http://e/Apollo13"},), row_count=1)
+    plain = {"final_sparql": "SELECT ?m {}", "answer": rows, "status": "answered", "summary": TraceSummary()}
+    print_outcome(console, plain)
+    assert "answer shape" not in sink.getvalue()
+    shaped = TraceSummary(unshaped_sparql="SELECT ?m ?mLabel {}", dropped_columns=("mLabel",))
+    print_outcome(console, plain | {"summary": shaped})
+    assert "answer shape: dropped mLabel" in sink.getvalue() and "unshaped_sparql" in sink.getvalue()
+
+
 def test_jsonable_handles_records_sets_and_unknown_objects() -> None:
     value = {"a": frozenset({"y", "x"}), "b": (AnswerType(label="l"),), "c": object()}
     converted = jsonable(value)

@@ -127,7 +127,7 @@ class ModelNodes:
         else:
             reply, usage = invoke_model(self.dependencies.model_factory(context, "controller"), messages)
             parser = self.dependencies.model_factory(context, "parse")
-            parsed, parse_usage = invoke_model(parser, parse_messages(message_text(reply)))
+            parsed, parse_usage = invoke_model(parser, parse_messages(message_text(reply), context))
             action = text_action(json_object(message_text(parsed)), call_id=call_id)
             usage = add_token_usage(usage, parse_usage)
             calls = 2

@@ -180,9 +180,13 @@ def _with_engine_notes(text: str, profile: str | None) -> str:
     return f"{text} {notes}" if notes else text
 
 
-def parse_messages(controller_output: str) -> list[BaseMessage]:
-    """The second call of text-action mode: extract the action from the controller's free text."""
-    return [HumanMessage(render_prompt("action_parsing", controller_output=controller_output))]
+def parse_messages(controller_output: str, context: SagaContext | None = None) -> list[BaseMessage]:
+    """The second call of text-action mode: extract the action from the controller's free text.
+
+    The action names listed are the paper's, plus ``worked_examples`` when the run offers it.
+    """
+    more = '"worked_examples", ' if context is not None and examples_offered(context) else ""
+    return [HumanMessage(render_prompt("action_parsing", controller_output=controller_output, more_actions=more))]
 
 
 def prune_messages(request: PruneRequest, state: SagaState, context: SagaContext) -> list[BaseMessage]:

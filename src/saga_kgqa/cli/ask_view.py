@@ -142,3 +142,12 @@ def print_outcome(console: Console, values: Mapping[str, Any], views: Mapping[st
         highlight=False,
         style="dim",
     )
+    if summary.get("dropped_columns"):
+        # The answer-shape rule changed the query: say so, and where the model's own query is.
+        console.print(
+            f"answer shape: dropped {', '.join(summary['dropped_columns'])} (labels of returned entities); "
+            "the model's query is summary.unshaped_sparql in --json",
+            markup=False,
+            highlight=False,
+            style="dim",
+        )

@@ -266,6 +266,13 @@ def run_command(
         typer.Option(help="Worked examples (JSONL or RDF with SHACL/spex/shui examples); the benchmark's own refused."),
     ] = None,
     examples_k: Annotated[int, typer.Option(help="Examples shown per prompt.")] = 3,
+    answer_shape: Annotated[
+        bool | None,
+        typer.Option(
+            "--answer-shape/--no-answer-shape",
+            help="Record the scored query: label columns that only show a returned entity dropped (default off).",
+        ),
+    ] = None,
     shard: Annotated[
         str | None,
         typer.Option(help="Answer only shard I of N (I/N, by question id); merge with `saga eval merge`."),
@@ -292,6 +299,7 @@ def run_command(
             pattern_ranking,
             embedding_runtime,
         )
+        switches = {**switches, "answer_shape": answer_shape}
         context = run_context(data, endpoint, profile, model, base_url, max_steps, tools, switches)
         cache = cache_settings(endpoint, cache_dir, cache_mode, out.with_name(out.name + ".cache"))
         examples_info: dict[str, Any] | None = None

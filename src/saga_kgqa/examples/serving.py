@@ -19,8 +19,8 @@ from saga_kgqa.examples.configured import configured_examples
 from saga_kgqa.examples.index import render_examples
 from saga_kgqa.examples.leakage import LeakageGuard
 from saga_kgqa.examples.model import QueryExample
-from saga_kgqa.tools.render import cap_bytes
 from saga_kgqa.text_safety import graph_text, outside_value
+from saga_kgqa.tools.render import cap_bytes
 
 #: Characters of an example's question shown (one line).
 QUESTION_CHARS = 300
