@@ -19,7 +19,7 @@ the repository), and every step runs in its own process, so its peak RSS is its 
 Reports time, peak RSS and disk per step and size, the growth exponent of each (a least-squares
 fit of log value on log triples) and ends with one ``RESULT`` line.
 
-Usage: python bench/scale.py [--data-dir ../shared/data] [--triples 100k,1M,10M] [--scratch /tmp/saga-scale] [--no-floor]
+Usage: python bench/scale.py [--data-dir ../shared/data] [--triples 100k,1M,10M] [--scratch DIR] [--no-floor]
 (--data-dir is accepted like every bench's; the graphs are generated, nothing is read from it.)
 """
 
