@@ -10,19 +10,17 @@ and their name indexes are built once per distinct setting and reused.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Unpack
 
 from saga_kgqa.context import SagaContext
-from saga_kgqa.dialects import Dialect
 from saga_kgqa.errors import SagaError
 from saga_kgqa.kg.guard.sparql_terms import iri as sparql_iri
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.kg.remote.wikidata_search import WikidataEntitySearch
-from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
+from saga_kgqa.schema import CompatibilityMode, SchemaIndex
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools import GroundingToolkit, LookupResult, PropertyExamplesResult, SearchResult, ToolCaps
+from saga_kgqa.tools.context import ToolboxOptions, ToolOptions, checked_options
 from saga_kgqa.tools.execute.tool import ExecuteOutcome, ExecuteSettings, execute
 
 if TYPE_CHECKING:
@@ -123,41 +121,28 @@ class ToolView:
 class SagaToolbox:
     """A graph, its schema index and the tool views built over them."""
 
-    def __init__(
-        self,
-        graph: KnowledgeGraph,
-        schema: SchemaIndex,
-        *,
-        vocabulary: SchemaVocabulary | None = None,
-        caps: ToolCaps | None = None,
-        prefixes: Mapping[str, str] | None = None,
-        extra_name_predicates: Sequence[str] = (),
-        dialect: Dialect | None = None,
-        entity_search: WikidataEntitySearch | None = None,
-    ) -> None:
+    def __init__(self, graph: KnowledgeGraph, schema: SchemaIndex, **options: Unpack[ToolboxOptions]) -> None:
         """Hold the graph and the full schema index.
 
         Args:
             graph: The graph behind its read-only guard.
             schema: The full schema index (coverage masks are derived from it).
-            vocabulary: Type, label and description predicates (see :class:`GroundingToolkit`);
-                the dialect's by default.
-            caps: Tool caps.
-            prefixes: Extra prefixes for compact ids (ones the guard also knows).
-            extra_name_predicates: More predicates whose literals name resources.
-            dialect: The graph's dialect (:func:`saga_kgqa.agent.dialect_tools.tool_dialect`);
-                plain RDF when ``None``.
-            entity_search: Online name search (Wikidata's ``wbsearchentities``) instead of
-                the name index built from the graph.
+            **options: How the tools read and name the graph
+                (:class:`~saga_kgqa.tools.context.ToolboxOptions`); each run's view adds its
+                compatibility mode and language, and its caps take the run's observation bytes
+                and lookup sample values. ``dialect`` comes from
+                :func:`saga_kgqa.agent.dialect_tools.tool_dialect` (plain RDF when unset).
         """
         self.graph = graph
         self.schema = schema
-        self._vocabulary = vocabulary
-        self._caps = caps
-        self._prefixes = dict(prefixes or {})
-        self._extra_names = tuple(extra_name_predicates)
-        self.dialect = dialect
-        self._entity_search = entity_search
+        checked_options(options, ToolboxOptions)
+        # Copies: a caller's later change to its prefixes or name predicates does not reach the views.
+        self._options: ToolboxOptions = {
+            **options,
+            "prefixes": dict(options.get("prefixes") or {}),
+            "extra_name_predicates": tuple(options.get("extra_name_predicates", ())),
+        }
+        self.dialect = options.get("dialect")
         self._views: dict[_ViewKey, ToolView] = {}
         self._lock = threading.Lock()
 
@@ -177,18 +162,9 @@ class SagaToolbox:
             if found is None:
                 schema = self.schema if key.coverage >= 1.0 else self.schema.with_coverage(key.coverage, key.seed)
                 lookup_schema = schema if key.type_filter else without_domains(schema)
-                toolkit = GroundingToolkit(
-                    self.graph,
-                    lookup_schema,
-                    vocabulary=self._vocabulary,
-                    caps=_run_caps(self._caps or ToolCaps(), key.observation_bytes, key.lookup_values),
-                    mode=key.mode,
-                    prefixes=self._prefixes,
-                    extra_name_predicates=self._extra_names,
-                    language=context.language,
-                    dialect=self.dialect,
-                    entity_search=self._entity_search,
-                )
+                caps = _run_caps(self._options.get("caps") or ToolCaps(), key.observation_bytes, key.lookup_values)
+                options: ToolOptions = {**self._options, "caps": caps, "mode": key.mode, "language": context.language}
+                toolkit = GroundingToolkit(self.graph, lookup_schema, **options)
                 found = ToolView(toolkit, self.graph, schema, type_filter=key.type_filter)
                 self._views[key] = found
             return found

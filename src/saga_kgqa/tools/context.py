@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from saga_kgqa.dialects.model import RDF_DIALECT, Dialect
 from saga_kgqa.errors import ConfigurationError
@@ -71,57 +71,88 @@ class ToolCaps:
     hide: HideSettings = field(default_factory=HideSettings)
 
 
+class ToolboxOptions(TypedDict, total=False):
+    """How the tools over one graph read and name it: the settings a toolbox, a toolkit and a tool context share.
+
+    Keys:
+        vocabulary: Type, label and description predicates; by default the dialect's, else RDFS
+            labels with the schema index's type and subclass predicates.
+        caps: Read and render caps (:class:`ToolCaps`; its defaults when unset).
+        prefixes: Prefixes added to the dialect's and the graph profile's for compact ids. Only pass
+            prefixes the query guard also knows, or the ids shown will not parse.
+        extra_name_predicates: More predicates whose literal values name resources.
+        dialect: What differs per graph (:func:`saga_kgqa.dialects.get_dialect`: Wikidata qualifiers
+            and property examples, Freebase CVT nodes and reverse properties); plain RDF when unset.
+        entity_search: Search Wikidata's ``wbsearchentities`` API instead of the name index built
+            from the graph (online Wikidata); unset searches the graph's names.
+    """
+
+    vocabulary: SchemaVocabulary | None
+    caps: ToolCaps | None
+    prefixes: Mapping[str, str] | None
+    extra_name_predicates: Sequence[str]
+    dialect: Dialect | None
+    entity_search: WikidataEntitySearch | None
+
+
+class ToolOptions(ToolboxOptions, total=False):
+    """The :class:`ToolboxOptions` plus what a toolbox sets per run view.
+
+    Keys:
+        mode: ``subclass`` (default: subclass-aware) or ``exact`` (the paper's set intersection)
+            compatibility.
+        language: Preferred language of labels and descriptions (a BCP 47 tag; ``en`` by default).
+    """
+
+    mode: CompatibilityMode
+    language: str
+
+
+def checked_options(options: Mapping[str, object], allowed: type) -> None:
+    """Refuse a keyword the options type does not name, as a plain signature would.
+
+    Raises:
+        TypeError: An unexpected keyword (a misspelt ``prefix=`` must not pass silently).
+    """
+    # A TypedDict's keys, read without evaluating its annotations (some are type-checking-only imports).
+    named = {*getattr(allowed, "__required_keys__", ()), *getattr(allowed, "__optional_keys__", ())}
+    unknown = sorted(set(options) - named)
+    if unknown:
+        raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
+
+
 class ToolContext:
     """Shared state and helpers of the tools; builds the name index on first search."""
 
-    def __init__(
-        self,
-        graph: KnowledgeGraph,
-        schema: SchemaIndex,
-        *,
-        vocabulary: SchemaVocabulary | None = None,
-        caps: ToolCaps | None = None,
-        mode: CompatibilityMode = "subclass",
-        prefixes: Mapping[str, str] | None = None,
-        extra_name_predicates: Sequence[str] = (),
-        language: str = "en",
-        dialect: Dialect | None = None,
-        entity_search: WikidataEntitySearch | None = None,
-    ) -> None:
+    def __init__(self, graph: KnowledgeGraph, schema: SchemaIndex, **options: Unpack[ToolOptions]) -> None:
         """Hold what the tools need.
 
         Args:
             graph: The graph; only bounded template queries are sent.
             schema: The schema index used for compatibility and annotations.
-            vocabulary: Type, label and description predicates; by default RDFS labels
-                with the schema index's type and subclass predicates.
-            caps: Read and render caps.
-            mode: ``subclass`` (default) or ``exact`` compatibility.
-            prefixes: Prefixes added to the graph profile's ones for compact ids. Only
-                pass prefixes the query guard also knows, or the ids shown will not parse.
-            extra_name_predicates: More predicates whose literals name resources.
-            language: Preferred language of labels and descriptions (a BCP 47 tag).
-            dialect: What differs per graph (Wikidata qualifiers, Freebase CVT nodes and
-                reverse properties); plain RDF by default. Its vocabulary is the default one.
-            entity_search: Search Wikidata's ``wbsearchentities`` API instead of the
-                local name index (online Wikidata); ``None`` searches the graph's names.
+            **options: How the tools read and name the graph (:class:`ToolOptions`).
 
         Raises:
             ConfigurationError: ``language`` is not a language tag.
         """
+        checked_options(options, ToolOptions)
+        dialect = options.get("dialect")
+        vocabulary = options.get("vocabulary")
+        language = options.get("language", "en")
         self.graph = graph
         self.schema = schema
         self.dialect = dialect or RDF_DIALECT
-        self.entity_search = entity_search
+        self.entity_search = options.get("entity_search")
         if vocabulary is None and dialect is not None:
             vocabulary = dialect.vocabulary
         self.vocabulary = vocabulary or SchemaVocabulary(
             type_predicates=schema.type_predicates, subclass_predicates=schema.subclass_predicates
         )
-        self.caps = caps or ToolCaps()
-        self.mode: CompatibilityMode = mode
-        self.prefixes: dict[str, str] = {**self.dialect.prefixes, **graph.profile.prefixes, **(prefixes or {})}
-        extra_names = (*extra_name_predicates, *self.dialect.alias_predicates)
+        self.caps = options.get("caps") or ToolCaps()
+        self.mode: CompatibilityMode = options.get("mode", "subclass")
+        extra_prefixes = options.get("prefixes") or {}
+        self.prefixes: dict[str, str] = {**self.dialect.prefixes, **graph.profile.prefixes, **extra_prefixes}
+        extra_names = (*options.get("extra_name_predicates", ()), *self.dialect.alias_predicates)
         self.name_predicates = name_predicates(schema, self.vocabulary, extra_names)
         if not _LANGUAGE_TAG.fullmatch(language):
             raise ConfigurationError(f"not a language tag: {language[:40]!r}")

@@ -9,74 +9,32 @@ a store failure a :class:`~saga_kgqa.errors.BackendError`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import Unpack
 
-from saga_kgqa.dialects.model import Dialect
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.schema import CompatibilityMode, SchemaIndex, SchemaVocabulary
+from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.state import TypeState
-from saga_kgqa.tools.context import ToolCaps, ToolContext
+from saga_kgqa.tools.context import ToolContext, ToolOptions
 from saga_kgqa.tools.lookup.tool import lookup_entity
 from saga_kgqa.tools.results import LookupResult, PropertyExamplesResult, SearchResult
 from saga_kgqa.tools.search.label_index import NameIndex
 from saga_kgqa.tools.search.tool import property_examples, search_names
 
-if TYPE_CHECKING:
-    # The online search client pulls in the remote stack and the guard's parser: annotations only.
-    from saga_kgqa.kg.remote.wikidata_search import WikidataEntitySearch
-
 
 class GroundingToolkit:
     """Search, lookup and property examples, holding what they need."""
 
-    def __init__(
-        self,
-        graph: KnowledgeGraph,
-        schema: SchemaIndex,
-        *,
-        vocabulary: SchemaVocabulary | None = None,
-        caps: ToolCaps | None = None,
-        mode: CompatibilityMode = "subclass",
-        prefixes: Mapping[str, str] | None = None,
-        extra_name_predicates: Sequence[str] = (),
-        language: str = "en",
-        dialect: Dialect | None = None,
-        entity_search: WikidataEntitySearch | None = None,
-    ) -> None:
+    def __init__(self, graph: KnowledgeGraph, schema: SchemaIndex, **options: Unpack[ToolOptions]) -> None:
         """Hold the graph, the schema index and the caps.
 
         Args:
             graph: The graph; the tools send it only bounded template queries.
             schema: The schema index (see :func:`saga_kgqa.schema.build_schema_index`).
-            vocabulary: Type, label and description predicates; by default RDFS labels
-                with the schema index's type and subclass predicates.
-            caps: Read and render caps (:class:`ToolCaps`).
-            mode: ``subclass`` (default: subclass-aware) or ``exact`` (the paper's set
-                intersection) compatibility.
-            prefixes: Prefixes added to the graph profile's for compact ids; pass only
-                prefixes the query guard also knows, so the ids shown parse in queries.
-            extra_name_predicates: More predicates whose literal values name resources.
-            language: Preferred language of labels and descriptions.
-            dialect: The graph's dialect (:func:`saga_kgqa.dialects.get_dialect`): which
-                predicates are properties, qualifiers (Wikidata), compound value nodes and
-                reverse properties (Freebase), property examples (P1855). Plain RDF by default.
-            entity_search: Online Wikidata: search through ``wbsearchentities``
-                (:class:`~saga_kgqa.kg.remote.wikidata_search.WikidataEntitySearch`) instead of
-                the name index built from the graph.
+            **options: How the tools read and name the graph (:class:`~saga_kgqa.tools.context.ToolOptions`:
+                vocabulary, caps, compatibility mode, prefixes, name predicates, language, dialect,
+                entity search).
         """
-        self.context = ToolContext(
-            graph,
-            schema,
-            vocabulary=vocabulary,
-            caps=caps,
-            mode=mode,
-            prefixes=prefixes,
-            extra_name_predicates=extra_name_predicates,
-            language=language,
-            dialect=dialect,
-            entity_search=entity_search,
-        )
+        self.context = ToolContext(graph, schema, **options)
 
     @property
     def prefixes(self) -> dict[str, str]:
