@@ -22,6 +22,7 @@ from saga_kgqa import settings
 from saga_kgqa.agent.answer_view import TermView, answer_views
 from saga_kgqa.agent.builder import SagaGraph, recursion_limit
 from saga_kgqa.agent.persistence import CheckpointStore, CheckpointTarget, RunIdentity, default_checkpoint_path
+from saga_kgqa.agent.runs import RunObserver, stream_run
 from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.agent.tracing import question_run_config
 from saga_kgqa.agent.trajectory import TrajectoryWriter
@@ -257,11 +258,8 @@ def _stream(
                 context=vars(context),
             )
         try:
-            for chunk in app.stream(inputs, config, context=context, stream_mode="updates", durability="sync"):
-                for node, delta in chunk.items():
-                    if writer is not None:
-                        writer.update(node, delta)
-                    view.update(node, delta if isinstance(delta, dict) else None)
+            observers: list[RunObserver] = [view] if writer is None else [writer, view]
+            stream_run(app, inputs, config, context, observers, durability="sync")
         except KeyboardInterrupt:
             _end(writer, error="interrupted")
             stderr.print(f"interrupted; the run is saved: saga ask --resume {thread_id}", style="yellow")

@@ -102,10 +102,11 @@ class StepView:
         if self.enabled:
             self.console.print(text, markup=False, highlight=False, style="dim")
 
-    def update(self, node: str, delta: Mapping[str, Any] | None) -> None:
-        """Show one node's update."""
+    def update(self, node: str, delta: Any) -> None:
+        """Show one node's update (a delta that is not a mapping shows as no change)."""
         if not self.enabled:
             return
+        delta = delta if isinstance(delta, Mapping) else None
         lines = describe_update(node, delta)
         if node == "controller" and (delta or {}).get("pending_action") is not None:
             self._step += 1

@@ -21,6 +21,7 @@ from langchain_core.runnables import RunnableConfig
 from saga_kgqa.agent.builder import SagaGraph, run_config
 from saga_kgqa.agent.finalize import choose_final_query, without_exploratory_limit
 from saga_kgqa.agent.persistence import CheckpointStore, CheckpointTarget, RunIdentity
+from saga_kgqa.agent.runs import stream_run
 from saga_kgqa.app.caller import CallerModelFactory, CallerToolboxFactory
 from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.context import SagaContext
@@ -31,6 +32,7 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.sources.catalog import Catalog
 from saga_kgqa.state import QueryAttempt
 from saga_kgqa.state.checkpointing import checkpoint_serde
+from saga_kgqa.state.schema import InputState
 
 #: Called after each graph step with the number of agent actions so far and the node that ran.
 OnStep = Callable[[int, str], None]
@@ -114,30 +116,20 @@ class AskRuns:
         """
         config = run_config(context, thread_id=run_id)
         started = time.monotonic()
-        steps = self._actions(config)
+        progress = _StepCounter(self._actions(config), on_step)
         stopped: str | None = None
-        stream = self.graph.stream(
-            None if question is None else {"question": question},
-            config,
-            context=context,
-            stream_mode="updates",
-            durability="sync",
-        )
-        try:
-            for update in stream:
-                for node in update:
-                    steps += node in TOOL_NODES
-                    on_step(steps, node)
-                if stop.is_set():
-                    stopped = "cancelled"
-                elif time.monotonic() - started > max_seconds:
-                    stopped = "timeout"
-                if stopped:
-                    break
-        finally:
-            close = getattr(stream, "close", None)
-            if callable(close):
-                close()
+
+        def should_stop() -> bool:
+            nonlocal stopped
+            if stop.is_set():
+                stopped = "cancelled"
+            elif time.monotonic() - started > max_seconds:
+                stopped = "timeout"
+            return stopped is not None
+
+        inputs: InputState | None = None if question is None else {"question": question}
+        stream_run(self.graph, inputs, config, context, [progress], stop=should_stop, durability="sync")
+        steps = progress.steps
         values = dict(self.graph.get_state(config).values)
         return self._outcome(run_id, values, stopped, steps, kg)
 
@@ -164,3 +156,16 @@ class AskRuns:
             except SagaError as exc:
                 outcome = replace(outcome, status="failed", error=f"{type(exc).__name__}: {exc.message}")
         return outcome
+
+
+@dataclass
+class _StepCounter:
+    """Counts the tool steps of a run and reports each node to the caller's progress callback."""
+
+    steps: int
+    on_step: OnStep
+
+    def update(self, node: str, _delta: Any) -> None:
+        """Count a tool node as a step, then report the node."""
+        self.steps += node in TOOL_NODES
+        self.on_step(self.steps, node)

@@ -17,6 +17,7 @@ from typing import Any
 from saga_kgqa.agent.answer_view import answer_views, views_json
 from saga_kgqa.agent.builder import SagaGraph, recursion_limit
 from saga_kgqa.agent.persistence import CheckpointStore, CheckpointTarget, RunIdentity, ThreadRecord
+from saga_kgqa.agent.runs import stream_run
 from saga_kgqa.agent.toolbox import ToolView
 from saga_kgqa.agent.tracing import question_run_config
 from saga_kgqa.app.caller import CallerModelFactory, CallerSourcesFactory, CallerToolboxFactory
@@ -181,15 +182,11 @@ class WebRuns:
             view = toolbox_for_source(self.catalog.source(source)).view(context)
             maker = EventMaker(view.prefixes, _labeller(view, context.language))
             inputs: InputState | None = None if resumed else {"question": question}
-            for chunk in self.graph.stream(inputs, config, context=context, stream_mode="updates", durability="sync"):
-                for node, delta in chunk.items():
-                    if node == "controller" and isinstance(delta, dict) and delta.get("pending_action") is not None:
-                        steps += 1
-                    log.add(*maker.update(node, delta), progress_event(node, delta, steps, context.max_steps))
-                if log.cancelled.is_set():
-                    # Leaving the loop closes the stream: the graph stops here, its last checkpoint kept.
-                    log.add({"kind": "cancelled", "thread_id": thread_id})
-                    return
+            page = _PageObserver(log, maker, steps, context.max_steps)
+            if stream_run(self.graph, inputs, config, context, [page], stop=log.cancelled.is_set, durability="sync"):
+                # The stream is closed: the graph stops here, its last checkpoint kept.
+                log.add({"kind": "cancelled", "thread_id": thread_id})
+                return
         except Exception as exc:  # a model or library failure ends this run, never the server
             LOG.warning("web run %s failed: %s: %s", thread_id, type(exc).__name__, exc)
             log.add({"kind": "error", "message": explain(exc), "resumable": True})
@@ -241,6 +238,22 @@ def _labeller(view: ToolView, language: str) -> Labeller:
 
 def _identity(source: str, model: str | None) -> RunIdentity:
     return RunIdentity(graph=f"source {source}", model=f"model {model}" if model else "default model")
+
+
+@dataclass
+class _PageObserver:
+    """Turns each node's delta into the page's events and its progress line."""
+
+    log: RunLog
+    maker: EventMaker
+    steps: int
+    max_steps: int
+
+    def update(self, node: str, delta: Any) -> None:
+        """Add the events of one node's delta (a chosen action counts a step)."""
+        if node == "controller" and isinstance(delta, dict) and delta.get("pending_action") is not None:
+            self.steps += 1
+        self.log.add(*self.maker.update(node, delta), progress_event(node, delta, self.steps, self.max_steps))
 
 
 def _config(thread_id: str, question: str, source: str, model: str | None, context: SagaContext) -> Any:

@@ -24,6 +24,7 @@ from typing import Any
 
 from saga_kgqa.agent.builder import SagaGraph, run_config
 from saga_kgqa.agent.finalize import choose_final_query, without_exploratory_limit
+from saga_kgqa.agent.runs import stream_run
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import SagaError
 from saga_kgqa.eval.qa.gold import GOLD_LIMITS, GoldRunner
@@ -42,6 +43,10 @@ _STATUS = {
     "gave_up": PredictionStatus.NO_QUERY,
     "failed": PredictionStatus.FAILED,
 }
+
+
+#: Told (question id, attempt) as each query of a run runs.
+AttemptWatch = Callable[[str, QueryAttempt], None]
 
 
 @dataclass
@@ -71,6 +76,23 @@ class _Trace:
             self.final = delta
 
 
+@dataclass
+class _Watching:
+    """Adds each update to the run's trace and shows the watcher every new query attempt."""
+
+    trace: _Trace
+    question_id: str
+    watch: AttemptWatch | None
+
+    def update(self, node: str, delta: Any) -> None:
+        """Add one node's delta; a watcher sees the attempts it brought."""
+        seen = len(self.trace.attempts)
+        self.trace.add(node, delta)
+        if self.watch is not None:
+            for attempt in self.trace.attempts[seen:]:
+                self.watch(self.question_id, attempt)
+
+
 class AgentAnswerer:
     """Runs the agent on one question and records its final query, answers and trace counters."""
 
@@ -84,7 +106,7 @@ class AgentAnswerer:
         max_seconds: float | None = None,
         max_tokens: int | None = None,
         clock: Callable[[], float] = time.monotonic,
-        watch: Callable[[str, QueryAttempt], None] | None = None,
+        watch: AttemptWatch | None = None,
     ) -> None:
         """Answer with ``graph`` under ``context``; run final queries on ``executor``.
 
@@ -117,25 +139,14 @@ class AgentAnswerer:
         if question.language and question.language != context.language and _LANGUAGE.fullmatch(question.language):
             # Names are searched and labels shown in the question's language (English stays the fallback).
             context = replace(context, language=question.language)
-        updates = self._graph.stream(
-            {"question": question.question}, run_config(context), context=context, stream_mode="updates"
-        )
-        try:
-            for update in updates:
-                for node, delta in update.items():
-                    seen = len(trace.attempts)
-                    trace.add(node, delta)
-                    if self._watch is not None:
-                        for attempt in trace.attempts[seen:]:
-                            self._watch(question.id, attempt)
-                stopped = self._spent(started, trace)
-                if stopped is not None:
-                    break
-        finally:
-            # A generator at run time (typed as an iterator): closing it stops the graph now.
-            close = getattr(updates, "close", None)
-            if callable(close):
-                close()
+        observer = _Watching(trace, question.id, self._watch)
+
+        def spent() -> bool:
+            nonlocal stopped
+            stopped = self._spent(started, trace)
+            return stopped is not None
+
+        stream_run(self._graph, {"question": question.question}, run_config(context), context, [observer], stop=spent)
         if trace.final is not None:
             sparql = trace.final.get("final_sparql")
             status = _STATUS.get(str(trace.final.get("status")), PredictionStatus.FAILED)
