@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -29,6 +28,7 @@ from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.sqlite import SqliteSaver
 
 from saga_kgqa.agent.postgres_checkpoints import PostgresCheckpoints, is_postgres_url, redacted
+from saga_kgqa.closing import Closing
 from saga_kgqa.errors import ConfigurationError
 
 CHECKPOINT_DB_ENV = "SAGA_CHECKPOINT_DB"
@@ -134,7 +134,7 @@ def _unusable(path: Path, exc: Exception) -> ConfigurationError:
     )
 
 
-class CheckpointStore:
+class CheckpointStore(Closing):
     """A checkpointer plus the thread registry, in one database (a SQLite file or PostgreSQL).
 
     Use as a context manager; :attr:`saver` goes to ``builder.compile(checkpointer=...)``.
@@ -184,14 +184,6 @@ class CheckpointStore:
     def _execute(self, sql: str, params: tuple[object, ...]) -> Any:
         # sqlite3 takes ``?`` placeholders, psycopg ``%s``.
         return self._conn.execute(sql.replace("?", "%s") if self._postgres else sql, params)
-
-    def __enter__(self) -> CheckpointStore:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         """Close the database connection (the pool too, on PostgreSQL)."""

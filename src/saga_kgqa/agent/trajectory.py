@@ -13,10 +13,11 @@ import json
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from types import TracebackType
 from typing import IO, Any
 
 from pydantic import BaseModel
+
+from saga_kgqa.closing import Closing
 
 
 def jsonable(value: Any) -> Any:
@@ -34,7 +35,7 @@ def jsonable(value: Any) -> Any:
     return repr(value)
 
 
-class TrajectoryWriter:
+class TrajectoryWriter(Closing):
     """Append a run's events to a JSONL file (use as a context manager)."""
 
     def __init__(self, path: Path) -> None:
@@ -43,14 +44,6 @@ class TrajectoryWriter:
         self.path = path
         self._sink: IO[str] = path.open("a", encoding="utf-8")
         self._seq = 0
-
-    def __enter__(self) -> TrajectoryWriter:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         """Close the file."""

@@ -12,9 +12,9 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from saga_kgqa.closing import Closing
 from saga_kgqa.errors import QueryTimeout
 from saga_kgqa.kg.core.backend import ExecutionLimits, KGBackend
 from saga_kgqa.kg.core.profiles import EndpointProfile
@@ -42,7 +42,7 @@ class _Prestartable(Protocol):
         """Begin starting without waiting and without sending any query."""
 
 
-class KnowledgeGraph:
+class KnowledgeGraph(Closing):
     """A backend behind the read-only guard."""
 
     def __init__(
@@ -175,14 +175,3 @@ class KnowledgeGraph:
     def close(self) -> None:
         """Close the backend."""
         self._backend.close()
-
-    def __enter__(self) -> KnowledgeGraph:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()

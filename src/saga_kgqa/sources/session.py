@@ -15,8 +15,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from threading import Lock
-from types import TracebackType
 
+from saga_kgqa.closing import Closing
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.private_files import UnsafeCacheDir, private_root
@@ -138,7 +138,7 @@ class OpenSource:
         return self._names
 
 
-class SourceSet:
+class SourceSet(Closing):
     """The catalog's sources, each opened on first use and closed with the set."""
 
     def __init__(
@@ -195,14 +195,6 @@ class SourceSet:
             for source in self._open.values():
                 source.graph.close()
             self._open.clear()
-
-    def __enter__(self) -> SourceSet:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, traceback: TracebackType | None
-    ) -> None:
-        self.close()
 
 
 def open_source_graph(record: SourceRecord) -> KnowledgeGraph:

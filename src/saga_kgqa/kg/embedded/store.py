@@ -25,11 +25,11 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from types import TracebackType
 from typing import TYPE_CHECKING
 
 import pyoxigraph as ox
 
+from saga_kgqa.closing import Closing
 from saga_kgqa.errors import ConfigurationError, EndpointUnavailable, QueryRejected, QuerySyntaxError
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.core.profiles import EndpointProfile, get_profile
@@ -92,7 +92,7 @@ def store_endpoint_id(store_dir: Path) -> str:
     return f"embedded:files:{key[:32]}" if key is not None else f"embedded:{store_dir.resolve()}"
 
 
-class EmbeddedStore:
+class EmbeddedStore(Closing):
     """A read-only pyoxigraph store implementing :class:`~saga_kgqa.kg.core.backend.KGBackend`.
 
     Template queries run in-process; guard queries (model or user text) run in a
@@ -233,14 +233,6 @@ class EmbeddedStore:
 
     def __len__(self) -> int:
         return len(self._open_store())
-
-    def __enter__(self) -> EmbeddedStore:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     def execute(self, query: CheckedQuery, limits: ExecutionLimits | None = None) -> QueryResult:
         """Run a checked query, reading lazily up to the row cap.
