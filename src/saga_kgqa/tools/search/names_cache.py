@@ -197,6 +197,7 @@ def _stream(
         identifier_sources=detected.identifiers,
         secondary_sources=detected.texts,
         primary=primary,
+        detected=detected,
     )
     mark_entry(where, _key(identity))  # ours and of this content: later runs open it
     _evict(where.parent, keep=where)
