@@ -83,3 +83,11 @@ def test_search_on_a_store_loads_no_sparql_parser(store: Path, tmp_path: Path) -
     assert loaded.isdisjoint({"rdflib", "pyparsing", "SPARQLWrapper", "httpx"}), sorted(
         loaded & {"rdflib", "pyparsing", "SPARQLWrapper", "httpx"}
     )
+
+
+def test_resolve_on_a_catalog_store_loads_no_agent_stack(store: Path, tmp_path: Path) -> None:
+    catalog = tmp_path / "catalog.toml"
+    catalog.write_text(f'[sources.s]\nstore = "{store}"\n', encoding="utf-8")
+    loaded, output = _run_loaded(["source", "resolve", "s", "harbor alpha", "--catalog", str(catalog)], tmp_path)
+    assert "example.org/a" in output
+    assert loaded.isdisjoint(AGENT_STACK), sorted(loaded & set(AGENT_STACK))
