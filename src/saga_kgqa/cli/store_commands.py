@@ -79,12 +79,26 @@ def load(
         markup=False,
         highlight=False,
     )
+    _build_schema_index(store)
     if not name_index or index is IndexWhen.OFF:
         return
     if index is IndexWhen.BACKGROUND:
         _start_background(store)
         return
     build_name_index(store)
+
+
+def _build_schema_index(store: Path) -> None:
+    """Build the content's schema index now, so the first ``search``/``lookup`` opens it instead (issue 27)."""
+    from saga_kgqa.app.open import load_or_build_schema
+
+    started = time.perf_counter()
+    try:
+        with open_graph([store], None, None) as graph:
+            load_or_build_schema(graph, None, note=lambda _text: None)
+    except SagaError as exc:
+        fail(exc)
+    stdout.print(f"schema index built for later commands in {time.perf_counter() - started:.1f} s", markup=False)
 
 
 def _start_background(store: Path) -> None:

@@ -90,3 +90,13 @@ def test_a_marker_of_a_dead_build_is_ignored(store: Path) -> None:
     index, hits, notes = _search_while_pending(store, dead.pid)
     assert isinstance(index, FullTextIndex)  # streamed as usual
     assert hits[0] == f"{EX}e17" and not any("background" in note for note in notes)
+
+
+def test_load_builds_the_schema_index_the_commands_open(tmp_path: Path) -> None:
+    # The first search or lookup after `saga load` opens the content's schema index instead of building it.
+    store = tmp_path / "store"
+    done = _saga("load", str(_graph(tmp_path / "g.nt")), "--store", str(store), "--index", "off", cache=tmp_path)
+    assert done.returncode == 0, done.stderr
+    searched = _saga("search", "entity 3 named", "--data", str(store), cache=tmp_path)
+    assert searched.returncode == 0, searched.stderr
+    assert "using the schema index built on the fly for this content before" in searched.stderr
