@@ -75,11 +75,22 @@ def test_search_on_a_store_finds_the_label(store: Path, tmp_path: Path) -> None:
     assert "<http://example.org/a>" in output or "example.org/a" in output
 
 
-def test_search_on_a_store_loads_no_sparql_parser(store: Path, tmp_path: Path) -> None:
-    # Its reads are template queries (never parsed again) and the index is opened from disk:
+@pytest.mark.parametrize(
+    "argv", [["search", "harbor alpha"], ["lookup", "<http://example.org/a>"]], ids=["search", "lookup"]
+)
+def test_grounding_on_a_store_loads_no_sparql_parser(argv: list[str], store: Path, tmp_path: Path) -> None:
+    # Their reads are template queries (never parsed again) and the index is opened from disk:
     # rdflib's SPARQL parser and the guard's grammar cost a second of start-up (issue 27).
-    loaded, output = _run_loaded(["search", "harbor alpha", "--data", str(store)], tmp_path)
-    assert "tantivy" in loaded and "example.org/a" in output
+    loaded, output = _run_loaded([*argv, "--data", str(store)], tmp_path)
+    assert "pyoxigraph" in loaded and "example.org/a" in output
     assert loaded.isdisjoint({"rdflib", "pyparsing", "SPARQLWrapper", "httpx"}), sorted(
         loaded & {"rdflib", "pyparsing", "SPARQLWrapper", "httpx"}
     )
+
+
+def test_resolve_on_a_catalog_store_loads_no_agent_stack(store: Path, tmp_path: Path) -> None:
+    catalog = tmp_path / "catalog.toml"
+    catalog.write_text(f'[sources.s]\nstore = "{store}"\n', encoding="utf-8")
+    loaded, output = _run_loaded(["source", "resolve", "s", "harbor alpha", "--catalog", str(catalog)], tmp_path)
+    assert "example.org/a" in output
+    assert loaded.isdisjoint(AGENT_STACK), sorted(loaded & set(AGENT_STACK))

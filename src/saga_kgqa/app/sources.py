@@ -17,15 +17,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from saga_kgqa.agent.dialect_tools import open_entity_search, schema_vocabulary, tool_dialect
-from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
 from saga_kgqa.schema import build_schema_index
 from saga_kgqa.schema.survey_cache import default_limits, default_survey_dir
 from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.session import OpenSource, SourceSet, open_source_graph
 from saga_kgqa.tools.context import ToolCaps
+
+if TYPE_CHECKING:
+    # The agent's toolbox pulls in LangGraph: imported where a toolbox is built, so `saga source
+    # resolve`/`summary` and the source tools' reads do not pay for it (issue 27).
+    from saga_kgqa.agent.toolbox import SagaToolbox
 
 _Key = tuple[SourceRecord, Path]
 
@@ -76,6 +80,9 @@ def source_toolbox(opened: OpenSource) -> SagaToolbox:
         held = next((h for h in _OPENED.values() if h.opened is opened), None)
         if held is not None and held.toolbox is not None:
             return held.toolbox
+    from saga_kgqa.agent.dialect_tools import open_entity_search, schema_vocabulary, tool_dialect
+    from saga_kgqa.agent.toolbox import SagaToolbox
+
     record = opened.record
     dialect = tool_dialect(record.dialect)
     search = open_entity_search(record.entity_search)

@@ -9,6 +9,7 @@ stays as cheap as typer (see :mod:`saga_kgqa.cli`).
 from __future__ import annotations
 
 import time
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -17,11 +18,30 @@ import typer
 from saga_kgqa.app.open import open_graph
 from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption
 from saga_kgqa.cli.output import fail, print_json, print_result, read_query, stderr, stdout
-from saga_kgqa.errors import SagaError
+from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.kg.cache.replay_cache import CacheMode
 from saga_kgqa.kg.core.backend import MAX_DEADLINE_S
 
-__all__ = ["DataOption", "EndpointOption", "ProfileOption", "load", "open_graph", "register", "sparql"]
+__all__ = [
+    "DataOption",
+    "EndpointOption",
+    "IndexWhen",
+    "ProfileOption",
+    "build_name_index",
+    "load",
+    "open_graph",
+    "register",
+    "sparql",
+]
+
+
+class IndexWhen(StrEnum):
+    """When ``saga load`` builds the store's full-text name index."""
+
+    NOW = "now"
+    BACKGROUND = "background"
+    OFF = "off"
+
 
 CacheDirOption = Annotated[Path | None, typer.Option(help="Directory of the record/replay cache.")]
 CacheModeOption = Annotated[CacheMode, typer.Option(help="Record/replay cache mode.")]
@@ -30,10 +50,15 @@ CacheModeOption = Annotated[CacheMode, typer.Option(help="Record/replay cache mo
 def load(
     files: Annotated[list[Path], typer.Argument(help="RDF files: Turtle, N-Triples, N-Quads, TriG, RDF/XML, OWL.")],
     store: Annotated[Path, typer.Option("--store", "-s", help="Store directory to create or extend.")],
-    name_index: Annotated[
-        bool,
-        typer.Option(help="Also build the store's full-text name index (search and entity resolution use it)."),
-    ] = True,
+    index: Annotated[
+        IndexWhen,
+        typer.Option(
+            "--index",
+            help="The store's full-text name index (search and entity resolution use it): build it now, "
+            "in the background after the store is loaded (log and progress in the store), or not at all.",
+        ),
+    ] = IndexWhen.NOW,
+    name_index: Annotated[bool, typer.Option(hidden=True, help="Old spelling: --no-name-index is --index off.")] = True,
 ) -> None:
     """Load RDF files into a persisted store directory for later runs: all of them, or the store stays as it was."""
     from saga_kgqa.cli.progress import progress_bar
@@ -54,11 +79,45 @@ def load(
         markup=False,
         highlight=False,
     )
-    if name_index:
-        _build_name_index(store)
+    _build_schema_index(store)
+    if not name_index or index is IndexWhen.OFF:
+        return
+    if index is IndexWhen.BACKGROUND:
+        _start_background(store)
+        return
+    build_name_index(store)
 
 
-def _build_name_index(store: Path) -> None:
+def _build_schema_index(store: Path) -> None:
+    """Build the content's schema index now, so the first ``search``/``lookup`` opens it instead (issue 27)."""
+    from saga_kgqa.app.open import load_or_build_schema
+
+    started = time.perf_counter()
+    try:
+        with open_graph([store], None, None) as graph:
+            load_or_build_schema(graph, None, note=lambda _text: None)
+    except SagaError as exc:
+        fail(exc)
+    stdout.print(f"schema index built for later commands in {time.perf_counter() - started:.1f} s", markup=False)
+
+
+def _start_background(store: Path) -> None:
+    """Start the name index build in a detached process and say where to follow it."""
+    from saga_kgqa.tools.search.background_index import LOG_FILE, start_background_build
+
+    try:
+        pid = start_background_build(store)
+    except OSError as exc:
+        fail(ConfigurationError(f"cannot start the name index build: {exc}"))
+    stdout.print(
+        f"indexing names in the background (process {pid}; log {store / LOG_FILE}); "
+        "searches meanwhile read the store's names directly, and say so",
+        markup=False,
+        highlight=False,
+    )
+
+
+def build_name_index(store: Path) -> None:
     """Build the full-text name index inside the store (after a survey, for its identifier literals)."""
     from saga_kgqa.app.sources import source_set
     from saga_kgqa.cli.progress import progress_bar

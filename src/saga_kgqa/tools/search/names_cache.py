@@ -27,6 +27,7 @@ from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.private_files import UnsafeCacheDir, entry_key, is_own_entry, mark_entry, private_root
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.tools.graph_reads import Reads
+from saga_kgqa.tools.search.background_index import pending_build, pending_note
 from saga_kgqa.tools.search.label_index import LabelIndex, NameEntry, NameIndex, read_names, schema_entries
 from saga_kgqa.tools.search.name_detection import DetectedNames, read_compound_names
 
@@ -107,6 +108,9 @@ def open_name_index(
     keyed = (*predicates, *pairs, "texts:", *detected.texts, "identifiers:", *detected.identifiers)
     identity = index_identity(endpoint_id, keyed, from_schema, max_names_per_predicate, "tagged")
     where = names_dir(identity)
+    pending = store_dir is not None and pending_build(store_dir) is not None
+    if pending:
+        where = None  # `saga load --index background` is building the store's index: no second build
     if where is not None:
         cached = _open(where, identity, primary)
         if cached is not None:
@@ -121,6 +125,8 @@ def open_name_index(
         extra = [*compounds, *from_schema]
         return _stream(where, store_dir, predicates, reads.language, extra, identity, primary, detected)
     start = len(reads.notes)
+    if pending and store_dir is not None:
+        reads.notes.append(pending_note(store_dir))
     entries = read_names(reads, predicates, max_names_per_predicate=max_names_per_predicate)
     entries.extend(read_compound_names(reads, detected.compounds, max_names=max_names_per_predicate))
     entries.extend(from_schema)
@@ -191,6 +197,7 @@ def _stream(
         identifier_sources=detected.identifiers,
         secondary_sources=detected.texts,
         primary=primary,
+        detected=detected,
     )
     mark_entry(where, _key(identity))  # ours and of this content: later runs open it
     _evict(where.parent, keep=where)

@@ -1,0 +1,102 @@
+"""``saga load --index background``: the store answers at once, the name index follows (issue 27, build item 1)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from saga_kgqa.kg.embedded.loading import build_store
+from saga_kgqa.kg.embedded.store import EmbeddedStore
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.schema import build_schema_index
+from saga_kgqa.tools import GroundingToolkit
+from saga_kgqa.tools.context import ToolCaps
+from saga_kgqa.tools.search.background_index import PENDING_FILE, pending_build
+from saga_kgqa.tools.search.fulltext import FullTextIndex
+
+EX = "http://example.org/bg/"
+LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
+
+
+def _graph(path: Path) -> Path:
+    path.write_text("".join(f'<{EX}e{n}> <{LABEL}> "entity {n} named" .\n' for n in range(50)), encoding="utf-8")
+    return path
+
+
+def _saga(*argv: str, cache: Path) -> subprocess.CompletedProcess[str]:
+    env = os.environ | {"SAGA_SURVEY_DIR": str(cache), "LANGSMITH_TRACING": "false"}
+    return subprocess.run(
+        [sys.executable, "-m", "saga_kgqa", *argv], capture_output=True, text=True, env=env, timeout=180
+    )
+
+
+def test_load_returns_and_the_index_is_built_in_the_background(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    done = _saga("load", str(_graph(tmp_path / "g.nt")), "--store", str(store), "--index", "background", cache=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "in the background" in done.stdout
+    deadline = time.monotonic() + 120
+    while (store / PENDING_FILE).exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not (store / PENDING_FILE).exists(), (store / "saga-fulltext.log").read_text(encoding="utf-8")
+    index = FullTextIndex.open(store / "saga-fulltext")
+    assert [m.resource for m in index.search("entity 41 named", limit=1)] == [f"{EX}e41"]
+    searched = _saga("search", "entity 41 named", "--data", str(store), cache=tmp_path)
+    assert searched.returncode == 0 and f"{EX}e41" in searched.stdout
+    assert "background" not in searched.stdout + searched.stderr
+
+
+def test_load_with_index_off_builds_none(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    done = _saga("load", str(_graph(tmp_path / "g.nt")), "--store", str(store), "--index", "off", cache=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert not (store / "saga-fulltext").exists() and not (store / PENDING_FILE).exists()
+
+
+@pytest.fixture()
+def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("SAGA_SURVEY_DIR", str(tmp_path / "cache"))
+    build_store(tmp_path / "store", [_graph(tmp_path / "g.nt")])
+    return tmp_path / "store"
+
+
+def _search_while_pending(store: Path, pid: int) -> tuple[object, list[str], list[str]]:
+    (store / PENDING_FILE).write_text(json.dumps({"pid": pid}), encoding="utf-8")
+    backend = EmbeddedStore(store)
+    # A threshold below the graph's names: without a pending build this search would stream an index.
+    kit = GroundingToolkit(KnowledgeGraph(backend), build_schema_index(backend), caps=ToolCaps(fulltext_names=10))
+    result = kit.search("entity 17 named")
+    return kit.context.label_index, [h.resource.iri for h in result.hits], list(result.notes)
+
+
+def test_a_search_while_the_build_runs_reads_the_stores_names_and_says_so(store: Path, tmp_path: Path) -> None:
+    index, hits, notes = _search_while_pending(store, os.getpid())  # a live process holds the marker
+    assert not isinstance(index, FullTextIndex)  # no second build started beside the pending one
+    assert hits[0] == f"{EX}e17"  # never wrong: the store's own names
+    assert any("being built in the background" in note for note in notes), notes
+    assert not (tmp_path / "cache" / "names").exists()
+
+
+def test_a_marker_of_a_dead_build_is_ignored(store: Path) -> None:
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    assert pending_build(store) is None
+    index, hits, notes = _search_while_pending(store, dead.pid)
+    assert isinstance(index, FullTextIndex)  # streamed as usual
+    assert hits[0] == f"{EX}e17" and not any("background" in note for note in notes)
+
+
+def test_load_builds_the_schema_index_the_commands_open(tmp_path: Path) -> None:
+    # The first search or lookup after `saga load` opens the content's schema index instead of building it.
+    store = tmp_path / "store"
+    done = _saga("load", str(_graph(tmp_path / "g.nt")), "--store", str(store), "--index", "off", cache=tmp_path)
+    assert done.returncode == 0, done.stderr
+    searched = _saga("search", "entity 3 named", "--data", str(store), cache=tmp_path)
+    assert searched.returncode == 0, searched.stderr
+    assert "using the schema index built on the fly for this content before" in searched.stderr
