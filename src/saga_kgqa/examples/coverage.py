@@ -6,14 +6,13 @@ query the top-k examples would have shown the model.
 
 from __future__ import annotations
 
-import itertools
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from saga_kgqa.kg.guard.limit_rewrite import first_keyword
+from saga_kgqa.examples.form import FEATURES, query_features
 from saga_kgqa.kg.guard.sparql_algebra import iter_triple_patterns
-from saga_kgqa.kg.guard.sparql_lexer import tokenize
 
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 #: Properties whose object is a class (RDF typing, and Wikidata's instance-of / subclass-of).
@@ -25,8 +24,7 @@ TYPING_PROPERTIES = frozenset(
         "http://www.w3.org/2000/01/rdf-schema#subClassOf",
     }
 )
-#: The query features measured.
-FEATURES = ("COUNT", "ORDER BY", "FILTER", "ASK", "SUBQUERY", "GROUP BY", "LIMIT")
+__all__ = ["FEATURES", "Signature", "covered", "signature"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,9 +36,10 @@ class Signature:
     features: frozenset[str]
 
 
+@functools.lru_cache(maxsize=65_536)  # a parse costs ~25 ms; benches see a pool's queries once per question
 def signature(sparql: str) -> Signature:
     """Read the properties (predicates, path steps included), classes (objects of typing properties) and features."""
-    return Signature(*_terms(sparql), _features(sparql))
+    return Signature(*_terms(sparql), query_features(sparql))
 
 
 def covered(needed: frozenset[str], shown: Iterable[frozenset[str]]) -> float | None:
@@ -51,29 +50,6 @@ def covered(needed: frozenset[str], shown: Iterable[frozenset[str]]) -> float | 
     for items in shown:
         union |= items
     return len(needed & union) / len(needed)
-
-
-def _features(sparql: str) -> frozenset[str]:
-    try:
-        tokens = tokenize(sparql)
-    except Exception:
-        return frozenset()
-    words = [t.text.upper() for t in tokens if t.kind == "word"]
-    found = set()
-    keyword = first_keyword(tokens)
-    if keyword is not None and keyword.text.upper() == "ASK":
-        found.add("ASK")
-    for name in ("COUNT", "FILTER", "LIMIT"):
-        if name in words:
-            found.add(name)
-    pairs = set(itertools.pairwise(words))
-    if ("ORDER", "BY") in pairs:
-        found.add("ORDER BY")
-    if ("GROUP", "BY") in pairs:
-        found.add("GROUP BY")
-    if any(t.kind == "word" and t.text.upper() == "SELECT" and t.brace_depth > 0 for t in tokens):
-        found.add("SUBQUERY")
-    return frozenset(found)
 
 
 def _terms(sparql: str) -> tuple[frozenset[str], frozenset[str]]:

@@ -1,0 +1,93 @@
+"""Structure-aware example retrieval: skeletons, question cues and the form prior (issue 25)."""
+
+from __future__ import annotations
+
+import pytest
+
+from saga_kgqa.examples.form import query_features, question_cues, skeleton
+from saga_kgqa.examples.index import WORDS_ONLY, ExampleIndex, ExampleRanking
+from saga_kgqa.examples.model import QueryExample
+
+V = "PREFIX v: <http://example.org/mini/vocab#> "
+
+
+def _example(question: str, body: str) -> QueryExample:
+    return QueryExample(question=question, sparql=V + body, source="train:fixture")
+
+
+#: The first shares more words with the test question; the second has the COUNT it needs.
+LIST = _example(
+    "Which employees are in the sales department of the company?",
+    "SELECT ?e WHERE { ?e v:worksIn v:Sales }",
+)
+COUNTED = _example(
+    "How many staff are in the marketing department?", "SELECT (COUNT(?e) AS ?n) WHERE { ?e v:worksIn v:Marketing }"
+)
+ASKED = _example("Is Bob in the sales department?", "ASK { v:Bob v:worksIn v:Sales }")
+RANKED = _example(
+    "Which employee of the sales department is the oldest?",
+    "SELECT ?e WHERE { ?e v:worksIn v:Sales ; v:born ?b } ORDER BY ?b LIMIT 1",
+)
+POOL = [LIST, COUNTED, ASKED, RANKED]
+
+
+@pytest.fixture(scope="module")
+def embeddings() -> object:
+    from saga_kgqa.patterns.embeddings import build_embeddings
+
+    return build_embeddings("minilm")
+
+
+def _index(ranking: ExampleRanking, embeddings: object, **kwargs: object) -> ExampleIndex:
+    model = embeddings if ranking == "embedding" else None
+    return ExampleIndex(POOL, ranking=ranking, embeddings=model, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("ranking", ["bm25", "embedding"])
+def test_how_many_retrieves_the_count_example_over_a_lexically_closer_list(
+    ranking: ExampleRanking, embeddings: object
+) -> None:
+    question = "How many employees are in the sales department of the company?"
+    words_only = _index(ranking, embeddings, structure=WORDS_ONLY).examples_for(question, 1)
+    assert words_only == [LIST]  # the words alone prefer the list: the fixture is a real test
+    assert _index(ranking, embeddings).examples_for(question, 1) == [COUNTED]
+
+
+def test_a_superlative_prefers_the_ordered_example() -> None:
+    question = "Which employees in the sales department of the company are the youngest?"
+    ranked = _example("Which employees of the sales department are the oldest?", RANKED.sparql[len(V) :])
+    pool = [LIST, COUNTED, ASKED, ranked]
+    assert ExampleIndex(pool, ranking="bm25", structure=WORDS_ONLY).examples_for(question, 1) != [ranked]
+    assert ExampleIndex(pool, ranking="bm25").examples_for(question, 1) == [ranked]
+
+
+def test_question_cues_read_count_yes_no_superlative_and_comparison_in_three_languages() -> None:
+    assert question_cues("How many moons does Mars have?") == {"COUNT"}
+    assert question_cues("Wie viele Mitarbeiter hat die Abteilung?") == {"COUNT"}
+    assert question_cues("¿Cuántos habitantes tiene Madrid?") == {"COUNT"}
+    assert question_cues("Is Berlin the capital of Germany?") == {"ASK"}
+    assert question_cues("Ist Berlin die Hauptstadt?") == {"ASK"}
+    assert question_cues("What is the highest mountain in Italy?") == {"ORDER BY", "LIMIT"}
+    assert question_cues("Welches ist der höchste Berg?") == {"ORDER BY", "LIMIT"}
+    assert question_cues("Which cities have more than 1000000 inhabitants?") == {"FILTER"}
+    assert question_cues("Who founded Intel?") == frozenset()
+    # "how many" wins over a yes/no-looking opening word
+    assert "ASK" not in question_cues("How many people live in Paris?")
+
+
+def test_skeleton_masks_entity_mentions_and_numbers_but_keeps_the_form() -> None:
+    assert skeleton("How many films did Stanley Kubrick direct?") == "How many films did X direct?"
+    assert skeleton("How many books did Orwell write in 1949?") == "How many books did X write in X?"
+    assert skeleton('Who wrote "The Hobbit"?') == "Who wrote X?"
+    assert skeleton("") == ""
+
+
+def test_query_features_are_lexical_and_read_the_form() -> None:
+    assert query_features(COUNTED.sparql) == {"COUNT"}
+    assert query_features(ASKED.sparql) == {"ASK"}
+    assert query_features(RANKED.sparql) == {"ORDER BY", "LIMIT"}
+    assert query_features("SELECT ?x WHERE { { SELECT ?x WHERE { ?x ?p ?o } } FILTER(?x != 1) }") == {
+        "SUBQUERY",
+        "FILTER",
+    }
+    assert query_features('not sparql "unterminated') == frozenset()
