@@ -184,7 +184,8 @@ def _unit_rows(vectors: Sequence[Sequence[float]]) -> np.ndarray:
     import numpy as np
 
     matrix = np.asarray(vectors, dtype=np.float32)
-    return matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    unit: np.ndarray = matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+    return unit
 
 
 def render_examples(examples: Sequence[QueryExample], *, max_query_chars: int = 1_500) -> str:
