@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     store = Path(args[0])
     try:
-        build_name_index(store)
+        build_name_index(store, log_progress=True)
     except typer.Exit as exc:  # raised after the error was printed (to the log)
         return exc.exit_code
     finally:

@@ -117,8 +117,11 @@ def _start_background(store: Path) -> None:
     )
 
 
-def build_name_index(store: Path) -> None:
-    """Build the full-text name index inside the store (after a survey, for its identifier literals)."""
+def build_name_index(store: Path, *, log_progress: bool = False) -> None:
+    """Build the full-text name index inside the store (after a survey, for its identifier literals).
+
+    ``log_progress`` prints a line per checkpoint (the background build's log has no bar).
+    """
     from saga_kgqa.app.sources import source_set
     from saga_kgqa.cli.progress import progress_bar
     from saga_kgqa.sources.catalog import Catalog, SourceRecord
@@ -138,6 +141,8 @@ def build_name_index(store: Path) -> None:
                 def moved(count: int) -> None:
                     advance(count - done[0])
                     done[0] = count
+                    if log_progress:
+                        stdout.print(f"{count:,} names indexed so far", markup=False, highlight=False)
 
                 names = len(name_index(source, rebuild=True, progress=moved))
     except SagaError as exc:

@@ -45,6 +45,7 @@ def test_load_returns_and_the_index_is_built_in_the_background(tmp_path: Path) -
     while (store / PENDING_FILE).exists() and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not (store / PENDING_FILE).exists(), (store / "saga-fulltext.log").read_text(encoding="utf-8")
+    assert "names indexed so far" in (store / "saga-fulltext.log").read_text(encoding="utf-8")  # progress, logged
     index = FullTextIndex.open(store / "saga-fulltext")
     assert [m.resource for m in index.search("entity 41 named", limit=1)] == [f"{EX}e41"]
     searched = _saga("search", "entity 41 named", "--data", str(store), cache=tmp_path)
