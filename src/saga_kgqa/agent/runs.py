@@ -56,7 +56,10 @@ def stream_run(
     Returns:
         Whether ``stop`` ended the run before the graph did.
     """
-    updates = graph.stream(inputs, config, context=context, stream_mode="updates", durability=durability)
+    if durability is None:  # the graph's own default, asked for as before (no durability keyword at all)
+        updates = graph.stream(inputs, config, context=context, stream_mode="updates")
+    else:
+        updates = graph.stream(inputs, config, context=context, stream_mode="updates", durability=durability)
     try:
         for chunk in updates:
             for node, delta in chunk.items():

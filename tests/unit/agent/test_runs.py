@@ -65,6 +65,7 @@ def test_a_stop_ends_the_run_after_its_superstep_and_closes_the_stream() -> None
         return len(seen.updates) >= 3
 
     assert _run(graph, [seen], stop=stop) is True
+    assert "durability" not in graph.asked  # the graph's default: the keyword is not sent at all
     assert asked == [1, 3] and graph.closed
     assert [node for node, _ in seen.updates] == ["predict_answer_type", "controller", "search"]
 
