@@ -1,6 +1,6 @@
 """The agent over several named sources: AutoSchema's A.3 order end to end, the single-shot switch, the catalog.
 
-The two sources are one graph cut along its scientists (as in ``tests/unit/test_bridging.py``):
+The two sources are one graph cut along its scientists (as in ``tests/unit/sources/test_bridging.py``):
 the people side moved the scientists' IRIs to another namespace and kept ``lab:orcid``. The
 scripted model reads what it needs (the protein's IRI, the bridge key, the key values) off
 the observations in its prompt, so the joined answer depends on what the tools returned; the

@@ -6,7 +6,7 @@ Adding a command (the pattern every command module follows):
    ``register(app: typer.Typer) -> None`` that adds them (``app.command("name")(function)``, or a
    group made with :func:`saga_kgqa.cli.groups.command_group` and ``app.add_typer(group, name=...)``).
 2. Add one line per top-level command to :data:`COMMANDS` below: its name, its module and the
-   first paragraph of its help (``tests/unit/test_cli_startup.py`` checks both agree). The
+   first paragraph of its help (``tests/unit/cli/test_cli_startup.py`` checks both agree). The
    module is imported only when that command runs (:class:`~saga_kgqa.cli.lazy_group.LazyGroup`),
    so ``saga --help`` and every other command never pay for it.
 3. Keep the module's top-level imports light anyway (typer, the standard library,

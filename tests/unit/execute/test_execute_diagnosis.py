@@ -13,7 +13,7 @@ PREFIX = "PREFIX ex: <http://example.org/company/>\n"
 
 def run(backend: CountingBackend, schema: SchemaIndex, body: str, **settings: object) -> ExecuteOutcome:
     # The diagnosis is under test: the pre-execution block of patterns that match nothing is off here
-    # (tests/unit/test_vacuous_patterns.py covers it).
+    # (tests/unit/tools/test_vacuous_patterns.py covers it).
     settings.setdefault("check_vacuous", False)
     graph = KnowledgeGraph(backend)
     return execute(PREFIX + body, graph=graph, schema=schema, settings=ExecuteSettings(**settings))  # type: ignore[arg-type]

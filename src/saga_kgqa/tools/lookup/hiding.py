@@ -57,7 +57,7 @@ class HideSettings:
             (CK25; ``--wikidata`` with and without P279): from 0.01 to 1.01 (never) no figure
             changes there, because the unknown-ancestry rule keeps those properties first; the
             rule decides where every ancestor is recorded and the declared domain is still too
-            narrow (``tests/unit/test_grounding_hiding.py``). 0.05 with ``min_users`` 2 keeps a
+            narrow (``tests/unit/tools/test_grounding_hiding.py``). 0.05 with ``min_users`` 2 keeps a
             property that a few instances use without letting one stray triple decide.
         min_users: Sampled instances that must use it, however small the sample.
         instances: Instances sampled per type.

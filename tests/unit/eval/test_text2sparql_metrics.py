@@ -18,7 +18,7 @@ from saga_kgqa.eval.qa.metrics import text2sparql_ndcg, text2sparql_prf, text2sp
 from saga_kgqa.eval.qa.text2sparql_eval import ordered_questions, score_run
 from saga_kgqa.kg.core.result import QueryResult, Term
 
-FIXTURE = Path(__file__).resolve().parents[1] / "data" / "text2sparql_official" / "ck25_ordered.json"
+FIXTURE = Path(__file__).resolve().parents[2] / "data" / "text2sparql_official" / "ck25_ordered.json"
 
 
 def _fixture() -> dict[str, object]:

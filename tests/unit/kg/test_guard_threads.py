@@ -15,7 +15,7 @@ from pathlib import Path
 from saga_kgqa.kg.guard import sparql_grammar
 from saga_kgqa.kg.guard.parse_actions import settle_grammar
 
-_ROOT = Path(__file__).resolve().parents[2]
+_ROOT = Path(__file__).resolve().parents[3]
 
 
 def _race(threads: int) -> dict[str, object]:

@@ -1,6 +1,6 @@
 """Running ``saga search``/``lookup``/``sparql`` on a store loads no agent stack (issue 27: fast search).
 
-``tests/unit/test_cli_startup.py`` checks that *loading* a command is light; these run the
+``tests/unit/cli/test_cli_startup.py`` checks that *loading* a command is light; these run the
 command to its end in a fresh interpreter and read ``sys.modules`` afterwards.
 """
 

@@ -27,7 +27,7 @@ from saga_kgqa.agent.tracing import (
 from tests.support.run_recorder import Recorder
 
 # Not imported from tests.conftest: the traced subprocess imports this module, and conftest turns tracing off.
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
 class Q(TypedDict, total=False):
@@ -131,7 +131,7 @@ def test_tracing_on_sends_the_named_runs_to_the_configured_endpoint() -> None:
         """
         from langsmith import Client
         from langchain_core.tracers.langchain import wait_for_all_tracers
-        from tests.unit.test_tracing import _graph
+        from tests.unit.agent.test_tracing import _graph
         from saga_kgqa.agent.tracing import question_run_config, tracing_enabled
         assert tracing_enabled()
         config = question_run_config(

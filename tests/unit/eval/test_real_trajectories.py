@@ -19,7 +19,7 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex, build_schema_index
 from saga_kgqa.tools.execute.models import ExecuteSettings
 
-COMPANY_TTL = Path(__file__).resolve().parent.parent / "data" / "execute" / "company.ttl"
+COMPANY_TTL = Path(__file__).resolve().parents[2] / "data" / "execute" / "company.ttl"
 PREFIX = "PREFIX ex: <http://example.org/company/>\n"
 CONFLICT = PREFIX + "SELECT ?m WHERE { ex:laptop ex:hasManager ?m }"
 

@@ -20,7 +20,7 @@ from saga_kgqa.tools.results import LookupResult
 from saga_kgqa.tools.toolkit import GroundingToolkit
 from tests.support.grounding import RecordingReader
 
-DATA = Path(__file__).parent.parent / "data" / "hiding"
+DATA = Path(__file__).parents[2] / "data" / "hiding"
 EX = "http://example.org/hide/"
 FLAT = "http://example.org/flat/"
 

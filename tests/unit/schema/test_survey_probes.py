@@ -12,7 +12,7 @@ import re
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema.survey import survey_source
-from tests.unit.test_survey import LAB, CountingBackend
+from tests.unit.schema.test_survey import LAB, CountingBackend
 
 _SAMPLED = re.compile(r"\{ SELECT DISTINCT \?s WHERE")
 

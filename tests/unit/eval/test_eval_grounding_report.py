@@ -99,5 +99,5 @@ def test_swap_detection_is_labelled_an_agreement_figure() -> None:
     assert "agreement" in legend["det.sub"]
     assert "agreement figures" in AGREEMENT_NOTE and "same compatibility verdict" in AGREEMENT_NOTE
     for bench in ("grounding.py", "grounding_wikidata.py"):
-        text = (Path(__file__).resolve().parents[2] / "bench" / bench).read_text(encoding="utf-8")
+        text = (Path(__file__).resolve().parents[3] / "bench" / bench).read_text(encoding="utf-8")
         assert "console.print(AGREEMENT_NOTE, markup=False" in text

@@ -13,7 +13,7 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex, build_schema_index
 from saga_kgqa.tools.execute.models import ExecuteSettings
 
-DATA = Path(__file__).parent.parent / "data" / "hiding" / "partial_hierarchy.ttl"
+DATA = Path(__file__).parents[2] / "data" / "hiding" / "partial_hierarchy.ttl"
 EX = "PREFIX ex: <http://example.org/hide/> "
 INVENTED = ("q:1", EX + "SELECT ?x ?p WHERE { ?x ex:prices ?p }")
 

@@ -12,7 +12,7 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex, build_schema_index
 from saga_kgqa.tools.execute.tool import execute
 
-DATA = Path(__file__).parent.parent / "data" / "hiding" / "partial_hierarchy.ttl"
+DATA = Path(__file__).parents[2] / "data" / "hiding" / "partial_hierarchy.ttl"
 EX = "PREFIX ex: <http://example.org/hide/>\n"
 
 

@@ -18,7 +18,7 @@ from saga_kgqa.schema.induction import InductionSettings, supported_types
 from saga_kgqa.schema.model import ClassUsage, SideEvidence, TypeCount
 from saga_kgqa.schema.vocab import OWL_THING, RDF_TYPE, XSD
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "schema"
+DATA = Path(__file__).resolve().parents[2] / "data" / "schema"
 EX = "http://example.org/"
 WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
