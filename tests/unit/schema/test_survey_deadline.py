@@ -10,19 +10,23 @@ Timing is asserted only as "it came back within a generous bound", never as a sp
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from saga_kgqa.errors import QueryTimeout
-from saga_kgqa.kg.core.backend import ExecutionLimits
-from saga_kgqa.kg.core.query import from_template
+from saga_kgqa.kg.core.backend import ExecutionLimits, KGBackend
+from saga_kgqa.kg.core.query import CheckedQuery, from_template
+from saga_kgqa.kg.core.result import QueryResult
 from saga_kgqa.kg.embedded.loading import load_files
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import survey as survey_module
 from saga_kgqa.schema.survey_model import SourceSurvey, SurveyLimits
+from tests.unit.test_survey import LAB, CountingBackend
 
 _EX = "http://example.org/w1/"
 #: Three-way cross product of ~1,600 triples: billions of rows, hours of work for the engine.
@@ -100,3 +104,34 @@ def test_a_runaway_survey_probe_is_stopped_and_the_survey_says_partial(
     assert any(f.what == "runaway count" and "deadline" in f.error for f in outcome.failures), outcome.failures
     # The other probes ran: the survey is partial, not empty.
     assert {c.iri for c in outcome.classes} == {f"{_EX}C{n}" for n in range(4)}
+
+
+class _InFlight(CountingBackend):
+    """Records the most probes in flight at once; each takes a little while, so overlaps show."""
+
+    def __init__(self, inner: KGBackend) -> None:
+        super().__init__(inner)
+        self._lock = threading.Lock()
+        self._now = 0
+        self.most = 0
+
+    def execute(self, query: CheckedQuery, limits: ExecutionLimits | None = None) -> QueryResult:
+        with self._lock:
+            self._now += 1
+            self.most = max(self.most, self._now)
+        try:
+            time.sleep(0.02)
+            return super().execute(query, limits)
+        finally:
+            with self._lock:
+                self._now -= 1
+
+
+def test_survey_probes_on_the_embedded_store_are_sent_one_at_a_time() -> None:
+    # The store's one worker answers them one at a time: probes sent together would only queue
+    # behind each other, each spending its deadline waiting (a probe that waited 20 s never ran).
+    backend = _InFlight(open_backend(data=[LAB]))
+    with KnowledgeGraph(backend) as graph:
+        survey = survey_module.survey_source(graph, source="lab", limits=SurveyLimits(max_concurrency=4))
+    assert survey.classes and not survey.partial
+    assert backend.most == 1

@@ -163,7 +163,9 @@ PROFILES: MappingProxyType[str, EndpointProfile] = MappingProxyType(
     {
         "generic": _profile("generic"),
         "fuseki": _profile("fuseki"),
-        "embedded": _profile("embedded"),
+        # One probe at a time: the store's one query worker answers unbounded templates (survey
+        # probes) in turn, so probes sent together only queued, spending their deadlines waiting.
+        "embedded": _profile("embedded", max_concurrency=1),
         # WDQS: one request at a time, 60 s server deadline, label service allowed
         # (operators' guidance; see docs/faults.md section 1).
         "wikidata": _profile(
