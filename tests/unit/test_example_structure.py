@@ -33,7 +33,7 @@ POOL = [LIST, COUNTED, ASKED, RANKED]
 
 @pytest.fixture(scope="module")
 def embeddings() -> object:
-    from saga_kgqa.patterns.embeddings import build_embeddings
+    from saga_kgqa.tools.patterns.embeddings import build_embeddings
 
     return build_embeddings("minilm")
 
