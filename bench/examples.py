@@ -172,11 +172,10 @@ def _tune(questions: Callable[[str], list[BenchmarkQuestion]], k: int, embedding
     """Grid the structure weights on the dev parts of the train splits (nothing else is read)."""
     splits = [_dev_split(questions(name), name) for name in ("qald9plus-train", "wwq-train")]
     grid: list[Variant] = [("random", "random", WORDS_ONLY)]
-    for mix, cue, unasked in itertools.product((0.0, 0.3, 0.5), (0.0, 0.1, 0.2, 0.4), (0.0, 0.1)):
-        weights = StructureWeights(skeleton=mix, cue=cue, unasked=unasked)
-        grid.append((f"emb s={mix} c={cue} u={unasked}", "embedding", weights))
-        if mix == 0.0:
-            grid.append((f"bm25 c={cue} u={unasked}", "bm25", weights))
+    for mix, cue, diversity in itertools.product((0.0, 0.5), (0.2,), (0.0, 0.05, 0.1, 0.2)):
+        weights = StructureWeights(skeleton=mix, cue=cue, diversity=diversity)
+        ranking: ExampleRanking = "embedding" if mix else "bm25"
+        grid.append((f"{ranking} s={mix} c={cue} d={diversity}", ranking, weights))
     tallies = [
         _measure(f"dev{i}", dev[:limit], lambda _q, p=pool: p, k, embeddings, grid, quiet=True)
         for i, (dev, pool) in enumerate(splits)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from saga_kgqa.examples.form import query_features, question_cues, skeleton
-from saga_kgqa.examples.index import WORDS_ONLY, ExampleIndex, ExampleRanking
+from saga_kgqa.examples.index import WORDS_ONLY, ExampleIndex, ExampleRanking, StructureWeights
 from saga_kgqa.examples.model import QueryExample
 
 V = "PREFIX v: <http://example.org/mini/vocab#> "
@@ -33,7 +33,7 @@ POOL = [LIST, COUNTED, ASKED, RANKED]
 
 @pytest.fixture(scope="module")
 def embeddings() -> object:
-    from saga_kgqa.patterns.embeddings import build_embeddings
+    from saga_kgqa.tools.patterns.embeddings import build_embeddings
 
     return build_embeddings("minilm")
 
@@ -91,3 +91,28 @@ def test_query_features_are_lexical_and_read_the_form() -> None:
         "FILTER",
     }
     assert query_features('not sparql "unterminated') == frozenset()
+
+
+def test_the_top_k_shows_another_query_shape_over_a_fourth_list_of_the_same_shape() -> None:
+    plain = [
+        _example(question, f"SELECT ?e WHERE {{ ?e v:worksIn v:{department} }}")
+        for question, department in [
+            ("Which employees work in the sales department?", "Sales"),
+            ("Which employees work in the sales office?", "SalesOffice"),
+            ("Which employees work in the marketing department?", "Marketing"),
+            ("Which employees work in the research department?", "Research"),
+            ("Which people work in the sales department?", "Sales2"),
+            ("Which employees work in the legal department?", "Legal"),
+        ]
+    ]
+    filtered = _example(
+        "Which employees in the sales department earn well?",
+        "SELECT ?e WHERE { ?e v:worksIn v:Sales ; v:salary ?s FILTER(?s > 5000) }",
+    )
+    question = "Who works in the research department?"
+    no_diversity = StructureWeights(diversity=0.0)
+    assert filtered not in ExampleIndex([*plain, filtered], ranking="bm25", structure=no_diversity).examples_for(
+        question, 3
+    )
+    top = ExampleIndex([*plain, filtered], ranking="bm25").examples_for(question, 3)
+    assert filtered in top and top[0].question == "Which employees work in the research department?"
