@@ -26,7 +26,7 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import survey as survey_module
 from saga_kgqa.schema.survey_model import SourceSurvey, SurveyLimits
-from tests.unit.test_survey import LAB, CountingBackend
+from tests.unit.schema.test_survey import LAB, CountingBackend
 
 _EX = "http://example.org/w1/"
 #: Three-way cross product of ~1,600 triples: billions of rows, hours of work for the engine.
