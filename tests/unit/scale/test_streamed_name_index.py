@@ -100,3 +100,34 @@ def test_a_finished_index_of_the_same_content_is_reused(store: Path, tmp_path: P
     assert calls == []  # opened, not built again
     build_from_store(target, StoreNames(store, [LABEL], "en"), endpoint_id="y", progress=calls.append)
     assert calls  # another content: built
+
+
+CODE = "http://example.org/s/code"
+
+
+def test_each_iri_gets_one_local_name_across_name_predicates_below_the_cap(tmp_path: Path) -> None:
+    graph = tmp_path / "two.nt"
+    graph.write_text(
+        "".join(f'<{EX}e{n}> <{LABEL}> "entity {n}" .\n<{EX}e{n}> <{CODE}> "X-{n}" .\n' for n in range(40)),
+        encoding="utf-8",
+    )
+    build_store(tmp_path / "two", [graph])
+    firsts = [
+        n.entry.resource for n in StoreNames(tmp_path / "two", [LABEL, CODE], "en").stream() if n.first_of_resource
+    ]
+    assert sorted(firsts) == sorted(f"{EX}e{n}" for n in range(40))  # once each, not once per predicate
+    # Past the cap memory is bounded instead: some IRIs get their local name a second time.
+    capped = StoreNames(tmp_path / "two", [LABEL, CODE], "en", seen_cap=10).stream()
+    assert sum(n.first_of_resource for n in capped) > 40
+
+
+def test_the_default_cap_covers_the_scale_benchs_10m_graph() -> None:
+    # At 1,000,000 the cap sat just below the 10M graph's entities: every name of its second and
+    # third name predicate re-indexed its IRI's local name (3M extra documents, issue 27's load ratio).
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
+    import scale_graph
+    from saga_kgqa.tools.search.store_names import SEEN_CAP
+
+    assert SEEN_CAP > 10_000_000 // scale_graph.TRIPLES_PER_ENTITY
