@@ -9,6 +9,8 @@ stays as cheap as typer (see :mod:`saga_kgqa.cli`).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -79,26 +81,37 @@ def load(
         markup=False,
         highlight=False,
     )
-    _build_schema_index(store)
-    if not name_index or index is IndexWhen.OFF:
+    if not name_index or index is not IndexWhen.NOW:
+        _report_schema_index(_build_schema_index, store)
+        if index is IndexWhen.BACKGROUND and name_index:
+            _start_background(store)
         return
-    if index is IndexWhen.BACKGROUND:
-        _start_background(store)
-        return
-    build_name_index(store)
+    # The schema index's queries run in the store's worker process: beside the name stream, on the other core.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="saga-schema") as pool:
+        schema = pool.submit(_build_schema_index, store)
+        build_name_index(store)
+        _report_schema_index(lambda _store: schema.result(), store)
 
 
-def _build_schema_index(store: Path) -> None:
-    """Build the content's schema index now, so the first ``search``/``lookup`` opens it instead (issue 27)."""
+def _build_schema_index(store: Path) -> float:
+    """Build the content's schema index now, so the first ``search``/``lookup`` opens it instead (issue 27).
+
+    Returns the seconds it took.
+    """
     from saga_kgqa.app.open import load_or_build_schema
 
     started = time.perf_counter()
+    with open_graph([store], None, None) as graph:
+        load_or_build_schema(graph, None, note=lambda _text: None)
+    return time.perf_counter() - started
+
+
+def _report_schema_index(build: Callable[[Path], float], store: Path) -> None:
     try:
-        with open_graph([store], None, None) as graph:
-            load_or_build_schema(graph, None, note=lambda _text: None)
+        seconds = build(store)
     except SagaError as exc:
         fail(exc)
-    stdout.print(f"schema index built for later commands in {time.perf_counter() - started:.1f} s", markup=False)
+    stdout.print(f"schema index built for later commands in {seconds:.1f} s", markup=False)
 
 
 def _start_background(store: Path) -> None:
@@ -118,7 +131,7 @@ def _start_background(store: Path) -> None:
 
 
 def build_name_index(store: Path, *, log_progress: bool = False) -> None:
-    """Build the full-text name index inside the store (after a survey, for its identifier literals).
+    """Build the full-text name index inside the store, surveying it meanwhile (for its identifier literals).
 
     ``log_progress`` prints a line per checkpoint (the background build's log has no bar).
     """
@@ -132,10 +145,8 @@ def build_name_index(store: Path, *, log_progress: bool = False) -> None:
     try:
         with source_set(Catalog(sources={"store": record}, default_source="store")) as sources:
             source = sources.get("store")
-            with progress_bar("surveying the store", None) as advance:
-                source.survey()
-                advance()
-            with progress_bar("indexing names", None) as advance:
+            # The build surveys the store beside the first names (its identifier literals), on the other core.
+            with progress_bar("indexing names (and surveying the store)", None) as advance:
                 done = [0]
 
                 def moved(count: int) -> None:

@@ -129,3 +129,52 @@ def test_the_default_cap_covers_the_scale_benchs_10m_graph(monkeypatch: pytest.M
     from saga_kgqa.tools.search.store_names import SEEN_CAP
 
     assert SEEN_CAP > 10_000_000 // scale_graph.TRIPLES_PER_ENTITY
+
+
+def _graph_with_codes(tmp_path: Path) -> Path:
+    graph = tmp_path / "codes.nt"
+    graph.write_text(
+        "".join(f'<{EX}e{n}> <{LABEL}> "entity {n}" .\n<{EX}e{n}> <{CODE}> "X-{n:04d}" .\n' for n in range(30)),
+        encoding="utf-8",
+    )
+    build_store(tmp_path / "codes", [graph])
+    return tmp_path / "codes"
+
+
+def test_labels_stream_first_and_the_rest_of_the_plan_follows(tmp_path: Path) -> None:
+    from saga_kgqa.tools.search.streamed_build import NamePlan
+
+    store = _graph_with_codes(tmp_path)
+    streamed_before_plan: list[int] = []
+    labels = StoreNames(store, [LABEL])
+
+    def rest() -> NamePlan:
+        # The labels are in the writer before the plan is asked for (the survey runs meanwhile).
+        streamed_before_plan.append(len(list(labels.rows())))
+        return NamePlan(StoreNames(store, [LABEL, CODE]), identifier_sources=frozenset({CODE}))
+
+    split = build_from_store(tmp_path / "split", labels, endpoint_id="x", rest=rest)
+    whole = build_from_store(
+        tmp_path / "whole", StoreNames(store, [LABEL, CODE]), endpoint_id="x", identifier_sources=[CODE]
+    )
+    assert streamed_before_plan == [30]
+    assert split.meta["names"] == whole.meta["names"] == 60
+    assert len(split) == len(whole)  # the same documents: one local name per IRI across both parts
+    for query in ("entity 7", "x-0007", "0007", "e7"):
+        assert [m.resource for m in split.search(query, limit=1)] == [m.resource for m in whole.search(query, limit=1)]
+    assert split.search("X 0007", limit=1)[0].source == "identifier"
+
+
+def test_a_wrong_guess_about_the_labels_starts_the_build_again_from_the_plan(tmp_path: Path) -> None:
+    from saga_kgqa.tools.search.streamed_build import NamePlan
+
+    store = _graph_with_codes(tmp_path)
+    # The plan says the streamed-first predicate holds identifiers: its names must be indexed as such, once.
+    plan = NamePlan(StoreNames(store, [CODE, LABEL]), identifier_sources=frozenset({CODE}))
+    index = build_from_store(tmp_path / "i", StoreNames(store, [CODE]), endpoint_id="x", rest=lambda: plan)
+    whole = build_from_store(
+        tmp_path / "w", StoreNames(store, [CODE, LABEL]), endpoint_id="x", identifier_sources=[CODE]
+    )
+    assert index.meta["names"] == whole.meta["names"] == 60
+    assert len(index) == len(whole)
+    assert index.search("x0012", limit=1)[0].source == "identifier"

@@ -42,6 +42,10 @@ _SCORES: dict[MatchKind, float] = {"exact": 1.0, "prefix": 0.9, "words": 0.8, "s
 
 def normalise(text: str) -> str:
     """Fold a name for matching: NFKC, case-folded, invisible characters dropped, whitespace collapsed."""
+    if text.isascii():
+        # ASCII is NFKC-stable, holds no invisible character and case-folds as it lowercases: the
+        # name index folds millions of names, and this path is about three times faster (issue 27).
+        return " ".join(text.lower().split())
     text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
     return " ".join(text.casefold().split())
 
@@ -55,6 +59,14 @@ def local_name(resource: str) -> str:
     return resource
 
 
+def vocabulary_names(vocabulary: SchemaVocabulary) -> tuple[str, ...]:
+    """The name predicates of every graph, read first: the vocabulary's labels, then ``skos:altLabel``.
+
+    Known before anything is read, so a store's name index streams them while the graph is surveyed.
+    """
+    return tuple(dict.fromkeys([*vocabulary.label_predicates, SKOS_ALT_LABEL]))
+
+
 def name_predicates(schema: SchemaIndex, vocabulary: SchemaVocabulary, extra: Iterable[str] = ()) -> tuple[str, ...]:
     """The predicates whose literal values name a resource.
 
@@ -62,7 +74,7 @@ def name_predicates(schema: SchemaIndex, vocabulary: SchemaVocabulary, extra: It
     property whose local name says it is a name (``name``, ``title``, ``prefLabel``, ...)
     and whose range is literal or unknown.
     """
-    found = dict.fromkeys([*vocabulary.label_predicates, SKOS_ALT_LABEL, *extra])
+    found = dict.fromkeys([*vocabulary_names(vocabulary), *extra])
     for prop, entry in sorted(schema.properties.items()):
         folded = re.sub(r"[^a-z]", "", local_name(prop).casefold())
         if folded in _NAME_LIKE and all(is_datatype(r) for r in entry.range):

@@ -21,12 +21,13 @@ import json
 import os
 import shutil
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import tantivy
 
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.tools.search.fulltext import FullTextIndex, add_name, new_index, write_meta
+from saga_kgqa.tools.search.fulltext import FullTextIndex, add_fields, add_name, new_index, write_meta
 from saga_kgqa.tools.search.label_index import NameEntry
 from saga_kgqa.tools.search.name_detection import DetectedNames
 from saga_kgqa.tools.search.store_names import StoreNames
@@ -75,6 +76,7 @@ def build_from_store(
     commit_every: int = COMMIT_EVERY,
     reuse: bool = True,
     detected: DetectedNames | None = None,
+    rest: Callable[[], NamePlan] | None = None,
 ) -> FullTextIndex:
     """Stream every name of the store into a fresh index at ``path`` (resuming an interrupted build).
 
@@ -92,6 +94,10 @@ def build_from_store(
         commit_every: Names between two checkpoints.
         reuse: Return a finished index of the same ``endpoint_id`` at ``path`` instead of rebuilding it.
         detected: The name detection the predicates came from, recorded with the index.
+        rest: When given, ``names`` are only the first predicates (the vocabulary's labels, known before
+            anything is read), streamed while another thread surveys the graph; then ``rest()`` gives the
+            whole plan, whose predicates start with those (else the build starts again from the plan) and
+            whose ``extra``, identifiers, texts, notes and detection replace the arguments'.
 
     Raises:
         ConfigurationError: The budget is malformed, or the index directory cannot be written.
@@ -112,25 +118,34 @@ def build_from_store(
             start, count = (0, 0), 0
             index = _create(building)
         writer = index.writer(heap_size=budget, num_threads=1)
-        idents = frozenset(identifier_sources)
-        pending = 0
-        for name in names.stream(start=start):
-            count += add_name(writer, name.entry, idents, first_of_resource=name.first_of_resource)
-            pending += 1
-            if pending >= commit_every:
+        plan = NamePlan(
+            names, tuple(extra), frozenset(identifier_sources), tuple(secondary_sources), tuple(notes), detected
+        )
+        stream = _Stream(writer, building, endpoint_id, count, commit_every, progress)
+        if rest is not None:
+            early = len(names.sources)
+            if start[0] < early:
+                stream.names(plan, start)  # while ``rest`` is still being found out (a survey in another thread)
+                start = (early, 0)
+            plan = rest()
+            if plan.names.sources[:early] != names.sources or plan.identifier_sources & set(names.sources):
+                # The guess was wrong (a label predicate that holds identifiers): index everything as planned.
+                # Committed first: tantivy's delete-all drops committed segments, not documents still in the writer.
                 writer.commit()
-                _checkpoint(building, endpoint_id, (name.predicate_index, name.position + 1), count)
-                pending = 0
-                if progress is not None:
-                    progress(count)
+                writer.delete_all_documents()
+                writer.commit()
+                (building / _CHECKPOINT).unlink(missing_ok=True)  # an interruption now resumes from zero
+                start, stream.count, stream.seen = (0, 0), 0, set()
+        stream.names(plan, start)
+        count = stream.count
         seen: set[str] = set()
-        for entry in extra:
-            count += add_name(writer, entry, idents, first_of_resource=entry.resource not in seen)
+        for entry in plan.extra:
+            count += add_name(writer, entry, plan.identifier_sources, first_of_resource=entry.resource not in seen)
             seen.add(entry.resource)
         writer.commit()
         writer.wait_merging_threads()
         (building / _CHECKPOINT).unlink(missing_ok=True)
-        write_meta(building, endpoint_id, count, notes, secondary_sources, detected)
+        write_meta(building, endpoint_id, count, plan.notes, plan.secondary_sources, plan.detected)
         if path.exists():
             shutil.rmtree(path)
         building.rename(path)
@@ -141,6 +156,53 @@ def build_from_store(
         raise ConfigurationError(f"cannot write the name index at {path}: {exc}") from exc
     finally:
         os.close(lock)
+
+
+@dataclass(frozen=True, slots=True)
+class NamePlan:
+    """What a build indexes: the names streamed from the store and what goes with them.
+
+    Attributes:
+        names: The store's names, by predicate (preferred first).
+        extra: Names that are not in the store's triples (the schema's class and property names).
+        identifier_sources: Predicates whose literals are identifiers.
+        secondary_sources: Predicates of text attributes, ranked after names.
+        notes: Remarks kept with the index.
+        detected: The name detection the predicates came from.
+    """
+
+    names: StoreNames
+    extra: tuple[NameEntry, ...] = ()
+    identifier_sources: frozenset[str] = frozenset()
+    secondary_sources: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    detected: DetectedNames | None = None
+
+
+@dataclass(slots=True)
+class _Stream:
+    """Names into the writer, a checkpoint every ``commit_every``; ``seen`` spans the parts of one build."""
+
+    writer: tantivy.IndexWriter
+    building: Path
+    endpoint_id: str
+    count: int
+    commit_every: int
+    progress: Progress | None
+    seen: set[int] = field(default_factory=set)
+
+    def names(self, plan: NamePlan, start: tuple[int, int]) -> None:
+        writer, sources, pending = self.writer, plan.names.sources, 0
+        ident_of = [source in plan.identifier_sources for source in sources]
+        for resource, text, language, at, position, first in plan.names.rows(start=start, seen=self.seen):
+            self.count += add_fields(writer, resource, text, sources[at], language, ident_of[at], first)
+            pending += 1
+            if pending >= self.commit_every:
+                writer.commit()
+                _checkpoint(self.building, self.endpoint_id, (at, position + 1), self.count)
+                pending = 0
+                if self.progress is not None:
+                    self.progress(self.count)
 
 
 def _finished(path: Path, endpoint_id: str, primary: Iterable[str]) -> FullTextIndex | None:
