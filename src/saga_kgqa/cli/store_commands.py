@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -87,6 +86,8 @@ def load(
             _start_background(store)
         return
     # The schema index's queries run in the store's worker process: beside the name stream, on the other core.
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="saga-schema") as pool:
         schema = pool.submit(_build_schema_index, store)
         build_name_index(store)
