@@ -24,7 +24,7 @@ TYPING_PROPERTIES = frozenset(
         "http://www.w3.org/2000/01/rdf-schema#subClassOf",
     }
 )
-__all__ = ["FEATURES", "Signature", "covered", "signature"]
+__all__ = ["FEATURES", "Signature", "covered", "local_name", "local_names", "signature"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +50,23 @@ def covered(needed: frozenset[str], shown: Iterable[frozenset[str]]) -> float | 
     for items in shown:
         union |= items
     return len(needed & union) / len(needed)
+
+
+def local_name(iri: str) -> str:
+    """The part of an IRI after its ``#``, else after its last ``/`` (the IRI itself when neither ends it).
+
+    Spider4SPARQL's databases name a column ``<http://valuenet/ontop/singer#age>`` in one database and
+    ``…/people#age`` in another: what transfers between databases is the column's role, its local name.
+    """
+    _namespace, hashed, fragment = iri.rpartition("#")
+    if hashed and fragment:
+        return fragment
+    return iri.rstrip("/").rpartition("/")[2] or iri
+
+
+def local_names(iris: frozenset[str]) -> frozenset[str]:
+    """The local names (:func:`local_name`) of a set of IRIs."""
+    return frozenset(local_name(iri) for iri in iris)
 
 
 def _terms(sparql: str) -> tuple[frozenset[str], frozenset[str]]:
