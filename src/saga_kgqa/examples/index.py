@@ -11,6 +11,8 @@ embedding ranking mixes in the similarity of the questions' skeletons (entity me
 masked, as in DAIL-SQL), and both add a prior for examples whose query has the features the
 question's wording asks for (COUNT for "how many", ASK for a yes/no, ORDER BY for a
 superlative, FILTER for a comparison) and against a COUNT or ASK the question does not ask for.
+The embedding ranking's word score may be hybrid (a share taken by the BM25 score, as many
+retrievers do); each ranking has its own tuned weights (:func:`default_structure`).
 """
 
 from __future__ import annotations
@@ -37,16 +39,16 @@ _UNASKED = frozenset({"COUNT", "ASK"})
 
 @dataclass(frozen=True, slots=True)
 class StructureWeights:
-    """How much structure counts beside the words.
+    """How much structure (and, for the embedding ranking, BM25) counts beside the words.
 
-    Chosen with ``bench/examples.py --tune`` on a seeded 20 % of QALD-9-plus train and of
-    WikiWebQuestions train (questions) against the other 80 % (examples), nothing else: skeleton
-    0.5 and cue 0.2 scored best on mean property and feature coverage for embeddings and BM25
-    alike; any penalty for an unasked COUNT or ASK lowered it, so it is off; diversity 0.1 was
-    best for embeddings (BM25 alone would take 0.2).
+    The defaults per ranking (:data:`EMBEDDING_STRUCTURE`, :data:`BM25_STRUCTURE`) were chosen
+    with ``bench/examples.py --tune`` on a seeded 20 % of QALD-9-plus train and of
+    WikiWebQuestions train (questions) against the other 80 % (examples), nothing else.
 
     Attributes:
         skeleton: Share of the embedding score taken by the skeletons' similarity (0: words only).
+        lexical: Share of the embedding ranking's word score taken by the question's BM25 score
+            (scaled to [0, 1]): a hybrid retriever. The BM25 ranking ignores it.
         cue: Added per feature the question asks for that the example's query has.
         unasked: Subtracted per COUNT or ASK the example's query has that the question does not ask for.
         diversity: Added, while the top-k is filled, per feature an example's query has that none chosen
@@ -56,11 +58,25 @@ class StructureWeights:
     skeleton: float = 0.5
     cue: float = 0.2
     unasked: float = 0.0
-    diversity: float = 0.1
+    diversity: float = 0.3
+    lexical: float = 0.2
 
 
 #: Words only: the ranking before structure was added (the bench's ablation).
 WORDS_ONLY = StructureWeights(skeleton=0.0, cue=0.0, unasked=0.0, diversity=0.0)
+#: The embedding ranking's tuned weights (``bench/examples.py --tune``; docs/examples-and-answer-shape.md):
+#: a hybrid, 20 % of the word score from BM25, beside the skeleton, the form prior and diversity 0.3.
+EMBEDDING_STRUCTURE = StructureWeights()
+#: The BM25 ranking's tuned weights (skeleton and lexical do not apply to it); its diversity saturates later
+#: because its scores spread over [0, 1] (cosines between questions are closer together).
+BM25_STRUCTURE = StructureWeights(skeleton=0.0, diversity=0.4, lexical=0.0)
+
+
+def default_structure(ranking: ExampleRanking) -> StructureWeights:
+    """The tuned weights of a ranking (random ignores them)."""
+    return EMBEDDING_STRUCTURE if ranking == "embedding" else BM25_STRUCTURE
+
+
 #: Candidates the diversity re-ranking looks at, best first.
 _DIVERSE_POOL = 50
 
@@ -84,8 +100,9 @@ class ExampleIndex:
             ranking: How questions are compared.
             embeddings: The embedder (:func:`saga_kgqa.tools.patterns.embeddings.build_embeddings`).
             seed: Seed of the random ranking.
-            structure: Weights of the structural comparison (default :class:`StructureWeights`();
-                :data:`WORDS_ONLY` turns it off). The random ranking ignores it.
+            structure: Weights of the structural comparison (default: :func:`default_structure` of the
+                ranking actually used, so a BM25 fallback gets BM25's; :data:`WORDS_ONLY` turns it off).
+                The random ranking ignores it.
         """
         self.examples = list(examples)
         self.ranking: ExampleRanking = "bm25" if ranking == "embedding" and embeddings is None else ranking
@@ -93,7 +110,7 @@ class ExampleIndex:
         self._seed = seed
         self._questions = [normalise_question(e.question) for e in self.examples]
         self._queries = [normalise_query(e.sparql) for e in self.examples]
-        self.structure = structure if structure is not None else StructureWeights()
+        self.structure = structure if structure is not None else default_structure(self.ranking)
         self._lock = threading.Lock()
         self._matrix: np.ndarray | None = None
         self._skeletons: np.ndarray | None = None
@@ -113,45 +130,54 @@ class ExampleIndex:
         if k <= 0 or not self.examples:
             return []
         own = normalise_question(question)
-        order = self._order(question)
-        chosen: list[QueryExample] = []
+        order, scores = self._order(question)
+        diversify = scores is not None and self.structure.diversity > 0
+        wanted = max(k, _DIVERSE_POOL) if diversify else k
+        # The question itself and repeated queries go before diversity re-ranks: an example that is
+        # never shown must neither take the first pick nor count as showing its features.
+        candidates: list[int] = []
         seen: set[str] = set()
         for position in order:
             if self._questions[position] == own or self._queries[position] in seen:
                 continue
             seen.add(self._queries[position])
-            chosen.append(self.examples[position])
-            if len(chosen) == k:
+            candidates.append(position)
+            if len(candidates) == wanted:
                 break
-        return chosen
+        if diversify and scores is not None:
+            candidates = self._diversified(candidates, scores, k)
+        return [self.examples[position] for position in candidates[:k]]
 
-    def _diversified(self, candidates: list[int], base: np.ndarray) -> list[int]:
-        """Greedy re-ranking: each next pick gains ``diversity`` per feature not shown by the earlier picks."""
+    def _diversified(self, candidates: list[int], base: np.ndarray, k: int) -> list[int]:
+        """Greedy re-ranking of ``k`` picks: each after the first gains ``diversity`` per feature no earlier pick shows.
+
+        The first pick is the nearest example: with nothing shown yet, a bonus would reward a query for
+        having many features (an unasked ASK beat the paraphrase at k = 1), not for adding a shape.
+        """
         import numpy as np
 
         shown = np.zeros(len(FEATURES), dtype=np.float32)
         left = list(candidates)
         out: list[int] = []
-        while left:
-            gains = [base[i] + self.structure.diversity * float((self._feature_matrix[i] > shown).sum()) for i in left]
+        while left and len(out) < k:
+            bonus = self.structure.diversity if out else 0.0
+            gains = [base[i] + bonus * float((self._feature_matrix[i] > shown).sum()) for i in left]
             best = left.pop(int(np.argmax(gains)))
             out.append(best)
             shown = np.maximum(shown, self._feature_matrix[best])
         return out
 
-    def _order(self, question: str) -> list[int]:
+    def _order(self, question: str) -> tuple[list[int], np.ndarray | None]:
+        """Every position by score, best first, with the scores (``None`` for the random ranking)."""
         import numpy as np
 
         if self.ranking == "random":
             positions = list(range(len(self.examples)))
             digest = hashlib.sha256(f"{self._seed}\0{question}".encode()).digest()
             random.Random(digest).shuffle(positions)  # noqa: S311 - a reproducible baseline, not a secret
-            return positions
+            return positions, None
         scores = self._scores(question)
-        order = [int(i) for i in np.argsort(-scores, kind="stable")]  # ties: the earlier example first
-        if self.structure.diversity:
-            order = self._diversified(order[:_DIVERSE_POOL], scores) + order[_DIVERSE_POOL:]
-        return order
+        return [int(i) for i in np.argsort(-scores, kind="stable")], scores  # ties: the earlier example first
 
     def _scores(self, question: str) -> np.ndarray:
         words = self._embedding_scores(question) if self.ranking == "embedding" else self._bm25_scores(question)
@@ -186,6 +212,9 @@ class ExampleIndex:
         if mix and skeletons is not None:
             shape = _unit_rows([self._embeddings.embed_query(skeleton(question))])[0]
             scores = (1.0 - mix) * scores + mix * (skeletons @ shape)
+        lexical = self.structure.lexical
+        if lexical:
+            scores = (1.0 - lexical) * scores + lexical * self._bm25_scores(question)
         return scores
 
     def _bm25_scores(self, question: str) -> np.ndarray:

@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from saga_kgqa.examples.form import query_features, question_cues, skeleton
-from saga_kgqa.examples.index import WORDS_ONLY, ExampleIndex, ExampleRanking, StructureWeights
+from saga_kgqa.examples.index import (
+    BM25_STRUCTURE,
+    EMBEDDING_STRUCTURE,
+    WORDS_ONLY,
+    ExampleIndex,
+    ExampleRanking,
+    StructureWeights,
+    default_structure,
+)
 from saga_kgqa.examples.model import QueryExample
 
 V = "PREFIX v: <http://example.org/mini/vocab#> "
@@ -116,3 +124,45 @@ def test_the_top_k_shows_another_query_shape_over_a_fourth_list_of_the_same_shap
     )
     top = ExampleIndex([*plain, filtered], ranking="bm25").examples_for(question, 3)
     assert filtered in top and top[0].question == "Which employees work in the research department?"
+
+
+def test_a_bm25_share_in_the_embedding_score_brings_the_example_with_the_questions_property_words(
+    embeddings: object,
+) -> None:
+    people = _example("How many people live in Berlin?", "SELECT ?n WHERE { v:Berlin v:population ?n }")
+    density = _example(
+        "Which cities have the highest population density?",
+        "SELECT ?c WHERE { ?c v:density ?d } ORDER BY DESC(?d) LIMIT 5",
+    )
+    question = "What is the population density of Berlin?"
+
+    def top(lexical: float) -> QueryExample:
+        weights = StructureWeights(skeleton=0.0, cue=0.2, diversity=0.0, lexical=lexical)
+        index = ExampleIndex([people, density], ranking="embedding", embeddings=embeddings, structure=weights)  # type: ignore[arg-type]
+        return index.examples_for(question, 1)[0]
+
+    assert top(0.0) == people  # the embedding alone prefers the same city: the fixture is a real test
+    assert ExampleIndex([people, density], ranking="bm25").examples_for(question, 1) == [density]
+    assert top(0.4) == density
+
+
+def test_each_ranking_gets_its_own_tuned_weights_and_a_bm25_fallback_gets_bm25s() -> None:
+    assert ExampleIndex(POOL, ranking="bm25").structure == BM25_STRUCTURE
+    fallback = ExampleIndex(POOL, ranking="embedding", embeddings=None)
+    assert fallback.ranking == "bm25" and fallback.structure == BM25_STRUCTURE
+    assert default_structure("embedding") == EMBEDDING_STRUCTURE
+    assert BM25_STRUCTURE.skeleton == 0.0 and BM25_STRUCTURE.lexical == 0.0  # neither applies to BM25
+
+
+@pytest.mark.parametrize("ranking", ["bm25", "embedding"])
+def test_the_first_pick_is_the_nearest_example_whatever_the_diversity(
+    ranking: ExampleRanking, embeddings: object
+) -> None:
+    # Diversity rewards what the earlier picks do not show; before anything is picked it must not
+    # reward a query for having many features (an unasked ASK or ORDER BY would win the top-1).
+    question = "Which employees are in the sales department?"
+    nearest = _index(ranking, embeddings, structure=StructureWeights(diversity=0.0)).examples_for(question, 1)
+    assert nearest == [LIST]
+    for diversity in (0.1, 0.4, 1.0):
+        top = _index(ranking, embeddings, structure=StructureWeights(diversity=diversity)).examples_for(question, 2)
+        assert top[0] == LIST
