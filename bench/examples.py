@@ -289,7 +289,8 @@ def main() -> None:
     parser.add_argument("--runtime", choices=("minilm", "e5"), default="minilm")
     parser.add_argument("--tune", action="store_true", help="grid the structure weights on the train dev parts only")
     args = parser.parse_args()
-    # rdflib warns about every Spider4SPARQL IRI with an escaped '#'; the signatures read them correctly.
+    # rdflib warns about every Spider4SPARQL IRI with an escaped '#' and keeps the backslash ("…/singer\\#age"),
+    # alike in every query: IRI comparisons and local names (the part after '#') are unaffected.
     logging.getLogger("rdflib").setLevel(logging.ERROR)
     started = time.perf_counter()
     embeddings = _QueryCache(build_embeddings(args.runtime))

@@ -63,7 +63,7 @@ class StructureWeights:
 
 
 #: Words only: the ranking before structure was added (the bench's ablation).
-WORDS_ONLY = StructureWeights(skeleton=0.0, cue=0.0, unasked=0.0, diversity=0.0)
+WORDS_ONLY = StructureWeights(skeleton=0.0, cue=0.0, unasked=0.0, diversity=0.0, lexical=0.0)
 #: The embedding ranking's tuned weights (``bench/examples.py --tune``; docs/examples-and-answer-shape.md):
 #: a hybrid, 20 % of the word score from BM25, beside the skeleton, the form prior and diversity 0.3.
 EMBEDDING_STRUCTURE = StructureWeights()

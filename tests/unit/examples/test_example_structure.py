@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from saga_kgqa.examples.form import query_features, question_cues, skeleton
@@ -166,3 +168,8 @@ def test_the_first_pick_is_the_nearest_example_whatever_the_diversity(
     for diversity in (0.1, 0.4, 1.0):
         top = _index(ranking, embeddings, structure=StructureWeights(diversity=diversity)).examples_for(question, 2)
         assert top[0] == LIST
+
+
+def test_words_only_turns_every_structure_term_off_the_bm25_share_included() -> None:
+    # The bench's emb-words ablation is pure embedding: a default left in WORDS_ONLY made it a hybrid.
+    assert all(value == 0.0 for value in dataclasses.astuple(WORDS_ONLY))
