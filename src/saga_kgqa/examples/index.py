@@ -51,8 +51,8 @@ class StructureWeights:
             (scaled to [0, 1]): a hybrid retriever. The BM25 ranking ignores it.
         cue: Added per feature the question asks for that the example's query has.
         unasked: Subtracted per COUNT or ASK the example's query has that the question does not ask for.
-        diversity: Added, while the top-k is filled, per feature an example's query has that none chosen
-            so far shows (a top-k of five queries of one shape shows the model one shape).
+        diversity: Added, from the second pick of the top-k on, per feature an example's query has that
+            none chosen so far shows (a top-k of five queries of one shape shows the model one shape).
     """
 
     skeleton: float = 0.5
