@@ -178,3 +178,14 @@ def test_a_wrong_guess_about_the_labels_starts_the_build_again_from_the_plan(tmp
     assert index.meta["names"] == whole.meta["names"] == 60
     assert len(index) == len(whole)
     assert index.search("x0012", limit=1)[0].source == "identifier"
+
+
+def test_a_word_the_tokenizer_splits_is_searched_as_a_phrase_without_error(tmp_path: Path) -> None:
+    # The query parser makes "x_1" a phrase on the stemmed field: that field must keep positions
+    # when the others drop them (index options trimmed for the build's speed, issue 27).
+    graph = tmp_path / "split.nt"
+    graph.write_text(f'<{EX}a> <{LABEL}> "pump x_1 housing" .\n<{EX}b> <{LABEL}> "pump housing" .\n', encoding="utf-8")
+    build_store(tmp_path / "split", [graph])
+    index = build_from_store(tmp_path / "i", StoreNames(tmp_path / "split", [LABEL]), endpoint_id="x")
+    assert [m.resource for m in index.search("x_1 housing", limit=1)] == [f"{EX}a"]
+    assert [m.resource for m in index.search("pump housing", limit=1)] == [f"{EX}b"]

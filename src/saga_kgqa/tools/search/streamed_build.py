@@ -34,8 +34,9 @@ from saga_kgqa.tools.search.store_names import StoreNames
 
 #: Environment variable: the index writer's memory budget in MiB.
 BUDGET_ENV = "SAGA_NAME_INDEX_MB"
-#: The writer's memory budget when ``$SAGA_NAME_INDEX_MB`` is unset (tantivy needs at least 15).
-DEFAULT_BUDGET_MB = 64
+#: The writer's memory budget when ``$SAGA_NAME_INDEX_MB`` is unset (tantivy needs at least 15). At 10M
+#: triples 256 rather than 64 cut the indexing threads' time by a fifth (fewer segments to merge) for 192 MB more.
+DEFAULT_BUDGET_MB = 256
 _MIN_BUDGET_MB = 15
 #: Names between two commits (and checkpoints a resumed build restarts from).
 COMMIT_EVERY = 1_000_000
