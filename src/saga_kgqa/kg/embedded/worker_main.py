@@ -5,7 +5,7 @@ The host (:mod:`saga_kgqa.kg.embedded.worker`) starts this file as a script,
 through ``multiprocessing``: a ``spawn`` child re-imports the host's ``__main__``, which crashed
 (and re-ran, paying twice) every plain user script that embeds the store. Run as a script,
 the worker imports only a few standard modules and pyoxigraph, never the ``saga_kgqa``
-package, so it starts in about twice the time a bare ``python -c "import pyoxigraph"`` does
+package, so it starts in about 2.2x the time a bare ``python -c "import pyoxigraph"`` takes
 (``bench/worker_start.py``; ``tests/unit/kg/test_worker_start_imports.py`` fails on any module
 it imports without needing it). The host imports this module too, for the framing functions
 and the wire types.
