@@ -8,14 +8,16 @@ these tests hold what that must not weaken, on real worker processes:
 * the server runs with core dumps off and its address space capped, and dies with its watchdog
   (``PR_SET_PDEATHSIG``), which is how the host stops a runaway query;
 * the watchdog, with or without a pidfd to wait on (Linux >= 5.3, else a 0.1 s look), kills the
-  server and deletes the temporary store when the host's lifeline closes, and mirrors the exit of
-  a server that dies while the host lives (leaving the store to the host).
+  server and deletes the temporary store when the host's lifeline closes (also when the lifeline
+  sits above ``FD_SETSIZE``, where ``select`` fails), and mirrors the exit of a server that dies
+  while the host lives (leaving the store to the host).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -118,9 +120,19 @@ LAUNCH = (
 )
 
 
-def start_by_hand(store_dir: Path, cleanup: Path, pidfd: bool) -> tuple[subprocess.Popen[bytes], int, int]:
-    """Start a worker, send its configuration and wait for "ready"; return it, its server and the lifeline."""
+def start_by_hand(
+    store_dir: Path, cleanup: Path, pidfd: bool, lifeline_fd: int | None = None
+) -> tuple[subprocess.Popen[bytes], int, int]:
+    """Start a worker, send its configuration and wait for "ready"; return it, its server and the lifeline.
+
+    ``lifeline_fd`` puts the worker's end of the lifeline at that descriptor number (the host
+    passes its own number on).
+    """
     read_end, lifeline = os.pipe()
+    if lifeline_fd is not None:
+        os.dup2(read_end, lifeline_fd)
+        os.close(read_end)
+        read_end = lifeline_fd
     command = [sys.executable, "-S", "-P", "-c", LAUNCH, "pidfd" if pidfd else "no-pidfd", wire.__file__]
     command += ["--lifeline", str(read_end), "--pyoxigraph-dir", pyoxigraph_search_dir(), "--cleanup", str(cleanup)]
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, pass_fds=(read_end,))
@@ -134,13 +146,24 @@ def start_by_hand(store_dir: Path, cleanup: Path, pidfd: bool) -> tuple[subproce
     return process, server_of(process.pid), lifeline
 
 
+#: A descriptor number ``select()`` cannot watch (``FD_SETSIZE``): a busy server host reaches it.
+HIGH_FD = 1500
+
+
+@pytest.mark.parametrize("lifeline_fd", [None, HIGH_FD], ids=["low-fd", "fd-1500"])
 @pytest.mark.parametrize("pidfd", [True, False], ids=["pidfd", "no-pidfd"])
 def test_the_watchdog_ends_the_server_and_deletes_the_store_when_the_host_is_gone(
-    store_dir: Path, tmp_path: Path, pidfd: bool
+    store_dir: Path, tmp_path: Path, pidfd: bool, lifeline_fd: int | None
 ) -> None:
+    if lifeline_fd is not None:
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft <= lifeline_fd:
+            pytest.skip(f"the open-file limit ({soft}) is below {lifeline_fd}")
+        with pytest.raises(OSError):
+            os.fstat(lifeline_fd)  # free in this process
     cleanup = tmp_path / "saga-store-temporary"
     cleanup.mkdir()
-    process, server, lifeline = start_by_hand(store_dir, cleanup, pidfd)
+    process, server, lifeline = start_by_hand(store_dir, cleanup, pidfd, lifeline_fd)
     try:
         time.sleep(0.3)  # the watchdog is waiting now: a live host keeps everything
         assert process.poll() is None and not is_gone(server) and cleanup.exists()

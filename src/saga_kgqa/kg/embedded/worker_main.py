@@ -262,20 +262,23 @@ def serve(request_fd: int, reply_fd: int) -> None:
 def _watch(server: int, lifeline: int, cleanup: str | None) -> None:
     """Watchdog: end the server and delete the temporary store when the host dies; mirror the server's exit.
 
-    One ``select`` waits for both events, so the watchdog needs no thread (and no ``threading``
+    One ``poll`` waits for both events, so the watchdog needs no thread (and no ``threading``
     import beside a server that is still starting): the lifeline turns readable at EOF, when the
-    host is gone, and a pidfd of the server when the server exits.
+    host is gone, and a pidfd of the server when the server exits. ``poll``, not ``select``: the
+    lifeline keeps the host's descriptor number, which a busy host can hold above ``FD_SETSIZE``.
     """
     import select
 
+    waiter = select.poll()
+    waiter.register(lifeline, select.POLLIN)
     try:
-        server_exit = os.pidfd_open(server)  # Linux >= 5.3
-        watched, tick = [lifeline, server_exit], None
+        waiter.register(os.pidfd_open(server), select.POLLIN)  # Linux >= 5.3
+        tick = None
     except (AttributeError, OSError):  # elsewhere: look at the server ten times a second
-        watched, tick = [lifeline], 0.1
+        tick = 100
     host_gone = False
     while True:
-        ready, _, _ = select.select(watched, [], [], tick)
+        ready = [fd for fd, _ in waiter.poll(tick)]
         if lifeline in ready and not os.read(lifeline, 1):  # the host never writes; EOF: it is gone
             host_gone = True
             import contextlib  # only now: the host is gone and nothing is starting
