@@ -52,6 +52,21 @@ MEMORY_ENV = "SAGA_WORKER_MEMORY_MB"
 _FRAME_SLACK = 16 * 1024 * 1024
 
 
+def pyoxigraph_search_dir() -> str:
+    """Return the ``sys.path`` entry the host imported pyoxigraph from, for the worker's ``-S`` start.
+
+    The worker runs without ``site`` (it saves ~3 ms of a ~30 ms start, ``.pth`` hooks such as
+    ``_distutils_hack`` included), so it has no site-packages on its path. Naming the directory
+    the host's own import resolved finds pyoxigraph wherever it is installed (a venv, the user
+    site, the system's packages, ``PYTHONPATH``) and always the same copy as the host's.
+    """
+    import pyoxigraph
+
+    home = os.path.dirname(os.path.abspath(pyoxigraph.__file__))
+    # A package (pyoxigraph/__init__.py beside its extension) sits one level below the entry.
+    return os.path.dirname(home) if hasattr(pyoxigraph, "__path__") else home
+
+
 def worker_memory_mb(explicit: int | None = None) -> int:
     """Return the worker's memory cap in MiB: ``explicit``, else ``$SAGA_WORKER_MEMORY_MB``, else the default.
 
@@ -83,7 +98,9 @@ class _Process:
         read_end, self.lifeline = os.pipe()
         # A file, not a pipe: a worker writing a long backtrace must never block on a full pipe.
         self.stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 -- closed in stop()
-        command = [sys.executable, "-P", wire.__file__, "--lifeline", str(read_end)]
+        # -S: no ``site`` (see pyoxigraph_search_dir); -P: nothing from the working directory.
+        command = [sys.executable, "-S", "-P", wire.__file__, "--lifeline", str(read_end)]
+        command += ["--pyoxigraph-dir", pyoxigraph_search_dir()]
         if cleanup is not None:
             command += ["--cleanup", cleanup]
         try:
