@@ -130,3 +130,22 @@ def test_cache_in_memory_then_on_disk_then_refresh(lab: CountingBackend, tmp_pat
     cached_survey(graph, source="lab", cache_dir=tmp_path, refresh=True)
     assert len(lab.sent) > sent
     forget_surveys()
+
+
+def test_one_pass_over_the_type_triples_ranks_and_counts_the_classes(lab: CountingBackend) -> None:
+    # The ranking's rows are every class when there are fewer than CLASSES_COUNTED: no second whole-graph pass.
+    survey = survey_source(KnowledgeGraph(lab), source="lab", limits=SurveyLimits(max_classes=2))
+    assert survey.class_count == 4
+    assert [c.iri for c in survey.classes] == [L + "Protein", L + "Scientist"]
+    assert not [q for q in lab.sent if "COUNT(DISTINCT ?c)" in q]
+
+
+def test_past_the_ranked_rows_the_classes_are_counted_apart(
+    lab: CountingBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import saga_kgqa.schema.survey as survey_module
+
+    monkeypatch.setattr(survey_module, "CLASSES_COUNTED", 3)  # the lab graph has 4 classes: more than the rows
+    survey = survey_source(KnowledgeGraph(lab), source="lab", limits=SurveyLimits(max_classes=2))
+    assert survey.class_count == 4
+    assert [q for q in lab.sent if "COUNT(DISTINCT ?c)" in q]
