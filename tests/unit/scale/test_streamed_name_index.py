@@ -189,3 +189,48 @@ def test_a_word_the_tokenizer_splits_is_searched_as_a_phrase_without_error(tmp_p
     index = build_from_store(tmp_path / "i", StoreNames(tmp_path / "split", [LABEL]), endpoint_id="x")
     assert [m.resource for m in index.search("x_1 housing", limit=1)] == [f"{EX}a"]
     assert [m.resource for m in index.search("pump housing", limit=1)] == [f"{EX}b"]
+
+
+def test_an_iri_is_found_by_its_local_name_from_its_first_names_document(tmp_path: Path) -> None:
+    store = _graph_with_codes(tmp_path)
+    index = build_from_store(tmp_path / "i", StoreNames(store, [LABEL, CODE]), endpoint_id="x")
+    assert len(index) == 60  # one document per name: the local names ride on each IRI's first one
+    found = index.search("e17", limit=3)
+    assert (found[0].resource, found[0].source, found[0].match) == (f"{EX}e17", "iri", "exact")
+    by_label = index.search("entity 17", limit=1)[0]
+    assert (by_label.resource, by_label.source, by_label.match) == (f"{EX}e17", LABEL, "exact")
+
+
+def test_an_index_of_the_previous_format_is_still_searched(tmp_path: Path) -> None:
+    # Format 3 kept each local name in a document of its own (source "iri"), found by the ident field.
+    import json
+
+    import tantivy
+
+    builder = tantivy.SchemaBuilder()
+    for field, stored, tokenizer in (
+        ("iri", True, "raw"),
+        ("name", True, "default"),
+        ("stem", False, "en_stem"),
+        ("exact", False, "raw"),
+        ("ident", False, "raw"),
+        ("source", True, "raw"),
+        ("lang", True, "raw"),
+    ):
+        builder.add_text_field(field, stored=stored, tokenizer_name=tokenizer)
+    target = tmp_path / "v3"
+    target.mkdir()
+    old = tantivy.Index(builder.build(), path=str(target))
+    writer = old.writer(heap_size=20_000_000, num_threads=1)
+    writer.add_document(
+        tantivy.Document(iri=f"{EX}e5", name="entity 5", stem="entity 5", exact="entity 5", source=LABEL, lang="")
+    )
+    writer.add_document(tantivy.Document(iri=f"{EX}e5", name="", ident=["e5"], source="iri", lang=""))
+    writer.commit()
+    writer.wait_merging_threads()
+    (target / "saga-fulltext.json").write_text(json.dumps({"format_version": 3, "endpoint_id": "x"}), encoding="utf-8")
+    from saga_kgqa.tools.search.fulltext import FullTextIndex
+
+    index = FullTextIndex.open(target)
+    assert [(m.resource, m.source, m.match) for m in index.search("e5", limit=1)] == [(f"{EX}e5", "iri", "exact")]
+    assert [m.resource for m in index.search("entity 5", limit=1)] == [f"{EX}e5"]
