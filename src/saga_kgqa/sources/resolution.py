@@ -22,6 +22,7 @@ from saga_kgqa.schema.vocab import RDF_LANG_STRING, XSD_STRING, SchemaVocabulary
 from saga_kgqa.sources.session import OpenSource, SourceSet
 from saga_kgqa.sources.virtuoso_text import VIRTUOSO_PROFILE, has_native_text, native_search
 from saga_kgqa.text_safety import graph_text, quoted
+from saga_kgqa.tools.graph_reads import Reads
 from saga_kgqa.tools.render import compact_iri
 from saga_kgqa.tools.search.fulltext import IDENTIFIER_SOURCE, FullTextIndex
 from saga_kgqa.tools.search.identifier_forms import is_identifier_property, looks_like_identifier
@@ -131,8 +132,8 @@ def build_name_index(source: OpenSource, *, progress: Progress | None = None, re
     store_dir = source.graph.local_store_dir
     if store_dir is not None:
         return _build_streamed(source, store_dir, progress=progress, reuse=reuse)
-    plan = _name_plan(source)
     reads = source.toolkit().context.reads()
+    plan = _name_plan(source, reads)
     cap = source.caps.names_per_predicate
     entries = read_names(reads, plan.predicates, max_names_per_predicate=cap)
     entries.extend(read_compound_names(reads, plan.detected.compounds, max_names=cap))
@@ -157,13 +158,16 @@ class _Plan:
     schema_names: tuple[NameEntry, ...]
 
 
-def _name_plan(source: OpenSource) -> _Plan:
-    """Which predicates the index holds: names, identifiers the survey saw, and names detected in the data."""
+def _name_plan(source: OpenSource, reads: Reads) -> _Plan:
+    """Which predicates the index holds: names, identifiers the survey saw, and names detected in the data.
+
+    ``reads`` sends the detection's samples and keeps its notes (a property not sampled), for the index.
+    """
     schema, vocabulary = source.schema(), source.vocabulary()
     idents = identifier_predicates(source.survey())
     predicates = resolution_predicates(source)
     # Names the graph keeps under its own property names (concert_name, nationality), found in its data.
-    detected = detect_names(source.toolkit().context.reads(), schema, known=predicates, skip=vocabulary.type_predicates)
+    detected = detect_names(reads, schema, known=predicates, skip=vocabulary.type_predicates)
     return _Plan(
         predicates=(*predicates, *detected.predicates),
         identifiers=(*idents, *detected.identifiers),
@@ -189,8 +193,8 @@ def _build_streamed(source: OpenSource, store_dir: Path, *, progress: Progress |
 
         def rest() -> NamePlan:
             surveyed.result()
-            plan = _name_plan(source)
             reads = source.toolkit().context.reads()
+            plan = _name_plan(source, reads)
             compounds = read_compound_names(reads, plan.detected.compounds, max_names=source.caps.names_per_predicate)
             return NamePlan(
                 names=StoreNames(store_dir, plan.predicates),

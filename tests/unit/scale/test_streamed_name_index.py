@@ -234,3 +234,33 @@ def test_an_index_of_the_previous_format_is_still_searched(tmp_path: Path) -> No
     index = FullTextIndex.open(target)
     assert [(m.resource, m.source, m.match) for m in index.search("e5", limit=1)] == [(f"{EX}e5", "iri", "exact")]
     assert [m.resource for m in index.search("entity 5", limit=1)] == [f"{EX}e5"]
+
+
+def test_a_property_the_detection_could_not_sample_is_noted_in_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from saga_kgqa.errors import BackendError
+    from saga_kgqa.tools.graph_reads import Reads
+
+    colour = f"{EX}colour"
+    graph = tmp_path / "colours.ttl"
+    graph.write_text(
+        "".join(
+            f'<{EX}e{n}> a <{EX}Thing> ; <{LABEL}> "entity {n}" ; <{colour}> "shade {n % 3}" .\n' for n in range(30)
+        ),
+        encoding="utf-8",
+    )
+    store = tmp_path / "colours"
+    build_store(store, [graph])
+    plain = Reads.select
+
+    def failing(self: Reads, query: str, *args: object, **kwargs: object) -> object:
+        if f"<{colour}> ?o FILTER(isIRI(?s))" in query:  # the detection's sample of the colour property
+            raise BackendError("the sample failed")
+        return plain(self, query, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Reads, "select", failing)
+    catalog = Catalog(sources={"s": SourceRecord(name="s", store=store)}, default_source="s")
+    with SourceSet(catalog, survey_dir=tmp_path / "cache") as opened:
+        index = name_index(opened.get("s"), rebuild=True)
+    assert any("names via colour: not sampled" in note for note in index.notes), index.notes
