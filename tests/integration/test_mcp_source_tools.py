@@ -154,3 +154,30 @@ def test_bad_source_arguments_are_tool_errors(env: dict[str, str]) -> None:
             await bad_source_arguments(session)
 
     asyncio.run(main())
+
+
+def test_resolve_ranks_names_in_the_callers_language_first(tmp_path: Path) -> None:
+    # Two entities share the name "Bank", one in German, one in English: the caller's language decides.
+    graph = tmp_path / "banks.ttl"
+    graph.write_text(
+        "@prefix ex: <http://example.org/b/> .\n@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n"
+        'ex:geld a ex:Institution ; rdfs:label "Bank"@de .\nex:river a ex:Institution ; rdfs:label "Bank"@en .\n',
+        encoding="utf-8",
+    )
+    catalog = tmp_path / "catalog.toml"
+    catalog.write_text(f'default_source = "banks"\n[sources.banks]\ndata = ["{graph}"]\n', encoding="utf-8")
+    env = {"SAGA_CATALOG": str(catalog), "SAGA_SURVEY_DIR": str(tmp_path / "cache")}
+
+    async def calls() -> None:
+        async with stdio_session(env=env) as session:
+            listed = {tool.name: tool for tool in (await session.list_tools()).tools}
+            assert "language" in listed["kg_resolve_entity"].input_schema["properties"]
+            for language, first in (("de", "geld"), ("en", "river")):
+                got = await session.call_tool("kg_resolve_entity", {"text": "Bank", "language": language})
+                assert not got.is_error, text(got)
+                assert got.structured_content is not None
+                assert got.structured_content["candidates"][0]["iri"] == f"http://example.org/b/{first}", language
+            bad = await session.call_tool("kg_resolve_entity", {"text": "Bank", "language": "de; DROP"})
+            assert bad.is_error
+
+    asyncio.run(calls())

@@ -177,10 +177,19 @@ def source_tools(host: ToolHost) -> list[ToolSpec]:
         ],
         ctx: Context[Any, Any],
         source: Source = None,
+        language: Annotated[
+            str | None,
+            Field(
+                description="The question's language (BCP 47: de, es, pt-BR): names in it rank first, then "
+                "untagged names, then others. Default: the source's.",
+                pattern=r"^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$",
+                max_length=35,
+            ),
+        ] = None,
     ) -> Annotated[CallToolResult, ResolutionOutput]:
         name = calls.name(source)
         output = ResolutionOutput(source=name, query=text)
-        got = await calls.run(lambda: resolve_entity(calls.sources, name, text), output)
+        got = await calls.run(lambda: resolve_entity(calls.sources, name, text, language=language), output)
         if isinstance(got, CallToolResult):
             return got
         output.candidates = list(got.candidates)
