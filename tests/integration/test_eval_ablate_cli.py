@@ -51,7 +51,7 @@ def test_ablate_coverage_levels_each_mask_their_share(data_dir: Path, tmp_path: 
         [
             "eval", "ablate", "ck25", "--gold", str(gold), "--out-dir", str(out_dir), "--coverage",
             "--no-components", "--limit", str(LIMIT), "--data-dir", str(data_dir),
-            "--data", str(graph), "--max-steps", "4",
+            "--data", str(graph), "--max-steps", "4", "--answer-shape",
         ],
     )  # fmt: skip
     assert outcome.exit_code == 0, outcome.output
@@ -70,6 +70,7 @@ def test_ablate_coverage_levels_each_mask_their_share(data_dir: Path, tmp_path: 
     for name in rows:
         saved = json.loads(config_path(out_dir / f"{name}.jsonl").read_text(encoding="utf-8"))
         assert saved["context"]["schema_coverage"] == float(name.partition("=")[2])
+        assert saved["context"]["answer_shape"] is True  # every variant runs with the shape rule asked for
         assert "| 100.00 | 100.00 |" in rows[name]  # gold replay answers every question under every mask
 
 

@@ -39,6 +39,7 @@ from saga_kgqa.cli.eval_run_commands import (
     tool_settings,
 )
 from saga_kgqa.cli.options import (
+    AnswerShapeOption,
     DataOption,
     EmbeddingRuntimeOption,
     EndpointOption,
@@ -94,6 +95,7 @@ def ablate_command(
     mars_augmented_question: MarsAugmentedQuestionOption = None,
     pattern_ranking: PatternRankingOption = None,
     embedding_runtime: EmbeddingRuntimeOption = None,
+    answer_shape: AnswerShapeOption = None,
 ) -> None:
     """Run the agent once per ablation variant and print the variants side by side (markdown).
 
@@ -117,6 +119,7 @@ def ablate_command(
             pattern_ranking,
             embedding_runtime,
         )
+        switches = {**switches, "answer_shape": answer_shape}
         base = run_context(data, endpoint, profile, model, base_url, max_steps, tools, switches)
         base = dataclasses.replace(base, coverage_seed=seed)
         toolbox = open_toolbox(data, endpoint, profile, *cache, tools)
@@ -141,6 +144,7 @@ def ablate_command(
                 "max_seconds": max_seconds,
                 "max_tokens": max_tokens,
                 "method": method,
+                "answer_shape": answer_shape,
             },
             retry_failed=retry_failed,
             concurrency=concurrency,

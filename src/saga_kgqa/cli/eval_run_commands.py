@@ -19,6 +19,7 @@ from saga_kgqa.cli.eval_options import (
     benchmark_questions,
 )
 from saga_kgqa.cli.options import (
+    AnswerShapeOption,
     DataOption,
     EmbeddingRuntimeOption,
     EndpointOption,
@@ -266,13 +267,7 @@ def run_command(
         typer.Option(help="Worked examples (JSONL or RDF with SHACL/spex/shui examples); the benchmark's own refused."),
     ] = None,
     examples_k: Annotated[int, typer.Option(help="Examples shown per prompt.")] = 3,
-    answer_shape: Annotated[
-        bool | None,
-        typer.Option(
-            "--answer-shape/--no-answer-shape",
-            help="Record the scored query: label columns that only show a returned entity dropped (default off).",
-        ),
-    ] = None,
+    answer_shape: AnswerShapeOption = None,
     shard: Annotated[
         str | None,
         typer.Option(help="Answer only shard I of N (I/N, by question id); merge with `saga eval merge`."),

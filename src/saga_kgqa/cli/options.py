@@ -84,6 +84,13 @@ def _mars(help_text: str) -> Any:
     return typer.Option(help=help_text, rich_help_panel=MARS_PANEL, show_default=False)
 
 
+AnswerShapeOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--answer-shape/--no-answer-shape",
+        help="Record the scored query: label columns that only show a returned entity dropped (default off).",
+    ),
+]
 MarsTopNOption = Annotated[int | None, _mars("MARS: patterns shown per hop (default 20).")]
 MarsHopLimitOption = Annotated[int | None, _mars("MARS: pattern expansions (default 5).")]
 MarsExamplesOption = Annotated[bool | None, _mars("MARS: instances per pattern (default on).")]
