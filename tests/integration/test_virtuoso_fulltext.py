@@ -85,6 +85,10 @@ def test_resolution_on_an_indexed_virtuoso_uses_bif_contains_and_builds_no_name_
     assert {c.iri for c in hostile.candidates} <= {L + "inst2"}
     lab = sources.get("lab")
     assert lab.native_text is True and lab.names is None and not lab.fulltext_path().exists()
+    # The survey's class ranking (grouped first, filtered after, scoped inside the grouping) runs on Virtuoso.
+    survey = lab.survey()
+    assert L + "Institute" in {c.iri for c in survey.classes} and survey.class_count == 4, survey.failures
+    assert not [f for f in survey.failures if "class" in f.what], survey.failures
 
 
 def test_a_virtuoso_without_a_text_index_falls_back_to_the_tantivy_index(sources: SourceSet) -> None:

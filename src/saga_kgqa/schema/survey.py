@@ -105,13 +105,24 @@ class _Prober:
                 self.fail(what, misbehaved_count(what, term).message)
         return found
 
-    def select(self, head: str, where: str, *, tail: str = "", limit: int, what: str) -> list[Row] | None:
-        """Run ``head FROM… WHERE { where } tail LIMIT limit``; ``None`` when it failed or was not sent."""
+    def scoped(self, pattern: str) -> str:
+        """``pattern`` matched within the scoped graphs (unchanged when the survey has no scope)."""
+        if not self.scope:
+            return pattern
+        # GRAPH rather than FROM: the embedded store's union default graph ignores FROM.
+        return f"GRAPH ?scope {{ {pattern} }} {values_clause('scope', self.scope)}"
+
+    def select(
+        self, head: str, where: str, *, tail: str = "", limit: int, what: str, scope: bool = True
+    ) -> list[Row] | None:
+        """Run ``head WHERE { where } tail LIMIT limit``; ``None`` when it failed or was not sent.
+
+        ``where`` is matched within the scoped graphs unless ``scope`` is false (it scopes itself).
+        """
         if not self._take(what):
             return None
-        if self.scope:
-            # GRAPH rather than FROM: the embedded store's union default graph ignores FROM.
-            where = f"GRAPH ?scope {{ {where} }} {values_clause('scope', self.scope)}"
+        if scope:
+            where = self.scoped(where)
         text = f"{head}\nWHERE {{ {where} }}\n{tail}\nLIMIT {limit}"
         try:
             # Unbounded: an aggregate's cost grows with the class or the graph, so the deadline
@@ -205,26 +216,32 @@ def _named_graphs(prober: _Prober) -> tuple[str, ...]:
 def _ranked_classes(prober: _Prober, type_path: str, limits: SurveyLimits) -> tuple[list[tuple[str, int]], int | None]:
     """The most instantiated classes (schema vocabulary left out), and how many classes there are.
 
-    One pass over the type triples gives both when the graph has fewer than :data:`CLASSES_COUNTED`
-    classes: the ranking's rows are then every class. A second pass counts them only past that (at 10M
-    triples each pass took 4 to 5 s; the engine groups every class for the ranking anyway).
+    The type triples are grouped by class first and the classes filtered after: a filter on
+    ``STR(?c)`` under the grouping ran once per type triple (at 10M triples 4.1 s against 0.23 s
+    grouped first; at 100M every one of these probes ran past its 20 s deadline and the survey found no
+    class). One pass gives both answers when the graph has fewer than :data:`CLASSES_COUNTED` classes:
+    the ranking's rows are then every class; only past that are they counted apart.
     """
     # Classes of the modelling vocabularies (owl:Class, rdf:Property) describe the schema, not the data.
     data_class = " && ".join(["isIRI(?c)", *(f"!STRSTARTS(STR(?c), {string_literal(ns)})" for ns in META_NAMESPACES)])
-    members = f"?s {type_path} ?c FILTER({data_class})"
+    # The scope goes inside the grouping: a subquery under GRAPH ?g is not matched in ?g by every engine.
+    grouped = f"SELECT ?c (COUNT(?s) AS ?n) WHERE {{ {prober.scoped(f'?s {type_path} ?c')} }} GROUP BY ?c"
+    per_class = f"{{ {grouped} }} FILTER({data_class})"
     rows = prober.select(
-        "SELECT ?c (COUNT(?s) AS ?n)",
-        members,
-        tail="GROUP BY ?c ORDER BY DESC(?n) ?c",
+        "SELECT ?c ?n",
+        per_class,
+        tail="ORDER BY DESC(?n) ?c",
         limit=max(limits.max_classes, CLASSES_COUNTED),
         what="classes by instance count",
+        scope=False,
     )
     classes = {row["c"].value for row in rows or () if "c" in row}
     class_count: int | None = len(classes) if rows is not None and len(rows) < CLASSES_COUNTED else None
     if class_count is None:
-        counted = prober.select("SELECT (COUNT(DISTINCT ?c) AS ?n)", members, limit=1, what="class count")
+        counted = prober.select("SELECT (COUNT(?c) AS ?n)", per_class, limit=1, what="class count", scope=False)
         class_count = prober.count(counted[0], "n", "class count") if counted else None
     if rows is None:  # counting every instance timed out: take classes unranked
+        members = f"?s {type_path} ?c FILTER({data_class})"
         rows = prober.select("SELECT DISTINCT ?c", members, limit=limits.max_classes, what="classes (unranked)")
     ranked = [
         (row["c"].value, prober.count(row, "n", "classes by instance count") or 0)

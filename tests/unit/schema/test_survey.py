@@ -137,7 +137,10 @@ def test_one_pass_over_the_type_triples_ranks_and_counts_the_classes(lab: Counti
     survey = survey_source(KnowledgeGraph(lab), source="lab", limits=SurveyLimits(max_classes=2))
     assert survey.class_count == 4
     assert [c.iri for c in survey.classes] == [L + "Protein", L + "Scientist"]
-    assert not [q for q in lab.sent if "COUNT(DISTINCT ?c)" in q]
+    assert not [q for q in lab.sent if "(COUNT(?c) AS ?n)" in q]
+    # Classes are filtered after the grouping, not per type triple (4.1 s against 0.23 s at 10M triples).
+    ranking = next(q for q in lab.sent if "ORDER BY DESC(?n) ?c" in q)
+    assert ranking.index("GROUP BY ?c") < ranking.index("STRSTARTS")
 
 
 def test_past_the_ranked_rows_the_classes_are_counted_apart(
@@ -148,4 +151,4 @@ def test_past_the_ranked_rows_the_classes_are_counted_apart(
     monkeypatch.setattr(survey_module, "CLASSES_COUNTED", 3)  # the lab graph has 4 classes: more than the rows
     survey = survey_source(KnowledgeGraph(lab), source="lab", limits=SurveyLimits(max_classes=2))
     assert survey.class_count == 4
-    assert [q for q in lab.sent if "COUNT(DISTINCT ?c)" in q]
+    assert [q for q in lab.sent if "(COUNT(?c) AS ?n)" in q]
