@@ -81,7 +81,7 @@ def load(
         highlight=False,
     )
     if not name_index or index is not IndexWhen.NOW:
-        _report_schema_index(_build_schema_index, store)
+        _report_schema_index(lambda: _build_schema_index(store))
         if index is IndexWhen.BACKGROUND and name_index:
             _start_background(store)
         return
@@ -91,7 +91,7 @@ def load(
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="saga-schema") as pool:
         schema = pool.submit(_build_schema_index, store)
         build_name_index(store)
-        _report_schema_index(lambda _store: schema.result(), store)
+        _report_schema_index(schema.result)
 
 
 def _build_schema_index(store: Path) -> float:
@@ -107,9 +107,10 @@ def _build_schema_index(store: Path) -> float:
     return time.perf_counter() - started
 
 
-def _report_schema_index(build: Callable[[Path], float], store: Path) -> None:
+def _report_schema_index(built: Callable[[], float]) -> None:
+    """Say how long the schema index took (``built`` gives the seconds), or fail with the build's error."""
     try:
-        seconds = build(store)
+        seconds = built()
     except SagaError as exc:
         fail(exc)
     stdout.print(f"schema index built for later commands in {seconds:.1f} s", markup=False)

@@ -56,17 +56,17 @@ def store(graph_file: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def tantivy_index(store: Path) -> FullTextIndex:
-    return build_from_store(store.parent / "names", StoreNames(store, [LABEL], "en"), endpoint_id="x")
+    return build_from_store(store.parent / "names", StoreNames(store, [LABEL]), endpoint_id="x")
 
 
 @pytest.fixture(scope="module")
 def memory_index(store: Path) -> LabelIndex:
-    entries = [name.entry for name in StoreNames(store, [LABEL], "en").stream()]
+    entries = [name.entry for name in StoreNames(store, [LABEL]).stream()]
     return LabelIndex(entries, primary=[LABEL])
 
 
 def test_streamed_names_carry_their_language_tags(store: Path) -> None:
-    tagged = {(n.entry.text, n.entry.language) for n in StoreNames(store, [LABEL], "en").stream()}
+    tagged = {(n.entry.text, n.entry.language) for n in StoreNames(store, [LABEL]).stream()}
     assert ("Hafen Alfa", "de") in tagged
     assert ("Puerto Alfa", "es") in tagged
     assert ("Alfa Zero", "") in tagged

@@ -58,7 +58,7 @@ def test_every_entity_is_found_by_its_exact_label_past_the_per_predicate_cap(sou
 
 
 def test_streamed_names_keep_the_language_and_skip_blank_nodes(store: Path) -> None:
-    names = list(StoreNames(store, [LABEL], "en").stream())
+    names = list(StoreNames(store, [LABEL]).stream())
     texts = {name.entry.text for name in names}
     assert f"entity {ENTITIES - 1} named" in texts
     # German labels are names too, tagged (search ranks the question's language first; issue 25.4).
@@ -78,13 +78,11 @@ def test_an_interrupted_build_resumes_from_its_checkpoint(store: Path, tmp_path:
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        build_from_store(
-            target, StoreNames(store, [LABEL], "en"), endpoint_id="x", progress=stop_after_two, commit_every=7
-        )
+        build_from_store(target, StoreNames(store, [LABEL]), endpoint_id="x", progress=stop_after_two, commit_every=7)
     assert not target.exists()  # an unfinished index is never in place
     resumed: list[int] = []
     index = build_from_store(
-        target, StoreNames(store, [LABEL], "en"), endpoint_id="x", progress=resumed.append, commit_every=7
+        target, StoreNames(store, [LABEL]), endpoint_id="x", progress=resumed.append, commit_every=7
     )
     assert resumed[0] > 14  # it went on from the second checkpoint (14 names) instead of from zero
     assert index.meta["names"] == 2 * ENTITIES + 1  # English and German labels (issue 25.4), the class label
@@ -94,11 +92,11 @@ def test_an_interrupted_build_resumes_from_its_checkpoint(store: Path, tmp_path:
 
 def test_a_finished_index_of_the_same_content_is_reused(store: Path, tmp_path: Path) -> None:
     target = tmp_path / "index"
-    build_from_store(target, StoreNames(store, [LABEL], "en"), endpoint_id="x")
+    build_from_store(target, StoreNames(store, [LABEL]), endpoint_id="x")
     calls: list[int] = []
-    build_from_store(target, StoreNames(store, [LABEL], "en"), endpoint_id="x", progress=calls.append)
+    build_from_store(target, StoreNames(store, [LABEL]), endpoint_id="x", progress=calls.append)
     assert calls == []  # opened, not built again
-    build_from_store(target, StoreNames(store, [LABEL], "en"), endpoint_id="y", progress=calls.append)
+    build_from_store(target, StoreNames(store, [LABEL]), endpoint_id="y", progress=calls.append)
     assert calls  # another content: built
 
 
@@ -112,12 +110,10 @@ def test_each_iri_gets_one_local_name_across_name_predicates_below_the_cap(tmp_p
         encoding="utf-8",
     )
     build_store(tmp_path / "two", [graph])
-    firsts = [
-        n.entry.resource for n in StoreNames(tmp_path / "two", [LABEL, CODE], "en").stream() if n.first_of_resource
-    ]
+    firsts = [n.entry.resource for n in StoreNames(tmp_path / "two", [LABEL, CODE]).stream() if n.first_of_resource]
     assert sorted(firsts) == sorted(f"{EX}e{n}" for n in range(40))  # once each, not once per predicate
     # Past the cap memory is bounded instead: some IRIs get their local name a second time.
-    capped = StoreNames(tmp_path / "two", [LABEL, CODE], "en", seen_cap=10).stream()
+    capped = StoreNames(tmp_path / "two", [LABEL, CODE], seen_cap=10).stream()
     assert sum(n.first_of_resource for n in capped) > 40
 
 

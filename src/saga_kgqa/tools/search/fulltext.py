@@ -204,9 +204,10 @@ class FullTextIndex:
             tag = str(doc.get_first("lang") or "")
             bonus = min(score, 90.0) / 1000
             matches = [NameMatch(resource, name, source, kind, round(_SCORES[kind] + bonus, 4), tag)]
-            if self._local and query_forms & set(identifier_forms(local_name(resource))):
+            own = local_name(resource) if self._local else ""
+            if own and query_forms & set(identifier_forms(own)):
                 # Found by its local name, which format 4 keeps on the IRI's first name's document.
-                matches.append(NameMatch(resource, local_name(resource), "iri", "exact", round(1.0 + bonus, 4), ""))
+                matches.append(NameMatch(resource, own, "iri", "exact", round(1.0 + bonus, 4), ""))
             for match in matches:
                 current = best.get(resource)
                 if current is None or self._rank(match, language) < self._rank(current, language):

@@ -123,7 +123,7 @@ def open_name_index(
     ):
         compounds = read_compound_names(reads, detected.compounds, max_names=max_names_per_predicate)
         extra = [*compounds, *from_schema]
-        return _stream(where, store_dir, predicates, reads.language, extra, identity, primary, detected)
+        return _stream(where, store_dir, predicates, extra, identity, primary, detected)
     start = len(reads.notes)
     if pending and store_dir is not None:
         reads.notes.append(pending_note(store_dir))
@@ -180,7 +180,6 @@ def _stream(
     where: Path,
     store_dir: Path,
     predicates: Sequence[str],
-    language: str,
     extra: Sequence[NameEntry],
     identity: str,
     primary: Sequence[str],
@@ -191,7 +190,7 @@ def _stream(
 
     index = build_from_store(
         where,
-        StoreNames(store_dir, predicates, language),
+        StoreNames(store_dir, predicates),
         endpoint_id=identity,
         extra=extra,
         identifier_sources=detected.identifiers,

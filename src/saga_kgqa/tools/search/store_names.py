@@ -58,16 +58,13 @@ class StreamedName:
 class StoreNames:
     """The names of a store's IRIs under some predicates, read from its indexes without a query."""
 
-    def __init__(
-        self, store_dir: Path, predicates: Sequence[str], language: str = "", *, seen_cap: int = SEEN_CAP
-    ) -> None:
+    def __init__(self, store_dir: Path, predicates: Sequence[str], *, seen_cap: int = SEEN_CAP) -> None:
         """Open ``store_dir`` read-only.
 
         Args:
             store_dir: An embedded store directory.
-            predicates: Name predicates, preferred first.
-            language: The index's preferred language (kept for its identity; names in every
-                language are streamed, each with its tag, and search ranks them).
+            predicates: Name predicates, preferred first (names of every language are streamed,
+                each with its tag; search ranks the question's language first).
             seen_cap: IRIs remembered (by hash) so that each one's local name is indexed once.
 
         Raises:
@@ -78,18 +75,14 @@ class StoreNames:
         except OSError as exc:
             raise ConfigurationError(f"cannot open store {store_dir}: {exc}") from exc
         self._predicates = [ox.NamedNode(p) for p in predicates]
-        self._language = language.lower()
+        #: The streamed predicates' IRIs, by predicate index.
+        self.sources: tuple[str, ...] = tuple(predicates)
         self._seen_cap = seen_cap
 
     def stream(self, *, start: tuple[int, int] = (0, 0)) -> Iterator[StreamedName]:
         """Yield every name, predicate by predicate, from ``start`` = (predicate index, triples to skip in it)."""
         for resource, text, language, index, position, first in self.rows(start=start):
             yield StreamedName(NameEntry(resource, text, self.sources[index], language), index, position, first)
-
-    @property
-    def sources(self) -> list[str]:
-        """The streamed predicates' IRIs, by predicate index."""
-        return [p.value for p in self._predicates]
 
     def rows(self, *, start: tuple[int, int] = (0, 0), seen: set[int] | None = None) -> Iterator[NameRow]:
         """What :meth:`stream` yields, as plain tuples: (IRI, text, language tag, predicate index, position, first).
