@@ -1,4 +1,4 @@
-"""bench/examples.py: the tuning objective and the local-name column of its tally (issue 25)."""
+"""bench/examples.py: the tuning objective, its folds and the local-name column of its tally (issue 25)."""
 
 from __future__ import annotations
 
@@ -25,27 +25,42 @@ def bench(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     return module
 
 
-def test_the_objective_keeps_only_settings_where_the_order_holds_then_takes_the_best_mean(bench: ModuleType) -> None:
-    # Two dev parts, (properties, features) each.
+def test_each_ranking_is_tuned_on_its_own_best_mean_never_against_the_other(bench: ModuleType) -> None:
+    # Two dev splits, (properties, features) each.
     figures = {
         "random": [(0.1, 0.2), (0.1, 0.2)],
-        "emb a": [(0.9, 0.9), (0.8, 0.9)],  # the best mean, but below "bm25 y" on part 2's properties
+        "emb a": [(0.9, 0.9), (0.8, 0.9)],
         "emb b": [(0.7, 0.8), (0.7, 0.8)],
         "bm25 x": [(0.5, 0.5), (0.5, 0.5)],
-        "bm25 y": [(0.6, 0.7), (0.85, 0.7)],
+        "bm25 y": [(0.6, 0.7), (0.85, 0.7)],  # above "emb a" on split 2's properties: still BM25's best
     }
-    settings = {(s.embedding, s.bm25): s for s in bench._settings(figures)}
-    assert len(settings) == 4
-    assert settings[("emb a", "bm25 x")].holds and not settings[("emb a", "bm25 y")].holds
-    assert settings[("emb a", "bm25 y")].margin == pytest.approx(0.8 - 0.85)
-    chosen = bench.choose(list(settings.values()))
-    assert (chosen.embedding, chosen.bm25) == ("emb a", "bm25 x")
-    # When nothing holds, the best worst-case margin wins over the best mean.
-    none_hold = bench._settings({**figures, "bm25 x": [(0.95, 0.5), (0.5, 0.5)], "bm25 y": [(0.6, 0.7), (0.89, 0.95)]})
-    assert not any(s.holds for s in none_hold)
-    best = bench.choose(none_hold)
-    assert (best.embedding, best.bm25) == ("emb a", "bm25 x")  # worst gap -0.05 (a+y: -0.09)
-    assert best.mean < max(s.mean for s in none_hold)
+    assert bench.choose(figures, "emb ") == "emb a"
+    assert bench.choose(figures, "bm25 ") == "bm25 y"  # the old objective took the weaker "bm25 x" to keep the order
+    # Near-ties go to the earlier (simpler) setting of the grid.
+    tied = {**figures, "emb c": [(0.9, 0.9), (0.8, 0.9004)]}
+    assert bench.choose(tied, "emb ") == "emb a"
+
+
+def test_the_folds_put_every_train_question_in_one_dev_part_against_the_other_folds(bench: ModuleType) -> None:
+    from saga_kgqa.eval.qa.questions import BenchmarkQuestion
+
+    questions = [
+        BenchmarkQuestion(
+            id=str(i),
+            question=f"Which things relate to item {i}?",
+            gold_sparql=f"SELECT ?x WHERE {{ <http://x/{i}> <http://x/p> ?x }}",
+            benchmark="fixture",
+        )
+        for i in range(23)
+    ]
+    folds = bench._folds(questions, "fixture")
+    assert len(folds) == bench.FOLDS
+    dev_ids = [q.id for dev, _pool in folds for q in dev]
+    assert sorted(dev_ids) == sorted(q.id for q in questions)  # each question once
+    for dev, pool in folds:
+        asked = {q.question for q in dev}
+        assert pool and not asked & {e.question for e in pool}  # the fold never sees its own questions
+        assert len(pool) == len(questions) - len(dev)
 
 
 def test_the_tally_counts_coverage_by_iri_and_by_local_name(bench: ModuleType) -> None:

@@ -173,3 +173,30 @@ def test_the_first_pick_is_the_nearest_example_whatever_the_diversity(
 def test_words_only_turns_every_structure_term_off_the_bm25_share_included() -> None:
     # The bench's emb-words ablation is pure embedding: a default left in WORDS_ONLY made it a hybrid.
     assert all(value == 0.0 for value in dataclasses.astuple(WORDS_ONLY))
+
+
+def test_diversity_adds_the_shapes_the_nearest_examples_suggest_not_every_shape() -> None:
+    # Twelve list questions about departments, and far away an unrelated yes/no and a ranking. A flat
+    # bonus per unshown feature put the ASK and the ORDER BY/LIMIT query into every top-3 (a shape the
+    # question's neighbours never take); weighted by the neighbours' shapes, the lists stay.
+    departments = ["Sales", "Marketing", "Research", "Legal", "Finance", "Support"]
+    lists = [
+        _example(f"Which employees work in the {d.lower()} department?", f"SELECT ?e WHERE {{ ?e v:worksIn v:{d} }}")
+        for d in departments
+    ] + [
+        _example(f"Which people belong to the {d.lower()} team?", f"SELECT ?p WHERE {{ ?p v:memberOf v:{d}Team }}")
+        for d in departments
+    ]
+    unrelated = [
+        _example("Is Paris the capital of France?", "ASK { v:Paris v:capitalOf v:France }"),
+        _example(
+            "Which river is the longest?", "SELECT ?r WHERE { ?r a v:River ; v:length ?l } ORDER BY DESC(?l) LIMIT 1"
+        ),
+    ]
+    question = "Who works in the research department?"
+    for diversity in (0.3, 0.8):
+        top = ExampleIndex(
+            [*lists, *unrelated], ranking="bm25", structure=StructureWeights(diversity=diversity)
+        ).examples_for(question, 3)
+        assert not set(top) & set(unrelated), [e.question for e in top]
+        assert top[0].question == "Which employees work in the research department?"
