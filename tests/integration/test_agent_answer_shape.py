@@ -90,7 +90,7 @@ def test_an_ask_query_is_returned_as_is(space: SagaToolbox) -> None:
 def test_a_shaped_query_that_fails_falls_back_to_the_models_query(
     space: SagaToolbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(text: str, question: str | None = None) -> ShapedQuery:
+    def broken(text: str, question: str | None = None, **_kwargs: object) -> ShapedQuery:
         return ShapedQuery(scored="SELECT ?a WHERE { ?a", display=text, dropped=("aLabel",))
 
     monkeypatch.setattr(finalize, "shape_query", broken)
@@ -214,3 +214,33 @@ def test_saga_eval_run_answer_shape_records_the_scored_query(
     assert record.predicted_sparql is not None
     assert "?name" not in record.predicted_sparql.split("WHERE")[0] and "?d" in record.predicted_sparql
     assert json.loads(config_path(out).read_text(encoding="utf-8"))["context"]["answer_shape"] is True
+
+
+def test_the_sources_own_label_property_is_dropped_too(tmp_path: Path) -> None:
+    # A private graph that names things with ex:displayName, declared in the source's vocabulary:
+    # the common label properties do not know it, so before, the name column stayed in the scored query.
+    from saga_kgqa.kg.embedded.store import EmbeddedStore
+    from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+    from saga_kgqa.schema import build_schema_index
+    from saga_kgqa.schema.vocab import SchemaVocabulary
+
+    data = tmp_path / "staff.ttl"
+    data.write_text(
+        "@prefix ex: <http://example.org/staff/> .\n"
+        'ex:ann ex:memberOf ex:sales . ex:sales ex:displayName "Sales" .\n'
+        'ex:bob ex:memberOf ex:legal . ex:legal ex:displayName "Legal" .\n'
+    )
+    store = EmbeddedStore.from_files([data])
+    vocabulary = SchemaVocabulary(label_predicates=("http://example.org/staff/displayName",))
+    toolbox = SagaToolbox(KnowledgeGraph(store), build_schema_index(store, induce=True), vocabulary=vocabulary)
+    query = (
+        "PREFIX ex: <http://example.org/staff/>\n"
+        "SELECT ?dept ?name WHERE { ex:ann ex:memberOf ?dept . ?dept ex:displayName ?name }"
+    )
+    try:
+        output = _answer(toolbox, "In which department is Ann?", query, answer_shape=True).output
+    finally:
+        toolbox.graph.close()
+    assert output["answer"].variables == ("dept",)
+    assert output["summary"].dropped_columns == ("name",)
+    assert [row["dept"] for row in output["answer"].rows] == ["http://example.org/staff/sales"]

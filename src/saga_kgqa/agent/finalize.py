@@ -18,6 +18,7 @@ IRIs with its own display query. A shaped query that fails to run is given up fo
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.messages import ToolMessage
@@ -90,7 +91,9 @@ class FinalizeNode:
             )
             tools = attempt_tools(self.dependencies, context, chosen)
             step = state.get("steps", 0)
-            shaped = shaped_final(final_sparql, state.get("question", ""), context)
+            vocabulary = tools.toolkit.context.vocabulary
+            display = (*vocabulary.label_predicates, *vocabulary.description_predicates)
+            shaped = shaped_final(final_sparql, state.get("question", ""), context, display)
             outcome = tools.execute(shaped.scored if shaped else final_sparql, theta=None, step=step, settings=settings)
             if shaped is not None and outcome.status not in ("ok", "empty"):
                 # Shaping only removes projected columns; should the result not run, the model's query is kept.
@@ -123,11 +126,16 @@ class FinalizeNode:
         return delta
 
 
-def shaped_final(sparql: str, question: str, context: SagaContext) -> ShapedQuery | None:
-    """The final query split by the answer-shape rule, or ``None`` when the switch is off or nothing is dropped."""
+def shaped_final(
+    sparql: str, question: str, context: SagaContext, label_properties: Sequence[str] = ()
+) -> ShapedQuery | None:
+    """The final query split by the answer-shape rule, or ``None`` when the switch is off or nothing is dropped.
+
+    ``label_properties`` are the source's own naming and describing properties (its vocabulary's).
+    """
     if not context.answer_shape:
         return None
-    shaped = shape_query(sparql, question or None)
+    shaped = shape_query(sparql, question or None, label_properties=label_properties)
     return shaped if shaped.dropped else None
 
 

@@ -24,6 +24,7 @@ labels.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,7 +77,7 @@ class ShapedQuery:
     dropped: tuple[str, ...]
 
 
-def shape_query(text: str, question: str | None = None) -> ShapedQuery:
+def shape_query(text: str, question: str | None = None, *, label_properties: Iterable[str] = ()) -> ShapedQuery:
     """Drop display-only label columns from a SELECT's projection.
 
     Anything the rule cannot read (not a SELECT, ``SELECT *``, a parse error) comes back
@@ -85,6 +86,9 @@ def shape_query(text: str, question: str | None = None) -> ShapedQuery:
     Args:
         text: The final query text.
         question: The question, when known: one that asks for names keeps every label.
+        label_properties: The source's own naming and describing properties (its vocabulary's
+            label and description predicates: Freebase's ``type.object.name``, a private graph's
+            ``ex:displayName``), beside the common ones of :data:`LABEL_PROPERTIES`.
 
     Returns:
         The scored and display queries, and what was dropped.
@@ -106,7 +110,8 @@ def shape_query(text: str, question: str | None = None) -> ShapedQuery:
         return unchanged
     triples, group_keys = _walk(algebra)
     uses_label_service = "wikiba.se/ontology#label" in text or "wikibase:label" in text
-    droppable = _display_only(plain, triples, uses_label_service, group_keys)
+    labels = LABEL_PROPERTIES.union(label_properties)
+    droppable = _display_only(plain, triples, uses_label_service, group_keys, labels)
     if not droppable:
         return unchanged
     keep_spans = [(t.start, t.end) for t in projection if t.text[1:] in droppable]
@@ -142,13 +147,17 @@ def _walk(node: Any) -> tuple[list[tuple[Any, Any, Any]], set[str]]:
 
 
 def _display_only(
-    projected: list[str], triples: list[tuple[Any, Any, Any]], label_service: bool, group_keys: set[str]
+    projected: list[str],
+    triples: list[tuple[Any, Any, Any]],
+    label_service: bool,
+    group_keys: set[str],
+    labels: frozenset[str],
 ) -> set[str]:
     kept_candidates = set(projected)
     label_of: dict[str, set[str]] = {}
     other_use: set[str] = set()
     for subject, predicate, obj in triples:
-        is_label = isinstance(predicate, URIRef) and str(predicate) in LABEL_PROPERTIES
+        is_label = isinstance(predicate, URIRef) and str(predicate) in labels
         if isinstance(obj, Variable) and is_label and isinstance(subject, Variable):
             label_of.setdefault(str(obj), set()).add(str(subject))
         else:

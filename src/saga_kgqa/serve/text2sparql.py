@@ -81,6 +81,23 @@ class BestQueries:
             self._seen.pop(question_id, None)
 
 
+@dataclass(frozen=True, slots=True)
+class SourceAnswerer:
+    """A source's answerer with the source's own naming properties (for the answer-shape rule).
+
+    Attributes:
+        answer: Answers one question over the source.
+        label_properties: The source vocabulary's label and description predicates.
+    """
+
+    answer: Answerer
+    label_properties: tuple[str, ...] = ()
+
+    def __call__(self, question: BenchmarkQuestion, /) -> PredictionRecord:
+        """Answer one question."""
+        return self.answer(question)
+
+
 @dataclass
 class Text2SparqlService:
     """Answers and records TEXT2SPARQL questions.
@@ -143,6 +160,12 @@ class Text2SparqlService:
                 self._answerers[source] = found
             return found
 
+    def label_properties(self, source: str) -> tuple[str, ...]:
+        """The source's own naming properties, once its answerer is built (a replay may come first: none)."""
+        with self._lock:
+            found = self._answerers.get(source)
+        return found.label_properties if isinstance(found, SourceAnswerer) else ()
+
     def record(self, question: BenchmarkQuestion, record: PredictionRecord) -> None:
         """Append one record the way ``saga eval run`` does (one line, flushed; the config checked)."""
         with self._lock:
@@ -184,7 +207,7 @@ class Text2SparqlService:
         query = record.predicted_sparql or ""
         if self.shape_answers and query:
             # The challenge scores every value of every column: labels beside their entities only cost precision.
-            query = shape_query(query, text).scored
+            query = shape_query(query, text, label_properties=self.label_properties(source)).scored
         return 200, {"dataset": dataset, "question": text, "query": query}, note
 
     async def _run(self, source: str, question: BenchmarkQuestion) -> PredictionRecord:

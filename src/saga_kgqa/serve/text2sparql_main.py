@@ -22,6 +22,7 @@ from saga_kgqa.serve.http_face import serve_face
 from saga_kgqa.serve.text2sparql import (
     LOG,
     BestQueries,
+    SourceAnswerer,
     Text2SparqlService,
     build_app,
     parse_datasets,
@@ -54,11 +55,13 @@ def answerer_factory(
 
     def build(source: str, seconds: float) -> Answerer:
         toolbox = toolbox_for_source(catalog.source(source))
-        if graph is None:
-            return GoldReplayAnswerer(toolbox.graph)
         context = SagaContext(source=source, model=model or "")
+        vocabulary = toolbox.view(context).toolkit.context.vocabulary  # the view the agent's runs use
+        names = (*vocabulary.label_predicates, *vocabulary.description_predicates)
+        if graph is None:
+            return SourceAnswerer(GoldReplayAnswerer(toolbox.graph), names)
         watch = None if best is None else best.watch
-        return AgentAnswerer(graph, context, toolbox.graph, max_seconds=seconds, watch=watch)
+        return SourceAnswerer(AgentAnswerer(graph, context, toolbox.graph, max_seconds=seconds, watch=watch), names)
 
     return build
 

@@ -103,3 +103,17 @@ def test_wikidata_label_service_columns_are_dropped_beside_their_entity() -> Non
 def test_what_the_rule_cannot_read_comes_back_unchanged(text: str) -> None:
     shaped = shape_query(text)
     assert shaped.scored == text and shaped.dropped == ()
+
+
+def test_the_sources_own_label_property_is_a_display_column_too() -> None:
+    # Freebase names things with type.object.name; a private graph may use its own property.
+    text = (
+        "PREFIX ns: <http://rdf.freebase.com/ns/> "
+        "SELECT ?film ?name WHERE { ?film ns:film.film.directed_by ns:m.0x ; ns:type.object.name ?name }"
+    )
+    assert shape_query(text, "Which films did he direct?").dropped == ()
+    shaped = shape_query(
+        text, "Which films did he direct?", label_properties=["http://rdf.freebase.com/ns/type.object.name"]
+    )
+    assert shaped.dropped == ("name",)
+    assert shaped.display == text

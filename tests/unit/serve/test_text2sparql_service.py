@@ -115,3 +115,32 @@ def test_protocol_errors_and_answers(tmp_path: Path) -> None:
     assert client.get("/", params={"question": "Which?"}).status_code == 400
     assert client.get("/", params={"dataset": "https://example.org/ds/", "question": "x" * 3000}).status_code == 400
     assert (tmp_path / "run.jsonl.config.json").exists()  # the run's configuration, as saga eval run saves it
+
+
+def test_the_served_query_drops_a_column_named_by_the_sources_own_label_property(tmp_path: Path) -> None:
+    # A private graph names things with ex:displayName: the common label properties do not know it,
+    # the source's vocabulary does, and the challenge scores every value of every column.
+    from saga_kgqa.serve.text2sparql import SourceAnswerer
+
+    labelled = (
+        "PREFIX ex: <http://example.org/> "
+        "SELECT ?dept ?name WHERE { ex:ann ex:memberOf ?dept . ?dept ex:displayName ?name }"
+    )
+
+    def served(names: tuple[str, ...]) -> str:
+        def answer(question: BenchmarkQuestion) -> PredictionRecord:
+            return PredictionRecord(question_id=question.id, predicted_sparql=labelled)
+
+        app = build_app(
+            Text2SparqlService(
+                datasets={"https://example.org/ds/": "example"},
+                answerer_for=lambda _source, _budget: SourceAnswerer(answer, names),
+                predictions=tmp_path / f"run{len(names)}.jsonl",
+                config={"face": "text2sparql"},
+            )
+        )
+        body = TestClient(app).get("/", params={"dataset": "https://example.org/ds/", "question": "Where is Ann?"})
+        return str(body.json()["query"])
+
+    assert "?name" in served(()).split("WHERE")[0]
+    assert "?name" not in served(("http://example.org/displayName",)).split("WHERE")[0]
