@@ -228,20 +228,22 @@ def _folds(questions: Sequence[BenchmarkQuestion], name: str) -> list[Fold]:
     return parts
 
 
-#: The tuning grid (``--tune``). Cue 0.2 and no penalty for an unasked COUNT/ASK came out of the first grid.
+#: The tuning grid (``--tune``). No penalty for an unasked COUNT/ASK came out of the first grid; the cue is
+#: gridded again since the embedding's cosines are spread over [0, 1] like BM25's scores.
 _SKELETONS = (0.0, 0.5)
-_LEXICAL = (0.0, 0.1, 0.2, 0.3, 0.4)
-_DIVERSITY = (0.0, 0.1, 0.2, 0.3, 0.4, 0.6, 0.8)
-_CUE = 0.2
+_LEXICAL = (0.0, 0.1, 0.2, 0.3)
+_DIVERSITY = (0.0, 0.2, 0.4, 0.8, 1.0)
+_CUES = (0.1, 0.2, 0.3)
 
 
 def _tuning_grid() -> list[Variant]:
     grid: list[Variant] = [("random", "random", WORDS_ONLY)]
-    for mix, lexical, diversity in itertools.product(_SKELETONS, _LEXICAL, _DIVERSITY):
-        weights = StructureWeights(skeleton=mix, cue=_CUE, diversity=diversity, lexical=lexical)
-        grid.append((f"emb s={mix} l={lexical} d={diversity}", "embedding", weights))
-    for diversity in _DIVERSITY:
-        grid.append((f"bm25 d={diversity}", "bm25", StructureWeights(skeleton=0.0, cue=_CUE, diversity=diversity)))
+    for mix, lexical, diversity, cue in itertools.product(_SKELETONS, _LEXICAL, _DIVERSITY, _CUES):
+        weights = StructureWeights(skeleton=mix, cue=cue, diversity=diversity, lexical=lexical)
+        grid.append((f"emb s={mix} l={lexical} d={diversity} c={cue}", "embedding", weights))
+    for diversity, cue in itertools.product(_DIVERSITY, _CUES):
+        weights = StructureWeights(skeleton=0.0, cue=cue, diversity=diversity, lexical=0.0)
+        grid.append((f"bm25 d={diversity} c={cue}", "bm25", weights))
     return grid
 
 

@@ -60,18 +60,18 @@ class StructureWeights:
     skeleton: float = 0.5
     cue: float = 0.2
     unasked: float = 0.0
-    diversity: float = 0.3
-    lexical: float = 0.2
+    diversity: float = 1.0
+    lexical: float = 0.1
 
 
 #: Words only: the ranking before structure was added (the bench's ablation).
 WORDS_ONLY = StructureWeights(skeleton=0.0, cue=0.0, unasked=0.0, diversity=0.0, lexical=0.0)
-#: The embedding ranking's tuned weights (``bench/examples.py --tune``; docs/examples-and-answer-shape.md):
-#: a hybrid, 20 % of the word score from BM25, beside the skeleton, the form prior and diversity 0.3.
+#: The embedding ranking's tuned weights (``bench/examples.py --tune``, 5-fold over the train splits;
+#: docs/examples-and-answer-shape.md): a hybrid, 10 % of the word score from BM25, half the question
+#: similarity from the skeletons, cue 0.2, diversity 1.0.
 EMBEDDING_STRUCTURE = StructureWeights()
-#: The BM25 ranking's tuned weights (skeleton and lexical do not apply to it); its diversity saturates later
-#: because its scores spread over [0, 1] (cosines between questions are closer together).
-BM25_STRUCTURE = StructureWeights(skeleton=0.0, diversity=0.4, lexical=0.0)
+#: The BM25 ranking's own tuned weights (skeleton and lexical do not apply to it): cue 0.3, diversity 1.0.
+BM25_STRUCTURE = StructureWeights(skeleton=0.0, cue=0.3, diversity=1.0, lexical=0.0)
 
 
 def default_structure(ranking: ExampleRanking) -> StructureWeights:
@@ -224,6 +224,7 @@ class ExampleIndex:
         if mix and skeletons is not None:
             shape = _unit_rows([self._embeddings.embed_query(skeleton(question))])[0]
             scores = (1.0 - mix) * scores + mix * (skeletons @ shape)
+        scores = _spread(scores)
         lexical = self.structure.lexical
         if lexical:
             scores = (1.0 - lexical) * scores + lexical * self._bm25_scores(question)
@@ -247,6 +248,24 @@ class ExampleIndex:
         top = float(scores.max(initial=0.0))
         # Scaled to [0, 1] so that the form prior weighs alike in both rankings.
         return scores / top if top > 0 else scores
+
+
+def _spread(scores: np.ndarray) -> np.ndarray:
+    """Cosines scaled to [0, 1] over the pool (the nearest 1, the farthest 0), as BM25's are.
+
+    A model's cosines between questions crowd into a narrow band (MiniLM's into about 0.2-0.9,
+    e5's into 0.7-0.95): the form prior and the diversity, added in fixed units, would weigh
+    differently with each model and against BM25's [0, 1].
+    """
+    import numpy as np
+
+    if not scores.size:
+        return scores
+    low, high = float(scores.min()), float(scores.max())
+    if high - low <= 1e-9:
+        return np.zeros_like(scores)
+    spread: np.ndarray = (scores - low) / (high - low)
+    return spread
 
 
 def _unit_rows(vectors: Sequence[Sequence[float]]) -> np.ndarray:

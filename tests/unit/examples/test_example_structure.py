@@ -39,6 +39,12 @@ RANKED = _example(
     "SELECT ?e WHERE { ?e v:worksIn v:Sales ; v:born ?b } ORDER BY ?b LIMIT 1",
 )
 POOL = [LIST, COUNTED, ASKED, RANKED]
+#: Unrelated examples: a real pool's far end, against which the embedding's cosines are spread over [0, 1].
+FAR = [
+    _example("Which moons orbit Jupiter?", "SELECT ?m WHERE { ?m v:orbits v:Jupiter }"),
+    _example("Who directed the film Alien?", "SELECT ?d WHERE { v:Alien v:director ?d }"),
+    _example("When was the Eiffel Tower built?", "SELECT ?y WHERE { v:EiffelTower v:built ?y }"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +56,7 @@ def embeddings() -> object:
 
 def _index(ranking: ExampleRanking, embeddings: object, **kwargs: object) -> ExampleIndex:
     model = embeddings if ranking == "embedding" else None
-    return ExampleIndex(POOL, ranking=ranking, embeddings=model, **kwargs)  # type: ignore[arg-type]
+    return ExampleIndex([*POOL, *FAR], ranking=ranking, embeddings=model, **kwargs)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("ranking", ["bm25", "embedding"])
@@ -140,11 +146,11 @@ def test_a_bm25_share_in_the_embedding_score_brings_the_example_with_the_questio
 
     def top(lexical: float) -> QueryExample:
         weights = StructureWeights(skeleton=0.0, cue=0.2, diversity=0.0, lexical=lexical)
-        index = ExampleIndex([people, density], ranking="embedding", embeddings=embeddings, structure=weights)  # type: ignore[arg-type]
+        index = ExampleIndex([people, density, *FAR], ranking="embedding", embeddings=embeddings, structure=weights)  # type: ignore[arg-type]
         return index.examples_for(question, 1)[0]
 
     assert top(0.0) == people  # the embedding alone prefers the same city: the fixture is a real test
-    assert ExampleIndex([people, density], ranking="bm25").examples_for(question, 1) == [density]
+    assert ExampleIndex([people, density, *FAR], ranking="bm25").examples_for(question, 1) == [density]
     assert top(0.4) == density
 
 
@@ -200,3 +206,38 @@ def test_diversity_adds_the_shapes_the_nearest_examples_suggest_not_every_shape(
         ).examples_for(question, 3)
         assert not set(top) & set(unrelated), [e.question for e in top]
         assert top[0].question == "Which employees work in the research department?"
+
+
+class _Banded:
+    """An embedder whose cosines are an affine squeeze of another's: one constant extra coordinate.
+
+    With unit vectors ``u``, ``v`` and the coordinate ``c``, cos' = (cos + c²) / (1 + c²): the same
+    order, in a narrow band near 1, as e5's cosines sit (about 0.7-0.95) beside MiniLM's.
+    """
+
+    def __init__(self, inner: object, coordinate: float) -> None:
+        self._inner = inner
+        self._coordinate = coordinate
+
+    def _banded(self, vector: list[float]) -> list[float]:
+        norm = sum(x * x for x in vector) ** 0.5
+        return [x / norm for x in vector] + [self._coordinate]
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [self._banded(v) for v in self._inner.embed_documents(texts)]  # type: ignore[attr-defined]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._banded(self._inner.embed_query(text))  # type: ignore[attr-defined]
+
+
+def test_the_form_prior_weighs_alike_whatever_band_the_models_cosines_sit_in(embeddings: object) -> None:
+    # The cue (+0.2 for a COUNT when the question says "how many") is added in fixed units. Cosines were
+    # used raw: in a model whose cosines crowd near 1, an unrelated COUNT beat the near list example.
+    near = _example("Which employees are in the sales department?", "SELECT ?e WHERE { ?e v:worksIn v:Sales }")
+    far = _example("How many moons does Jupiter have?", "SELECT (COUNT(?m) AS ?n) WHERE { ?m v:orbits v:Jupiter }")
+    question = "How many employees are in the sales department?"
+    tops = [
+        ExampleIndex([near, far], ranking="embedding", embeddings=model).examples_for(question, 1)  # type: ignore[arg-type]
+        for model in (embeddings, _Banded(embeddings, 0.0), _Banded(embeddings, 2.0))
+    ]
+    assert tops == [[near], [near], [near]]
