@@ -12,7 +12,8 @@ masked, as in DAIL-SQL), and both add a prior for examples whose query has the f
 question's wording asks for (COUNT for "how many", ASK for a yes/no, ORDER BY for a
 superlative, FILTER for a comparison) and against a COUNT or ASK the question does not ask for.
 The embedding ranking's word score may be hybrid (a share taken by the BM25 score, as many
-retrievers do); each ranking has its own tuned weights (:func:`default_structure`).
+retrievers do); both word scores are on one scale, [0, 1] across the pool, so that a weight means the
+same with any model; each ranking has its own tuned weights (:func:`default_structure`).
 """
 
 from __future__ import annotations
