@@ -37,6 +37,7 @@ Beside coverage, ``X`` is the share of the features the top-k's queries show tha
 have (shapes shown in vain), averaged over the questions whose top-k shows any.
 
 Usage: python bench/examples.py --data-dir ../shared/data [--k 5] [--limit N] [--runtime minilm] [--tune]
+       [--shape-predictors]
 """
 
 from __future__ import annotations
@@ -286,6 +287,41 @@ def _tune(questions: Callable[[str], list[BenchmarkQuestion]], k: int, embedding
     print(f"chosen, each on its own: {chosen['emb ']} + {chosen['bm25 ']}; embedding > BM25 > random on dev: {holds}")
 
 
+def _shape_predictors(questions: Callable[[str], list[BenchmarkQuestion]], embeddings: object) -> None:
+    """How well each estimate of a question's query features predicts its gold's, on the train folds only.
+
+    Brier score per question (summed over :data:`~saga_kgqa.examples.form.FEATURES`, lower is better) of:
+    the wording's cues, the share of the 10 nearest examples (embedding, BM25) whose query has each feature,
+    and the pool's base rate.
+    """
+    import numpy as np
+
+    from saga_kgqa.examples.form import FEATURES, query_features, question_cues
+
+    fields: list[str] = []
+    for name in ("qald9plus-train", "wwq-train"):
+        scores: dict[str, list[float]] = defaultdict(list)
+        for dev, pool in _folds(questions(name), name):
+            shapes = np.array([[f in query_features(e.sparql) for f in FEATURES] for e in pool], dtype=float)
+            indexes = {
+                ranking: ExampleIndex(pool, ranking=ranking, embeddings=embeddings, structure=WORDS_ONLY)  # type: ignore[arg-type]
+                for ranking in ("embedding", "bm25")
+            }
+            for question in dev:
+                gold = np.array([f in query_features(question.gold_sparql or "") for f in FEATURES], dtype=float)
+                cues = question_cues(question.question)
+                estimates = {"cues": np.array([f in cues for f in FEATURES], dtype=float), "base": shapes.mean(0)}
+                for ranking, index in indexes.items():
+                    order, _scores = index._order(question.question)  # the ranking's own neighbours
+                    estimates[f"{ranking}-10"] = shapes[order[:10]].mean(0)
+                for label, estimate in estimates.items():
+                    scores[label].append(float(((estimate - gold) ** 2).sum()))
+        ranked = sorted(scores, key=lambda label: _mean(scores[label]))
+        print(f"{name}: " + " ".join(f"{label}={_mean(scores[label]):.3f}" for label in ranked))
+        fields.extend(f"{name}:{label}={_mean(scores[label]):.3f}" for label in ranked)
+    print("RESULT " + " ".join(fields))
+
+
 def main() -> None:
     """Measure every pair, print per pair and ranking, end with the RESULT line."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -293,7 +329,10 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--limit", type=int, default=None, help="test questions per pair (development)")
     parser.add_argument("--runtime", choices=("minilm", "e5"), default="minilm")
-    parser.add_argument("--tune", action="store_true", help="grid the structure weights on the train dev parts only")
+    parser.add_argument("--tune", action="store_true", help="grid the structure weights on the train folds only")
+    parser.add_argument(
+        "--shape-predictors", action="store_true", help="Brier scores of the query-feature estimates (train folds)"
+    )
     args = parser.parse_args()
     # rdflib warns about every Spider4SPARQL IRI with an escaped '#' and keeps the backslash ("…/singer\\#age"),
     # alike in every query: IRI comparisons and local names (the part after '#') are unaffected.
@@ -307,6 +346,9 @@ def main() -> None:
 
     if args.tune:
         _tune(questions, args.k, embeddings, args.limit)
+        return
+    if args.shape_predictors:
+        _shape_predictors(questions, embeddings)
         return
     limit = args.limit
     results: dict[str, dict[str, Tally]] = {}
