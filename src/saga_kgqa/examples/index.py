@@ -254,8 +254,8 @@ class ExampleIndex:
 def _spread(scores: np.ndarray) -> np.ndarray:
     """Cosines scaled to [0, 1] over the pool (the nearest 1, the farthest 0), as BM25's are.
 
-    A model's cosines between questions crowd into a narrow band (MiniLM's into about 0.2-0.9,
-    e5's into 0.7-0.95): the form prior and the diversity, added in fixed units, would weigh
+    A model's cosines between questions sit in a band of its own (MiniLM's about 0.0-0.9,
+    e5's 0.7-0.95): the form prior and the diversity, added in fixed units, would weigh
     differently with each model and against BM25's [0, 1].
     """
     import numpy as np
