@@ -81,23 +81,6 @@ class BestQueries:
             self._seen.pop(question_id, None)
 
 
-@dataclass(frozen=True, slots=True)
-class SourceAnswerer:
-    """A source's answerer with the source's own naming properties (for the answer-shape rule).
-
-    Attributes:
-        answer: Answers one question over the source.
-        label_properties: The source vocabulary's label and description predicates.
-    """
-
-    answer: Answerer
-    label_properties: tuple[str, ...] = ()
-
-    def __call__(self, question: BenchmarkQuestion, /) -> PredictionRecord:
-        """Answer one question."""
-        return self.answer(question)
-
-
 @dataclass
 class Text2SparqlService:
     """Answers and records TEXT2SPARQL questions.
@@ -111,6 +94,8 @@ class Text2SparqlService:
         seconds: Deadline per question: the HTTP answer comes by then.
         shape_answers: Send the scored query (display-only label columns dropped,
             :func:`saga_kgqa.answer_shape.shape_query`); the record keeps the agent's own query.
+        label_properties: Source name -> its vocabulary's label and description predicates, display
+            columns for the shape rule beside the common ones (Freebase's ``type.object.name``).
         grace_s: Seconds before the deadline at which the answerer is asked to stop.
         best: The queries runs have executed so far (the answerer reports to it).
     """
@@ -123,6 +108,7 @@ class Text2SparqlService:
     seconds: float = DEFAULT_SECONDS
     grace_s: float = _GRACE_S
     shape_answers: bool = True
+    label_properties: Mapping[str, Sequence[str]] = field(default_factory=dict)
     best: BestQueries = field(default_factory=BestQueries)
     _answerers: dict[str, Answerer] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -159,12 +145,6 @@ class Text2SparqlService:
                 found = self.answerer_for(source, self.budget)
                 self._answerers[source] = found
             return found
-
-    def label_properties(self, source: str) -> tuple[str, ...]:
-        """The source's own naming properties, once its answerer is built (a replay may come first: none)."""
-        with self._lock:
-            found = self._answerers.get(source)
-        return found.label_properties if isinstance(found, SourceAnswerer) else ()
 
     def record(self, question: BenchmarkQuestion, record: PredictionRecord) -> None:
         """Append one record the way ``saga eval run`` does (one line, flushed; the config checked)."""
@@ -207,7 +187,7 @@ class Text2SparqlService:
         query = record.predicted_sparql or ""
         if self.shape_answers and query:
             # The challenge scores every value of every column: labels beside their entities only cost precision.
-            query = shape_query(query, text, label_properties=self.label_properties(source)).scored
+            query = shape_query(query, text, label_properties=self.label_properties.get(source, ())).scored
         return 200, {"dataset": dataset, "question": text, "query": query}, note
 
     async def _run(self, source: str, question: BenchmarkQuestion) -> PredictionRecord:

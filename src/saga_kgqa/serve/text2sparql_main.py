@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from enum import StrEnum
 from pathlib import Path
 
@@ -22,7 +22,6 @@ from saga_kgqa.serve.http_face import serve_face
 from saga_kgqa.serve.text2sparql import (
     LOG,
     BestQueries,
-    SourceAnswerer,
     Text2SparqlService,
     build_app,
     parse_datasets,
@@ -55,15 +54,28 @@ def answerer_factory(
 
     def build(source: str, seconds: float) -> Answerer:
         toolbox = toolbox_for_source(catalog.source(source))
-        context = SagaContext(source=source, model=model or "")
-        vocabulary = toolbox.view(context).toolkit.context.vocabulary  # the view the agent's runs use
-        names = (*vocabulary.label_predicates, *vocabulary.description_predicates)
         if graph is None:
-            return SourceAnswerer(GoldReplayAnswerer(toolbox.graph), names)
+            return GoldReplayAnswerer(toolbox.graph)
+        context = SagaContext(source=source, model=model or "")
         watch = None if best is None else best.watch
-        return SourceAnswerer(AgentAnswerer(graph, context, toolbox.graph, max_seconds=seconds, watch=watch), names)
+        return AgentAnswerer(graph, context, toolbox.graph, max_seconds=seconds, watch=watch)
 
     return build
+
+
+def label_properties(catalog: Catalog, sources: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """Each source's label and description predicates, as its tools name things (its dialect's, else RDFS).
+
+    Read from the catalog alone, so a record replayed before the source is opened is shaped alike.
+    """
+    from saga_kgqa.agent.dialect_tools import schema_vocabulary, tool_dialect
+    from saga_kgqa.schema.vocab import SchemaVocabulary
+
+    out = {}
+    for source in sources:
+        vocabulary = schema_vocabulary(tool_dialect(catalog.source(source).dialect)) or SchemaVocabulary()
+        out[source] = (*vocabulary.label_predicates, *vocabulary.description_predicates)
+    return out
 
 
 def known_questions(benchmark: str | None, data_dir: Path | None) -> dict[str, BenchmarkQuestion]:
@@ -111,6 +123,7 @@ def run_text2sparql(
         },
         known=known_questions(benchmark, data_dir),
         seconds=seconds,
+        label_properties=label_properties(catalog, mapping.values()),
         best=best,
     )
     _log_requests()

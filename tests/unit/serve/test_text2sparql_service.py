@@ -120,8 +120,6 @@ def test_protocol_errors_and_answers(tmp_path: Path) -> None:
 def test_the_served_query_drops_a_column_named_by_the_sources_own_label_property(tmp_path: Path) -> None:
     # A private graph names things with ex:displayName: the common label properties do not know it,
     # the source's vocabulary does, and the challenge scores every value of every column.
-    from saga_kgqa.serve.text2sparql import SourceAnswerer
-
     labelled = (
         "PREFIX ex: <http://example.org/> "
         "SELECT ?dept ?name WHERE { ex:ann ex:memberOf ?dept . ?dept ex:displayName ?name }"
@@ -134,9 +132,10 @@ def test_the_served_query_drops_a_column_named_by_the_sources_own_label_property
         app = build_app(
             Text2SparqlService(
                 datasets={"https://example.org/ds/": "example"},
-                answerer_for=lambda _source, _budget: SourceAnswerer(answer, names),
+                answerer_for=lambda _source, _budget: answer,
                 predictions=tmp_path / f"run{len(names)}.jsonl",
                 config={"face": "text2sparql"},
+                label_properties={"example": names},
             )
         )
         body = TestClient(app).get("/", params={"dataset": "https://example.org/ds/", "question": "Where is Ann?"})
@@ -144,3 +143,22 @@ def test_the_served_query_drops_a_column_named_by_the_sources_own_label_property
 
     assert "?name" in served(()).split("WHERE")[0]
     assert "?name" not in served(("http://example.org/displayName",)).split("WHERE")[0]
+
+
+def test_each_source_names_its_label_properties_from_the_catalog_without_opening_it(tmp_path: Path) -> None:
+    from saga_kgqa.serve.text2sparql_main import label_properties
+    from saga_kgqa.sources.catalog import Catalog
+
+    catalog = Catalog.from_mapping(
+        {
+            "sources": {
+                "films": {"endpoint": "http://127.0.0.1:9/sparql", "dialect": "freebase"},
+                "lab": {"data": ["absent.ttl"]},  # never opened: the file need not exist
+            }
+        },
+        base=tmp_path,
+    )
+    names = label_properties(catalog, ["films", "lab"])
+    assert "http://rdf.freebase.com/ns/type.object.name" in names["films"]
+    assert "http://www.w3.org/2000/01/rdf-schema#label" in names["lab"]
+    assert "http://rdf.freebase.com/ns/type.object.name" not in names["lab"]
