@@ -200,6 +200,10 @@ class SchemaVocabulary:
             range_predicates=(FREEBASE_NS + "type.property.expected_type",),
         )
 
+    def display_predicates(self) -> tuple[str, ...]:
+        """Predicates whose object only names or describes its subject (labels, then descriptions)."""
+        return self.label_predicates + self.description_predicates
+
     def meta_predicates(self) -> frozenset[str]:
         """Predicates that describe the schema itself; empirical induction skips them."""
         return frozenset(

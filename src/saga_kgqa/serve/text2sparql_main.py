@@ -71,11 +71,8 @@ def label_properties(catalog: Catalog, sources: Iterable[str]) -> dict[str, tupl
     from saga_kgqa.agent.dialect_tools import schema_vocabulary, tool_dialect
     from saga_kgqa.schema.vocab import SchemaVocabulary
 
-    out = {}
-    for source in sources:
-        vocabulary = schema_vocabulary(tool_dialect(catalog.source(source).dialect)) or SchemaVocabulary()
-        out[source] = (*vocabulary.label_predicates, *vocabulary.description_predicates)
-    return out
+    vocabularies = {source: schema_vocabulary(tool_dialect(catalog.source(source).dialect)) for source in sources}
+    return {source: (found or SchemaVocabulary()).display_predicates() for source, found in vocabularies.items()}
 
 
 def known_questions(benchmark: str | None, data_dir: Path | None) -> dict[str, BenchmarkQuestion]:
