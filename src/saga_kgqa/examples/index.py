@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from langchain_core.embeddings import Embeddings
 
 ExampleRanking = Literal["embedding", "bm25", "random"]
+#: Whose nearest candidates estimate which query features a question needs (:class:`StructureWeights`).
+NeedSource = Literal["own", "bm25", "both"]
 #: Features whose presence in an example the question must ask for (an unasked COUNT or ASK misleads).
 _UNASKED = frozenset({"COUNT", "ASK"})
 
@@ -43,8 +45,8 @@ class StructureWeights:
     """How much structure (and, for the embedding ranking, BM25) counts beside the words.
 
     The defaults per ranking (:data:`EMBEDDING_STRUCTURE`, :data:`BM25_STRUCTURE`) were chosen
-    with ``bench/examples.py --tune`` on a seeded 20 % of QALD-9-plus train and of
-    WikiWebQuestions train (questions) against the other 80 % (examples), nothing else.
+    with ``bench/examples.py --shape-predictors`` (the need) and ``--tune`` (the weights), 5-fold
+    over QALD-9-plus train and WikiWebQuestions train, nothing else.
 
     Attributes:
         skeleton: Share of the embedding score taken by the skeletons' similarity (0: words only).
@@ -53,26 +55,33 @@ class StructureWeights:
         cue: Added per feature the question asks for that the example's query has.
         unasked: Subtracted per COUNT or ASK the example's query has that the question does not ask for.
         diversity: Added, from the second pick of the top-k on, per feature an example's query has that
-            none chosen so far shows, times that feature's need: the share of the question's nearest
-            candidates whose query has it (a top-k of five queries of one shape shows the model one shape;
-            a flat bonus showed every shape to every question).
+            none chosen so far shows, times that feature's need (a top-k of five queries of one shape shows
+            the model one shape; a flat bonus showed every shape to every question).
+        need_from: Whose nearest candidates estimate the need, as the share of them whose query has each
+            feature: the ranking's own (``own``), BM25's (``bm25``; the embedding ranking computes its
+            scores anyway), or the mean of the two (``both``). The BM25 ranking's own are BM25's.
+        need_cues: Share of the need taken by the question's cues (1 for each feature its wording asks
+            for, else 0): ``need_cues * cues + (1 - need_cues) * neighbours``.
     """
 
     skeleton: float = 0.5
-    cue: float = 0.2
+    cue: float = 0.1
     unasked: float = 0.0
     diversity: float = 1.0
     lexical: float = 0.1
+    need_from: NeedSource = "both"
+    need_cues: float = 0.25
 
 
 #: Words only: the ranking before structure was added (the bench's ablation).
-WORDS_ONLY = StructureWeights(skeleton=0.0, cue=0.0, unasked=0.0, diversity=0.0, lexical=0.0)
-#: The embedding ranking's tuned weights (``bench/examples.py --tune``, 5-fold over the train splits;
-#: docs/examples-and-answer-shape.md): a hybrid, 10 % of the word score from BM25, half the question
-#: similarity from the skeletons, cue 0.2, diversity 1.0.
+WORDS_ONLY = StructureWeights(skeleton=0.0, cue=0.0, unasked=0.0, diversity=0.0, lexical=0.0, need_cues=0.0)
+#: The embedding ranking's tuned weights (fifth round, docs/examples-and-answer-shape.md): a hybrid, 10 % of
+#: the word score from BM25, half the question similarity from the skeletons, cue 0.1, diversity 1.0; the
+#: need from its own and BM25's nearest examples with a quarter from the cues (the lowest Brier on the folds).
 EMBEDDING_STRUCTURE = StructureWeights()
-#: The BM25 ranking's own tuned weights (skeleton and lexical do not apply to it): cue 0.3, diversity 1.0.
-BM25_STRUCTURE = StructureWeights(skeleton=0.0, cue=0.3, diversity=1.0, lexical=0.0)
+#: The BM25 ranking's own tuned weights (skeleton and lexical do not apply to it): cue 0.3, diversity 0.8,
+#: the need from its nearest examples with half from the cues.
+BM25_STRUCTURE = StructureWeights(skeleton=0.0, cue=0.3, diversity=0.8, lexical=0.0, need_from="own", need_cues=0.5)
 
 
 def default_structure(ranking: ExampleRanking) -> StructureWeights:
@@ -134,12 +143,21 @@ class ExampleIndex:
         """The ``k`` nearest examples, best first: one per distinct query, never ``question`` itself."""
         if k <= 0 or not self.examples:
             return []
-        own = normalise_question(question)
         order, scores = self._order(question)
         diversify = scores is not None and self.structure.diversity > 0
         wanted = max(k, _DIVERSE_POOL) if diversify else k
-        # The question itself and repeated queries go before diversity re-ranks: an example that is
-        # never shown must neither take the first pick nor count as showing its features.
+        candidates = self._shown_candidates(order, question, wanted)
+        if diversify and scores is not None:
+            candidates = self._diversified(candidates, scores, k, self.need(question, candidates))
+        return [self.examples[position] for position in candidates[:k]]
+
+    def _shown_candidates(self, order: Sequence[int], question: str, wanted: int) -> list[int]:
+        """The first ``wanted`` positions of ``order`` that could be shown: one per query, never the question.
+
+        The question itself and repeated queries go before diversity re-ranks: an example that is never
+        shown must neither take the first pick nor count as showing its features.
+        """
+        own = normalise_question(question)
         candidates: list[int] = []
         seen: set[str] = set()
         for position in order:
@@ -149,26 +167,61 @@ class ExampleIndex:
             candidates.append(position)
             if len(candidates) == wanted:
                 break
-        if diversify and scores is not None:
-            candidates = self._diversified(candidates, scores, k)
-        return [self.examples[position] for position in candidates[:k]]
+        return candidates
 
-    def _diversified(self, candidates: list[int], base: np.ndarray, k: int) -> list[int]:
+    def need(self, question: str, candidates: Sequence[int] | None = None) -> np.ndarray:
+        """Which query features the question likely needs, one share per feature of :data:`FEATURES`.
+
+        The share of the question's :data:`_ASPECT_NEIGHBOURS` nearest candidates (the ranking's own,
+        BM25's, or both: :attr:`StructureWeights.need_from`) whose query has each feature, blended with
+        the wording's cues (:attr:`StructureWeights.need_cues`). ``candidates`` are the ranking's own,
+        best first, when the caller has them. The random ranking's need is the pool's base rate.
+        """
+        import numpy as np
+
+        weights = self.structure
+        if self.ranking == "random":
+            base: np.ndarray = self._feature_matrix.mean(axis=0)
+            return base
+        if candidates is None:
+            candidates = self._shown_candidates(self._order(question)[0], question, _ASPECT_NEIGHBOURS)
+        own = self._share_with(candidates)
+        if weights.need_from == "own" or self.ranking == "bm25":
+            neighbours: np.ndarray = own
+        else:
+            order = np.argsort(-(self._bm25_scores(question) + self._form_prior(question)), kind="stable")
+            nearest = self._shown_candidates([int(i) for i in order], question, _ASPECT_NEIGHBOURS)
+            lexical = self._share_with(nearest)
+            neighbours = lexical if weights.need_from == "bm25" else (own + lexical) / 2
+        if not weights.need_cues:
+            return neighbours
+        cues = question_cues(question)
+        asked = np.array([name in cues for name in FEATURES], dtype=np.float32)
+        blended: np.ndarray = weights.need_cues * asked + (1.0 - weights.need_cues) * neighbours
+        return blended
+
+    def _share_with(self, positions: Sequence[int]) -> np.ndarray:
+        """Per feature, the share of the first :data:`_ASPECT_NEIGHBOURS` ``positions`` whose query has it."""
+        import numpy as np
+
+        rows = self._feature_matrix[list(positions[:_ASPECT_NEIGHBOURS])]
+        share: np.ndarray = rows.mean(axis=0) if len(rows) else np.zeros(len(FEATURES), dtype=np.float32)
+        return share
+
+    def _diversified(self, candidates: list[int], base: np.ndarray, k: int, need: np.ndarray) -> list[int]:
         """Greedy re-ranking of ``k`` picks, xQuAD-style, with the query features as the aspects.
 
-        Each pick after the first gains ``diversity`` times the need of every feature it shows that no
-        earlier pick shows. A feature's need is the share of the question's :data:`_ASPECT_NEIGHBOURS`
-        nearest candidates whose query has it: the shapes the nearest examples suggest the question may
-        take. (A flat bonus per unshown feature rewarded shapes whatever the question: five queries
-        spanning COUNT, ASK, ORDER BY and FILTER showed every feature to any question, a ceiling the
-        coverage bench could not see past; docs/examples-and-answer-shape.md.)
+        Each pick after the first gains ``diversity`` times the need (:meth:`need`) of every feature it
+        shows that no earlier pick shows: the shapes the question likely takes. (A flat bonus per unshown
+        feature rewarded shapes whatever the question: five queries spanning COUNT, ASK, ORDER BY and
+        FILTER showed every feature to any question, a ceiling the coverage bench could not see past;
+        docs/examples-and-answer-shape.md.)
 
         The first pick is the nearest example: with nothing shown yet, a bonus would reward a query for
         having many features (an unasked ASK beat the paraphrase at k = 1), not for adding a shape.
         """
         import numpy as np
 
-        need: np.ndarray = self._feature_matrix[candidates[:_ASPECT_NEIGHBOURS]].mean(axis=0)
         shown = np.zeros(len(FEATURES), dtype=np.float32)
         left = list(candidates)
         out: list[int] = []

@@ -66,7 +66,9 @@ def test_how_many_retrieves_the_count_example_over_a_lexically_closer_list(
     question = "How many employees are in the sales department of the company?"
     words_only = _index(ranking, embeddings, structure=WORDS_ONLY).examples_for(question, 1)
     assert words_only == [LIST]  # the words alone prefer the list: the fixture is a real test
-    assert _index(ranking, embeddings).examples_for(question, 1) == [COUNTED]
+    # The mechanism at a cue of 0.2 (the tuned cue of each ranking is in default_structure).
+    cued = dataclasses.replace(default_structure(ranking), cue=0.2)
+    assert _index(ranking, embeddings, structure=cued).examples_for(question, 1) == [COUNTED]
 
 
 def test_a_superlative_prefers_the_ordered_example() -> None:
@@ -178,7 +180,9 @@ def test_the_first_pick_is_the_nearest_example_whatever_the_diversity(
 
 def test_words_only_turns_every_structure_term_off_the_bm25_share_included() -> None:
     # The bench's emb-words ablation is pure embedding: a default left in WORDS_ONLY made it a hybrid.
-    assert all(value == 0.0 for value in dataclasses.astuple(WORDS_ONLY))
+    # need_from names a source, not a weight; with diversity 0 no need is read.
+    weights = [value for value in dataclasses.astuple(WORDS_ONLY) if not isinstance(value, str)]
+    assert weights and all(value == 0.0 for value in weights)
 
 
 def test_diversity_adds_the_shapes_the_nearest_examples_suggest_not_every_shape() -> None:
@@ -241,3 +245,57 @@ def test_the_form_prior_weighs_alike_whatever_band_the_models_cosines_sit_in(emb
         for model in (embeddings, _Banded(embeddings, 0.0), _Banded(embeddings, 2.0))
     ]
     assert tops == [[near], [near], [near]]
+
+
+def _department_lists() -> list[QueryExample]:
+    departments = ["Sales", "Marketing", "Research", "Legal", "Finance", "Support", "Design", "Audit", "Payroll"]
+    return [
+        _example(f"Which employees work in the {d.lower()} department?", f"SELECT ?e WHERE {{ ?e v:worksIn v:{d} }}")
+        for d in departments
+    ] + [
+        _example(f"Which people belong to the {d.lower()} team?", f"SELECT ?p WHERE {{ ?p v:memberOf v:{d}Team }}")
+        for d in departments
+    ]
+
+
+def test_the_wordings_cues_add_a_shape_the_nearest_examples_never_take() -> None:
+    # "How many" asks for a COUNT that none of the question's ten nearest examples has: a need read from
+    # the neighbours alone is 0 for COUNT, so the only counting example never enters the top 3. The
+    # fifth round blends the cues into the need (docs/examples-and-answer-shape.md).
+    counted = _example(
+        "What is the number of moons orbiting Jupiter?", "SELECT (COUNT(?m) AS ?n) WHERE { ?m v:orbits v:Jupiter }"
+    )
+    pool = [*_department_lists(), counted]
+    question = "How many employees work in the research department?"
+    neighbours_only = StructureWeights(cue=0.0, diversity=1.0, need_cues=0.0)
+    blended = dataclasses.replace(neighbours_only, need_cues=0.75)
+    alone = ExampleIndex(pool, ranking="bm25", structure=neighbours_only)
+    assert alone.need(question)[0] == 0.0  # COUNT is FEATURES[0]
+    assert counted not in alone.examples_for(question, 3)
+    mixed = ExampleIndex(pool, ranking="bm25", structure=blended)
+    assert mixed.need(question)[0] == pytest.approx(0.75)
+    top = mixed.examples_for(question, 3)
+    assert counted in top and top[0].question == "Which employees work in the research department?"
+
+
+def test_the_embedding_rankings_need_reads_bm25s_neighbours_or_both(embeddings: object) -> None:
+    # The embedding ranking computes BM25's scores for its hybrid word score; need_from lets its need
+    # come from BM25's nearest examples (the better reader of a question's shape on the train folds).
+    pool = [*POOL, *FAR, *_department_lists()]
+    question = "Is Alice in the legal team?"
+    weights = StructureWeights(cue=0.2, need_cues=0.0)
+    lexical = ExampleIndex(pool, ranking="bm25", structure=weights).need(question)
+
+    def need(source: str) -> object:
+        structure = dataclasses.replace(weights, need_from=source)
+        return ExampleIndex(pool, ranking="embedding", embeddings=embeddings, structure=structure).need(question)  # type: ignore[arg-type]
+
+    own, from_bm25, both = need("own"), need("bm25"), need("both")
+    assert from_bm25 == pytest.approx(lexical)
+    assert both == pytest.approx((own + lexical) / 2)  # type: ignore[operator]
+    assert not (own == pytest.approx(lexical))  # the fixture tells the two sources apart
+
+
+def test_the_random_rankings_need_is_the_pools_base_rate() -> None:
+    index = ExampleIndex(POOL, ranking="random")
+    assert index.need("How many staff are there?") == pytest.approx([0.25, 0.25, 0.0, 0.25, 0.0, 0.0, 0.25])
