@@ -293,7 +293,7 @@ def test_the_embedding_rankings_need_reads_bm25s_neighbours_or_both(embeddings: 
     own, from_bm25, both = need("own"), need("bm25"), need("both")
     assert from_bm25 == pytest.approx(lexical)
     assert both == pytest.approx((own + lexical) / 2)  # type: ignore[operator]
-    assert not (own == pytest.approx(lexical))  # the fixture tells the two sources apart
+    assert own != pytest.approx(lexical)  # the fixture tells the two sources apart
 
 
 def test_the_random_rankings_need_is_the_pools_base_rate() -> None:
