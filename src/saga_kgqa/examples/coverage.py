@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from saga_kgqa.examples.form import FEATURES, query_features
+from saga_kgqa.kg.core.profiles import WIKIDATA_PREFIXES
 from saga_kgqa.kg.guard.sparql_algebra import iter_triple_patterns
 
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
@@ -74,7 +75,9 @@ def _terms(sparql: str) -> tuple[frozenset[str], frozenset[str]]:
     from rdflib.plugins.sparql import prepareQuery
 
     try:
-        algebra = prepareQuery(sparql).algebra
+        # WDQS's predeclared prefixes: queries written for it (SPINACH's gold) have no PREFIX lines;
+        # a query's own PREFIX lines override these.
+        algebra = prepareQuery(sparql, initNs=WIKIDATA_PREFIXES).algebra
     except Exception:
         return frozenset(), frozenset()
     properties: set[str] = set()

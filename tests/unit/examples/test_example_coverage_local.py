@@ -28,3 +28,17 @@ def test_another_databases_column_of_the_same_name_covers_by_local_name_but_not_
     # By local name "age" transfers too ("name" does not: the other query has "height").
     assert local_names(gold.properties) == {"type", "name", "age"}
     assert covered(local_names(gold.properties), [local_names(shown.properties)]) == 2 / 3
+
+
+def test_a_query_written_for_wdqs_is_read_without_its_prefix_lines() -> None:
+    # WDQS predeclares wd:, wdt:, p:, ps:, … and SPINACH's gold queries rely on it: read as written, every
+    # such query failed to parse and showed no property, so a bench pair over them measured 0 for every ranking.
+    from saga_kgqa.examples.coverage import signature
+
+    shown = signature("SELECT ?item WHERE { ?item wdt:P19/wdt:P131* wd:Q408 . ?item wdt:P31 wd:Q5 }")
+    wdt = "http://www.wikidata.org/prop/direct/"
+    assert shown.properties == {wdt + "P19", wdt + "P131", wdt + "P31"}
+    assert shown.classes == {"http://www.wikidata.org/entity/Q5"}
+    # A query's own PREFIX lines still win over the predeclared ones.
+    own = signature("PREFIX wdt: <http://example.org/p/> SELECT ?x WHERE { ?x wdt:P31 ?y }")
+    assert own.properties == {"http://example.org/p/P31"}
