@@ -58,7 +58,7 @@ from saga_kgqa.examples.harvest import from_benchmark, harvest_files
 from saga_kgqa.tools.patterns.embeddings import build_embeddings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the modules beside this file, run as a script
-from examples_dev import FOLDS, SEED, _calibration_dev, _folds, _shape_predictors, _tune, choose
+from examples_dev import FOLDS, SEED, _folds, _shape_predictors, _tune, choose
 from examples_tally import VARIANTS, Tally, _fixed, _leave_one_out, _mean, _measure, _QueryCache, _screened
 
 #: Pairs whose property coverage is judged by local name (see the module docstring).
@@ -78,9 +78,6 @@ def main() -> None:
     parser.add_argument("--runtime", choices=("minilm", "e5"), default="minilm")
     parser.add_argument("--tune", action="store_true", help="grid the structure weights on the train folds only")
     parser.add_argument(
-        "--calibration-dev", action="store_true", help="calibrated vs fixed weights on the train folds (sixth round)"
-    )
-    parser.add_argument(
         "--shape-predictors", action="store_true", help="Brier scores of the query-feature estimates (train folds)"
     )
     args = parser.parse_args()
@@ -96,9 +93,6 @@ def main() -> None:
 
     if args.tune:
         _tune(questions, args.k, embeddings, args.limit)
-        return
-    if args.calibration_dev:
-        _calibration_dev(questions, args.k, embeddings)
         return
     if args.shape_predictors:
         _shape_predictors(questions, embeddings)

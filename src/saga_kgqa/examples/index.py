@@ -18,7 +18,6 @@ same with any model; each ranking has its own tuned weights (:func:`default_stru
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import random
 import threading
@@ -140,44 +139,19 @@ class ExampleIndex:
     def __len__(self) -> int:
         return len(self.examples)
 
-    def examples_for(self, question: str, k: int, *, without: str | None = None) -> list[QueryExample]:
-        """The ``k`` nearest examples, best first: one per distinct query, never ``question`` itself.
-
-        Args:
-            question: What to find examples for.
-            k: How many.
-            without: A query none of the examples may have (normalised): the held-out example's own, when
-                an index is measured on itself (:mod:`saga_kgqa.examples.calibrate`).
-        """
+    def examples_for(self, question: str, k: int) -> list[QueryExample]:
+        """The ``k`` nearest examples, best first: one per distinct query, never ``question`` itself."""
         if k <= 0 or not self.examples:
             return []
         order, scores = self._order(question)
         diversify = scores is not None and self.structure.diversity > 0
         wanted = max(k, _DIVERSE_POOL) if diversify else k
-        candidates = self._shown_candidates(order, question, wanted, without)
+        candidates = self._shown_candidates(order, question, wanted)
         if diversify and scores is not None:
-            candidates = self._diversified(candidates, scores, k, self.need(question, candidates, without=without))
+            candidates = self._diversified(candidates, scores, k, self.need(question, candidates))
         return [self.examples[position] for position in candidates[:k]]
 
-    def with_structure(self, structure: StructureWeights) -> ExampleIndex:
-        """The same examples under other weights, sharing this index's vectors and BM25 index.
-
-        The pool's vectors and BM25 index are computed here first, once, so that a calibration trying a
-        dozen settings embeds the pool once (a twin with a skeleton share this index lacks embeds the
-        skeletons itself).
-        """
-        if self.ranking != "random" and self.examples:
-            probe = self.examples[0].question
-            self._bm25_scores(probe)
-            if self.ranking == "embedding":
-                self._embedding_scores(probe)
-        twin = copy.copy(self)
-        twin.structure = structure
-        return twin
-
-    def _shown_candidates(
-        self, order: Sequence[int], question: str, wanted: int, without: str | None = None
-    ) -> list[int]:
+    def _shown_candidates(self, order: Sequence[int], question: str, wanted: int) -> list[int]:
         """The first ``wanted`` positions of ``order`` that could be shown: one per query, never the question.
 
         The question itself and repeated queries go before diversity re-ranks: an example that is never
@@ -185,7 +159,7 @@ class ExampleIndex:
         """
         own = normalise_question(question)
         candidates: list[int] = []
-        seen: set[str] = {normalise_query(without)} if without is not None else set()
+        seen: set[str] = set()
         for position in order:
             if self._questions[position] == own or self._queries[position] in seen:
                 continue
@@ -195,14 +169,13 @@ class ExampleIndex:
                 break
         return candidates
 
-    def need(self, question: str, candidates: Sequence[int] | None = None, *, without: str | None = None) -> np.ndarray:
+    def need(self, question: str, candidates: Sequence[int] | None = None) -> np.ndarray:
         """Which query features the question likely needs, one share per feature of :data:`FEATURES`.
 
         The share of the question's :data:`_ASPECT_NEIGHBOURS` nearest candidates (the ranking's own,
         BM25's, or both: :attr:`StructureWeights.need_from`) whose query has each feature, blended with
         the wording's cues (:attr:`StructureWeights.need_cues`). ``candidates`` are the ranking's own,
-        best first, when the caller has them; ``without`` as in :meth:`examples_for`. The random
-        ranking's need is the pool's base rate.
+        best first, when the caller has them. The random ranking's need is the pool's base rate.
         """
         import numpy as np
 
@@ -211,13 +184,13 @@ class ExampleIndex:
             base: np.ndarray = self._feature_matrix.mean(axis=0)
             return base
         if candidates is None:
-            candidates = self._shown_candidates(self._order(question)[0], question, _ASPECT_NEIGHBOURS, without)
+            candidates = self._shown_candidates(self._order(question)[0], question, _ASPECT_NEIGHBOURS)
         own = self._share_with(candidates)
         if weights.need_from == "own" or self.ranking == "bm25":
             neighbours: np.ndarray = own
         else:
             order = np.argsort(-(self._bm25_scores(question) + self._form_prior(question)), kind="stable")
-            nearest = self._shown_candidates([int(i) for i in order], question, _ASPECT_NEIGHBOURS, without)
+            nearest = self._shown_candidates([int(i) for i in order], question, _ASPECT_NEIGHBOURS)
             lexical = self._share_with(nearest)
             neighbours = lexical if weights.need_from == "bm25" else (own + lexical) / 2
         if not weights.need_cues:
