@@ -44,10 +44,16 @@ _SUPERLATIVE = re.compile(
 )
 _COMPARISON = re.compile(
     r"\b(more|less|fewer|greater|larger|smaller|higher|lower|older|younger|taller|shorter|longer|bigger)\s+than\b|"
-    r"\b(before|after|between|since|until|above|below|over|under|at\s+least|at\s+most|exceeds?)\s+\d|"
+    r"\b(before|after|between|since|until|above|below|over|under|exceeds?)\s+\d|"
     r"\b(starts?|begins?|ends?)\s+with\b|\bcontains?\b|"
     r"\b(mehr|weniger|gr[öo](ß|ss)er|kleiner|h[öo]her|[äa]lter|j[üu]nger)\s+als\b|\b(vor|nach|seit|zwischen)\s+\d|"
     r"\b(m[áa]s|menos)\s+(\w+\s+)?(de|que)\b|\b(antes|despu[ée]s)\s+de\s+\d",
+    re.I,
+)
+#: A bound ("at least $80 million", "mindestens 80", "al menos 80"): a comparison, whatever follows it (a currency
+#: sign, a number word), and never a superlative although it holds "least" or "most".
+_BOUND = re.compile(
+    r"\b(at\s+(least|most)|mindestens|h[öo]chstens|wenigstens|al\s+menos|por\s+lo\s+menos|como\s+(m[íi]nimo|m[áa]ximo))\b",
     re.I,
 )
 #: Capitalised words, numbers and quoted text: what a skeleton masks (one mask per run of them).
@@ -60,16 +66,16 @@ def question_cues(question: str) -> frozenset[str]:
     """The query features the question's wording asks for (a subset of :data:`FEATURES`).
 
     "How many" asks for COUNT, a yes/no opening for ASK, a superlative for ORDER BY and LIMIT,
-    a comparison ("more than", "before 1990") for FILTER.
+    a comparison ("more than", "before 1990") or a bound ("at least", "mindestens") for FILTER.
     """
     cues: set[str] = set()
     if _HOW_MANY.search(question):
         cues.add("COUNT")
     elif _YES_NO.search(question):
         cues.add("ASK")
-    if _SUPERLATIVE.search(question):
+    if _SUPERLATIVE.search(_BOUND.sub(" ", question)):
         cues.update(("ORDER BY", "LIMIT"))
-    if _COMPARISON.search(question):
+    if _COMPARISON.search(question) or _BOUND.search(question):
         cues.add("FILTER")
     return frozenset(cues)
 

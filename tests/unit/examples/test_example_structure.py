@@ -93,6 +93,20 @@ def test_question_cues_read_count_yes_no_superlative_and_comparison_in_three_lan
     assert "ASK" not in question_cues("How many people live in Paris?")
 
 
+def test_a_bound_is_a_comparison_not_a_superlative() -> None:
+    """Faults AE1: "at least"/"at most" read as a superlative (ORDER BY, LIMIT); a bound is a FILTER."""
+    assert question_cues("Give me all films by Steven Spielberg with a budget of at least $80 million.") == {"FILTER"}
+    assert question_cues("Which mountains are at most 1,000 m high?") == {"FILTER"}
+    assert question_cues("Which cities have at least two airports?") == {"FILTER"}
+    assert question_cues("Welche Filme kosteten mindestens 80 Millionen Dollar?") == {"FILTER"}
+    assert question_cues("Welche Berge sind höchstens 1000 m hoch?") == {"FILTER"}
+    assert question_cues("¿Qué películas costaron al menos 80 millones?") == {"FILTER"}
+    assert question_cues("¿Qué montañas miden como máximo 1000 m?") == {"FILTER"}
+    # the superlatives stay superlatives
+    assert question_cues("Which country has the most inhabitants?") == {"ORDER BY", "LIMIT"}
+    assert question_cues("Who has the least money?") == {"ORDER BY", "LIMIT"}
+
+
 def test_skeleton_masks_entity_mentions_and_numbers_but_keeps_the_form() -> None:
     assert skeleton("How many films did Stanley Kubrick direct?") == "How many films did X direct?"
     assert skeleton("How many books did Orwell write in 1949?") == "How many books did X write in X?"
