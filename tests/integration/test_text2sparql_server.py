@@ -68,7 +68,7 @@ def test_gold_replay_answers_every_ck25_question_and_the_record_scores_em_one(tm
     per_question = [json.loads(line) for line in scored.stdout.splitlines() if line.strip()]
     assert len(per_question) == len(questions)
     usable = [entry for entry in per_question if "not_scored" not in entry]
-    assert len(usable) == 42  # the CK25 questions with usable gold
+    assert len(usable) == 44  # the CK25 questions with usable gold
     assert all(entry["strict_em"] == 1.0 for entry in usable), usable
 
 

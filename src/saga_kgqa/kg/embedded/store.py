@@ -41,6 +41,7 @@ from saga_kgqa.kg.embedded.loading import content_digest, load_files, read_conte
 from saga_kgqa.kg.embedded.oxigraph_terms import collect_result, has_named_graphs
 from saga_kgqa.kg.embedded.stale_stores import STORE_PREFIX, sweep_stale_stores
 from saga_kgqa.kg.embedded.worker import DEFAULT_MAX_CELL_CHARS, QueryWorker
+from saga_kgqa.kg.embedded.xsd_casts import casts_for
 from saga_kgqa.kg.guard.sparql_lexer import tokenize
 
 if TYPE_CHECKING:
@@ -274,7 +275,12 @@ class EmbeddedStore(Closing):
         started = time.perf_counter()
         try:
             # Named graphs record provenance (one graph per source); queries see their union.
-            raw = store.query(query.text, prefixes=self._prefixes, use_default_graph_as_union=self._union)
+            raw = store.query(
+                query.text,
+                prefixes=self._prefixes,
+                use_default_graph_as_union=self._union,
+                custom_functions=casts_for(query.text),
+            )
             return collect_result(raw, query.form, limits.max_rows, started)
         except SyntaxError as exc:
             raise QuerySyntaxError(f"the store rejected the query: {exc}", server_text=str(exc)) from exc

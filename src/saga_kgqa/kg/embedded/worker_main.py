@@ -182,7 +182,12 @@ def _answer(
 ) -> "dict[str, Any]":
     try:
         # Same dataset as the in-process path: the default graph is the union of all graphs.
-        raw = store.query(request["text"], prefixes=prefixes, use_default_graph_as_union=union)
+        raw = store.query(
+            request["text"],
+            prefixes=prefixes,
+            use_default_graph_as_union=union,
+            custom_functions=_derived_casts(request["text"]),
+        )
         if isinstance(raw, ox.QueryBoolean):
             return {"status": "ok", "form": "ASK", "boolean": bool(raw)}
         collector = _Collector(request, ox)
@@ -203,6 +208,31 @@ def _answer(
         "truncated": truncated,
         "notes": collector.notes,
     }
+
+
+#: Text a query calling an XSD derived integer cast holds (``:int``, ``#unsignedByte`` ...). A query without any
+#: never loads the casts' module (its ``re`` and ``decimal`` are start-up cost); one with a false hit
+#: (``xsd:integer`` holds ``:int``) only pays for loading it once.
+_CAST_MARKERS = tuple(
+    sep + name
+    for sep in (":", "#")
+    for name in ("int", "long", "short", "byte", "nonNegative", "positive", "nonPositive", "negative", "unsigned")
+)
+
+
+def _derived_casts(text: str) -> "Any":
+    """The custom functions (pyoxigraph's) for XSD's derived integer casts, when ``text`` may call one (faults AE2).
+
+    The worker never imports the ``saga_kgqa`` package, so ``xsd_casts.py`` (standard library and pyoxigraph
+    only) is imported from this file's folder.
+    """
+    if not any(marker in text for marker in _CAST_MARKERS):
+        return None
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:
+        sys.path.append(here)
+    casts: Any = __import__("xsd_casts")  # a script's sibling, not the package's module (mypy cannot see it)
+    return casts.casts_for(text)
 
 
 def _die_with_parent(parent: int) -> None:
