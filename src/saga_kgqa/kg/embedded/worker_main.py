@@ -220,19 +220,29 @@ _CAST_MARKERS = tuple(
 )
 
 
+_CASTS_MODULE = "_saga_worker_xsd_casts"
+
+
 def _derived_casts(text: str) -> "Any":
     """The custom functions (pyoxigraph's) for XSD's derived integer casts, when ``text`` may call one (faults AE2).
 
     The worker never imports the ``saga_kgqa`` package, so ``xsd_casts.py`` (standard library and pyoxigraph
-    only) is imported from this file's folder.
+    only) is loaded from this file's folder by its path, once, under a name no installed module can shadow.
     """
     if not any(marker in text for marker in _CAST_MARKERS):
         return None
-    here = os.path.dirname(os.path.abspath(__file__))
-    if here not in sys.path:
-        sys.path.append(here)
-    casts: Any = __import__("xsd_casts")  # a script's sibling, not the package's module (mypy cannot see it)
-    return casts.casts_for(text)
+    module = sys.modules.get(_CASTS_MODULE)
+    if module is None:
+        import importlib.util
+
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "xsd_casts.py")
+        spec = importlib.util.spec_from_file_location(_CASTS_MODULE, path)
+        if spec is None or spec.loader is None:
+            return None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules[_CASTS_MODULE] = module
+    return module.casts_for(text)
 
 
 def _die_with_parent(parent: int) -> None:
