@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from saga_kgqa.cli.options import DataDirOption, DataOption, EndpointOption, ProfileOption
+from saga_kgqa.cli.options import DataDirOption, DataOption, EmbeddingRuntimeOption, EndpointOption, ProfileOption
 from saga_kgqa.cli.output import fail, print_json
 from saga_kgqa.errors import SagaError
 
@@ -58,22 +58,39 @@ def examples_search(
     question: Annotated[str, typer.Argument(help="The question to find worked examples for.")],
     examples: Annotated[Path, typer.Option("--examples", help="Examples file from `saga index examples`.")],
     k: Annotated[int, typer.Option("-k", help="Examples to show.")] = 3,
-    ranking: Annotated[str, typer.Option(help="embedding, bm25 or random.")] = "embedding",
+    ranking: Annotated[
+        str | None,
+        typer.Option(help="embedding, bm25 or random (default: the agent's, the configured runtime else BM25)."),
+    ] = None,
+    embedding_runtime: EmbeddingRuntimeOption = None,
 ) -> None:
-    """Show the k examples nearest to a question (what the agent's prompt would get)."""
+    """Show the k examples nearest to a question (what the agent's prompt would get), and the ranking used."""
+    from saga_kgqa.context import SagaContext
+    from saga_kgqa.examples.configured import configured_embeddings, configured_examples
     from saga_kgqa.examples.index import ExampleIndex
     from saga_kgqa.examples.model import read_examples
-    from saga_kgqa.tools.patterns.embeddings import build_embeddings
 
     try:
-        if ranking not in ("embedding", "bm25", "random"):
+        if ranking not in (None, "embedding", "bm25", "random"):
             raise typer.BadParameter("--ranking must be embedding, bm25 or random")
-        embedder = build_embeddings("minilm") if ranking == "embedding" else None
-        index = ExampleIndex(read_examples(examples), ranking=ranking, embeddings=embedder)  # type: ignore[arg-type]
-        chosen = index.examples_for(question, k)
+        explicit: dict[str, Any] = {"embedding_runtime": embedding_runtime} if embedding_runtime else {}
+        context = SagaContext.from_env(examples_file=str(examples), examples_k=max(k, 1), **explicit)
+        index: ExampleIndex | None
+        if ranking is None:
+            index = configured_examples(context)  # the agent's own index: same runtime, same fallback
+        else:
+            embedder = configured_embeddings(context, required=True) if ranking == "embedding" else None
+            index = ExampleIndex(read_examples(examples), ranking=ranking, embeddings=embedder)  # type: ignore[arg-type]
+        chosen = index.examples_for(question, k) if index is not None else []
     except SagaError as exc:
         fail(exc)
-    print_json({"question": question, "examples": [e.model_dump() for e in chosen]})
+    print_json(
+        {
+            "question": question,
+            "ranking": index.ranking if index is not None else None,
+            "examples": [e.model_dump() for e in chosen],
+        }
+    )
 
 
 def examples_confirm(

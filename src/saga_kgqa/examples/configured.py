@@ -39,12 +39,21 @@ def configured_examples(context: SagaContext) -> ExampleIndex | None:
     with _LOCK:
         found = _INDEXES.get(key)
         if found is None:
-            found = ExampleIndex(read_examples(path), embeddings=_embeddings(context))
+            found = ExampleIndex(read_examples(path), embeddings=configured_embeddings(context))
             _INDEXES[key] = found
         return found
 
 
-def _embeddings(context: SagaContext) -> Embeddings | None:
+def configured_embeddings(context: SagaContext, *, required: bool = False) -> Embeddings | None:
+    """The embedder the context's runtime names, or ``None`` (BM25) when it is not available here.
+
+    Args:
+        context: Names the runtime (``embedding_runtime``, its base URL and model).
+        required: Raise instead of returning ``None`` (a caller that asked for embeddings by name).
+
+    Raises:
+        ConfigurationError: ``required`` and the runtime is not available.
+    """
     from saga_kgqa.tools.patterns.embeddings import build_embeddings
 
     base_url = context.embedding_base_url or os.environ.get("SAGA_EMBEDDING_BASE_URL") or None
@@ -52,4 +61,6 @@ def _embeddings(context: SagaContext) -> Embeddings | None:
     try:
         return build_embeddings(context.embedding_runtime, base_url=base_url, model=model)
     except ConfigurationError:
+        if required:
+            raise
         return None  # no embedding runtime here: BM25
