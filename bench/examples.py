@@ -161,6 +161,7 @@ def main() -> None:
             f"{pair}:prop={_mean(e.properties):.3f}/{_mean(b.properties):.3f}/{_mean(r.properties):.3f}{local}"
             f",feat={_mean(e.features):.3f}/{_mean(b.features):.3f}/{_mean(r.features):.3f}"
             f",words_only={_mean(ew.properties):.3f}/{_mean(bw.properties):.3f}|{_mean(ew.features):.3f}/{_mean(bw.features):.3f}"
+            f",feat_wins={_wins(e.features, b.features)}"
             f",none={sum(v == 0 for v in e.properties) / max(len(e.properties), 1):.3f}"
             f",tok={_mean(e.tokens):.0f}"
         )
@@ -174,10 +175,22 @@ def main() -> None:
         "emb/bm25 for properties|features; emb>bm25>random counts pairs x (properties, features), "
         "spider-other-db's properties by local name (prop_local: no property IRI crosses its databases); "
         "X = share of the shown features the gold lacks; "
+        "feat_wins = questions where the embedding shows more gold features : where BM25 does; "
         "none = share of questions whose embedding top-k shows no gold property; "
         f"{time.perf_counter() - started:.0f} s)"
     )
     print("RESULT " + " ".join(fields))
+
+
+def _wins(embedding: list[float], bm25: list[float]) -> str:
+    """``E:B``: the questions on which the embedding's top-k shows more of the gold's features, and BM25's.
+
+    The two lists are per question, in the same order (both rankings score the same questions). A mean's
+    order can hang on one question; these counts say how many questions it hangs on.
+    """
+    ahead = sum(x > y for x, y in zip(embedding, bm25, strict=True))
+    behind = sum(x < y for x, y in zip(embedding, bm25, strict=True))
+    return f"{ahead}:{behind}"
 
 
 if __name__ == "__main__":

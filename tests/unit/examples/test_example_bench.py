@@ -74,3 +74,11 @@ def test_the_tally_counts_coverage_by_iri_and_by_local_name(bench: ModuleType) -
     tally.add(gold, [other_db], tokens=False)
     assert tally.properties == [0.5]  # rdf:type only
     assert tally.properties_local == [1.0]  # rdf:type and the column "age"
+
+
+def test_feature_wins_count_the_questions_a_mean_hangs_on(bench: ModuleType) -> None:
+    # Per question, in the same order: one question each way, two ties.
+    assert bench._wins([1.0, 0.5, 1.0, 0.0], [0.5, 0.5, 1.0, 1.0]) == "1:1"
+    assert bench._wins([], []) == "0:0"
+    with pytest.raises(ValueError):
+        bench._wins([1.0], [])  # unaligned tallies are a bench fault, not a count
