@@ -82,3 +82,42 @@ def test_feature_wins_count_the_questions_a_mean_hangs_on(bench: ModuleType) -> 
     assert bench._wins([], []) == "0:0"
     with pytest.raises(ValueError):
         bench._wins([1.0], [])  # unaligned tallies are a bench fault, not a count
+
+
+def test_the_issue_measure_counts_its_five_features_and_the_bench_keeps_seven_beside_it(bench: ModuleType) -> None:
+    gold = signature("SELECT (COUNT(?x) AS ?n) WHERE { ?x a <http://x/C> } GROUP BY ?x LIMIT 3")
+    count_only = QueryExample(
+        question="How many things are there?",
+        sparql="SELECT (COUNT(?x) AS ?n) WHERE { ?x a <http://x/D> }",
+        source="train:fixture",
+    )
+    tally = bench.Tally()
+    tally.add(gold, [count_only], tokens=False)
+    assert tally.features == [1 / 3]  # COUNT of COUNT, GROUP BY, LIMIT
+    assert tally.issue_features == [1.0]  # COUNT is the only one of the issue's five the gold has
+    grouped_only = signature("SELECT ?x WHERE { ?x a <http://x/C> } GROUP BY ?x")
+    tally.add(grouped_only, [count_only], tokens=False)
+    assert tally.features == [1 / 3, 0.0]
+    assert tally.issue_features == [1.0]  # a gold with none of the five is not averaged in
+
+
+def test_the_order_count_reads_the_issue_measure_and_prints_the_seven_beside_it(bench: ModuleType) -> None:
+    def tally(properties: float, five: float, seven: float) -> object:
+        return bench.Tally(properties=[properties], issue_features=[five], features=[seven])
+
+    results = {
+        # the seven-feature order fails (BM25 ahead), the five-feature order holds
+        "ck25-loo": {"embedding": tally(0.9, 0.9, 0.8), "bm25": tally(0.8, 0.8, 0.9), "random": tally(0.4, 0.5, 0.5)},
+        # a fresh pair where properties fail
+        "spinach-dev->test": {
+            "embedding": tally(0.4, 0.9, 0.9),
+            "bm25": tally(0.5, 0.8, 0.8),
+            "random": tally(0.2, 0.5, 0.5),
+        },
+    }
+    assert bench._order_fields(results) == [
+        "emb>bm25>random_on=2/2",
+        "emb>bm25>random_on_7feat=1/2",
+        "fresh_emb>bm25>random_on=1/2",
+        "fresh_emb>bm25>random_on_7feat=1/2",
+    ]
