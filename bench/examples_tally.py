@@ -112,15 +112,19 @@ def _measure(
     by_local_name: bool = False,
 ) -> dict[str, Tally]:
     tallies: dict[str, Tally] = {label: Tally() for label, _r, _w in variants}
-    indexes: dict[tuple[int, str], ExampleIndex] = {}
+    indexes: dict[tuple[tuple[tuple[str, str], ...], str], ExampleIndex] = {}
     for question in questions:
         if not question.gold_sparql:
             continue
         gold = signature(question.gold_sparql)
         examples = pool(question)
+        # One index per distinct pool, keyed by what it holds: a leave-one-out pool is a new list per
+        # question, and an id() key let a freed list's address, reused by a later question's pool, hand that
+        # question the earlier pool's index (its own paraphrases in it: faults AF1).
+        content = tuple((e.question, e.sparql) for e in examples)
         for label, ranking, weights in variants:
-            key = (id(examples), label)
-            if key not in indexes:  # one index per distinct pool (shared pools are one object)
+            key = (content, label)
+            if key not in indexes:
                 indexes[key] = ExampleIndex(
                     examples,
                     ranking=ranking,

@@ -121,3 +121,39 @@ def test_the_order_count_reads_the_issue_measure_and_prints_the_seven_beside_it(
         "fresh_emb>bm25>random_on=1/2",
         "fresh_emb>bm25>random_on_7feat=1/2",
     ]
+
+
+def test_each_leave_one_out_question_is_ranked_over_its_own_pool_never_a_recycled_one(bench: ModuleType) -> None:
+    # Each question has a paraphrase with the same query; leave-one-out drops both, so no question's top-k can
+    # show its own property. The bench once cached indexes by id() of the pool list: a leave-one-out pool is a
+    # new list per question, freed after it, and CPython reuses addresses, so now and then a question was
+    # ranked over another question's pool, which holds its paraphrase (6 of Spider's 1,410 bm25 and random
+    # rankings in one run). Here the pool hands back one list refilled per question: the same id every time.
+    from saga_kgqa.eval.qa.questions import BenchmarkQuestion
+
+    words = ["river", "mountain", "violin", "comet", "harbour", "glacier", "orchid", "lantern"]
+    questions = [
+        BenchmarkQuestion(
+            id=w,
+            question=f"Which {w} is the oldest?",
+            gold_sparql=f"SELECT ?x WHERE {{ ?x <http://x/{w}> ?y }}",
+            benchmark="fixture",
+        )
+        for w in words
+    ]
+    pool = [
+        QueryExample(question=text, sparql=q.gold_sparql or "", source="train:fixture")
+        for q, w in zip(questions, words, strict=True)
+        for text in (q.question, f"Name the oldest {w} please")
+    ]
+    leave_one_out = bench._leave_one_out(pool)
+    buffer: list[QueryExample] = []
+
+    def refilled(question: BenchmarkQuestion) -> list[QueryExample]:
+        buffer[:] = leave_one_out(question)
+        return buffer
+
+    variants = [v for v in bench.VARIANTS if v[0] == "bm25"]
+    tallies = bench._measure("fixture", questions, refilled, 5, None, variants, quiet=True)
+    assert len(tallies["bm25"].properties) == len(questions)
+    assert tallies["bm25"].properties == [0.0] * len(questions)  # never its own paraphrase's property
