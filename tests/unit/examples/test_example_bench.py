@@ -6,6 +6,7 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -63,15 +64,21 @@ def test_the_folds_put_every_train_question_in_one_dev_part_against_the_other_fo
         assert len(pool) == len(questions) - len(dev)
 
 
-def test_the_tally_counts_coverage_by_iri_and_by_local_name(bench: ModuleType) -> None:
-    gold = signature("SELECT ?n WHERE { ?s a <http://valuenet/ontop/singer> ; <http://valuenet/ontop/singer#age> ?n }")
-    other_db = QueryExample(
-        question="What is the age of each person?",
-        sparql="SELECT ?a WHERE { ?p a <http://valuenet/ontop/people> ; <http://valuenet/ontop/people#age> ?a }",
-        source="train:fixture",
-    )
+def _tallied(bench: ModuleType, gold: str, shown_question: str, shown_sparql: str) -> Any:
+    """A fresh tally of one question whose gold is ``gold`` and whose top-k is one example."""
     tally = bench.Tally()
-    tally.add(gold, [other_db], tokens=False)
+    shown = QueryExample(question=shown_question, sparql=shown_sparql, source="train:fixture")
+    tally.add(signature(gold), [shown], tokens=False)
+    return tally
+
+
+def test_the_tally_counts_coverage_by_iri_and_by_local_name(bench: ModuleType) -> None:
+    tally = _tallied(
+        bench,
+        "SELECT ?n WHERE { ?s a <http://valuenet/ontop/singer> ; <http://valuenet/ontop/singer#age> ?n }",
+        "What is the age of each person?",
+        "SELECT ?a WHERE { ?p a <http://valuenet/ontop/people> ; <http://valuenet/ontop/people#age> ?a }",
+    )
     assert tally.properties == [0.5]  # rdf:type only
     assert tally.properties_local == [1.0]  # rdf:type and the column "age"
 
@@ -85,18 +92,18 @@ def test_feature_wins_count_the_questions_a_mean_hangs_on(bench: ModuleType) -> 
 
 
 def test_the_issue_measure_counts_its_five_features_and_the_bench_keeps_seven_beside_it(bench: ModuleType) -> None:
-    gold = signature("SELECT (COUNT(?x) AS ?n) WHERE { ?x a <http://x/C> } GROUP BY ?x LIMIT 3")
-    count_only = QueryExample(
-        question="How many things are there?",
-        sparql="SELECT (COUNT(?x) AS ?n) WHERE { ?x a <http://x/D> }",
-        source="train:fixture",
+    count_only = "SELECT (COUNT(?x) AS ?n) WHERE { ?x a <http://x/D> }"
+    tally = _tallied(
+        bench,
+        "SELECT (COUNT(?x) AS ?n) WHERE { ?x a <http://x/C> } GROUP BY ?x LIMIT 3",
+        "How many things are there?",
+        count_only,
     )
-    tally = bench.Tally()
-    tally.add(gold, [count_only], tokens=False)
     assert tally.features == [1 / 3]  # COUNT of COUNT, GROUP BY, LIMIT
     assert tally.issue_features == [1.0]  # COUNT is the only one of the issue's five the gold has
     grouped_only = signature("SELECT ?x WHERE { ?x a <http://x/C> } GROUP BY ?x")
-    tally.add(grouped_only, [count_only], tokens=False)
+    shown = QueryExample(question="How many?", sparql=count_only, source="train:fixture")
+    tally.add(grouped_only, [shown], tokens=False)
     assert tally.features == [1 / 3, 0.0]
     assert tally.issue_features == [1.0]  # a gold with none of the five is not averaged in
 
