@@ -31,7 +31,8 @@ from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.core.query import CheckedQuery
 from saga_kgqa.kg.embedded import worker_main as wire
 from saga_kgqa.kg.embedded.loading import load_files
-from saga_kgqa.kg.embedded.worker import QueryWorker, pyoxigraph_search_dir
+from saga_kgqa.kg.embedded.worker import QueryWorker
+from saga_kgqa.kg.embedded.worker_process import pyoxigraph_search_dir
 
 MINI = Path(__file__).resolve().parents[2] / "data" / "mini.ttl"
 ASK_TEXT = "ASK { ?s ?p ?o }"

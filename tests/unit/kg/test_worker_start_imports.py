@@ -22,7 +22,8 @@ import pytest
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.core.query import CheckedQuery
 from saga_kgqa.kg.embedded.loading import load_files
-from saga_kgqa.kg.embedded.worker import QueryWorker, pyoxigraph_search_dir
+from saga_kgqa.kg.embedded.worker import QueryWorker
+from saga_kgqa.kg.embedded.worker_process import pyoxigraph_search_dir
 
 #: Standard modules the worker needs on top of what a bare ``python -S`` importing pyoxigraph loads.
 WORKER_NEEDS = {

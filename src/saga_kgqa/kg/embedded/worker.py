@@ -18,15 +18,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import select
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from saga_kgqa.errors import (
     BackendError,
@@ -42,6 +38,7 @@ from saga_kgqa.kg.core.query import CheckedQuery
 from saga_kgqa.kg.core.result import QueryResult, Row, Term
 from saga_kgqa.kg.embedded import worker_main as wire
 from saga_kgqa.kg.embedded.engine_errors import evaluation_error
+from saga_kgqa.kg.embedded.worker_process import KilledFromOutside, WorkerDied, WorkerProcess
 
 #: Address-space cap of a worker, in MiB, when neither the caller nor ``SAGA_WORKER_MEMORY_MB`` sets one.
 #: A worker with a small store open already maps about 0.8 GiB (thread stacks, RocksDB).
@@ -50,21 +47,6 @@ DEFAULT_MEMORY_MB = 2048
 DEFAULT_MAX_CELL_CHARS = 1024 * 1024
 MEMORY_ENV = "SAGA_WORKER_MEMORY_MB"
 _FRAME_SLACK = 16 * 1024 * 1024
-
-
-def pyoxigraph_search_dir() -> str:
-    """Return the ``sys.path`` entry the host imported pyoxigraph from, for the worker's ``-S`` start.
-
-    The worker runs without ``site`` (it saves ~3 ms of a ~30 ms start, ``.pth`` hooks such as
-    ``_distutils_hack`` included), so it has no site-packages on its path. Naming the directory
-    the host's own import resolved finds pyoxigraph wherever it is installed (a venv, the user
-    site, the system's packages, ``PYTHONPATH``) and always the same copy as the host's.
-    """
-    import pyoxigraph
-
-    home = os.path.dirname(os.path.abspath(pyoxigraph.__file__))
-    # A package (pyoxigraph/__init__.py beside its extension) sits one level below the entry.
-    return os.path.dirname(home) if hasattr(pyoxigraph, "__path__") else home
 
 
 def worker_memory_mb(explicit: int | None = None) -> int:
@@ -81,105 +63,6 @@ def worker_memory_mb(explicit: int | None = None) -> int:
     if not raw.isdigit():
         raise ConfigurationError(f"{MEMORY_ENV} must be a whole number of MiB (0 for no cap), not {raw!r}")
     return int(raw)
-
-
-class _WorkerDied(Exception):
-    """The worker process ended (crash, kill) while we talked to it."""
-
-
-class _KilledFromOutside(Exception):
-    """The worker's watchdog itself was killed by a signal (not by its query): safe to run the query again."""
-
-
-class _Process:
-    """One running worker: the process, its pipes and the lifeline only this host holds."""
-
-    def __init__(self, cleanup: str | None) -> None:
-        read_end, self.lifeline = os.pipe()
-        # A file, not a pipe: a worker writing a long backtrace must never block on a full pipe.
-        self.stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 -- closed in stop()
-        # -S: no ``site`` (see pyoxigraph_search_dir); -P: nothing from the working directory.
-        command = [sys.executable, "-S", "-P", wire.__file__, "--lifeline", str(read_end)]
-        command += ["--pyoxigraph-dir", pyoxigraph_search_dir()]
-        if cleanup is not None:
-            command += ["--cleanup", cleanup]
-        try:
-            self.popen = subprocess.Popen(  # noqa: S603 -- our interpreter running our own worker file
-                command,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=self.stderr,
-                pass_fds=(read_end,),
-                bufsize=0,
-                env={**os.environ, "RUST_BACKTRACE": "0"},  # the allocator's one-line message, not a backtrace
-            )
-        except OSError:
-            os.close(self.lifeline)
-            self.stderr.close()
-            raise
-        finally:
-            os.close(read_end)
-        assert self.popen.stdin is not None and self.popen.stdout is not None
-        self.request_fd = self.popen.stdin.fileno()
-        self.reply_fd = self.popen.stdout.fileno()
-
-    @property
-    def pid(self) -> int:
-        return self.popen.pid
-
-    def alive(self) -> bool:
-        return self.popen.poll() is None
-
-    def send(self, value: Any) -> None:
-        try:
-            wire.write_frame(self.request_fd, value)
-        except OSError as exc:
-            raise _WorkerDied from exc
-
-    def receive(self, deadline: float, limit: int) -> Any | None:
-        """Read one frame by ``deadline`` (``None`` when it passes first); raises ``_WorkerDied`` at EOF."""
-        header = self._read(wire.HEADER_BYTES, deadline)
-        if header is None:
-            return None
-        try:
-            size = wire.decode_length(header, limit)
-        except wire.FrameTooLarge as exc:
-            raise BackendError(f"the embedded store's query worker sent an oversized answer: {exc}") from exc
-        payload = self._read(size, deadline)
-        return None if payload is None else wire.decode_payload(payload)
-
-    def _read(self, size: int, deadline: float) -> bytes | None:
-        chunks: list[bytes] = []
-        while size:
-            # select() wakes up as soon as bytes arrive or the worker dies (EOF), so a fast
-            # query costs no waiting; only a query that runs past the deadline waits it out.
-            ready, _, _ = select.select([self.reply_fd], [], [], max(deadline - time.perf_counter(), 0.0))
-            if not ready:
-                return None
-            chunk = os.read(self.reply_fd, min(size, 1 << 20))
-            if not chunk:
-                raise _WorkerDied
-            chunks.append(chunk)
-            size -= len(chunk)
-        return b"".join(chunks)
-
-    def death(self) -> tuple[int | None, str]:
-        """Wait briefly for the exit status; return it with the tail of the worker's stderr."""
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.popen.wait(5.0)
-        self.stderr.seek(0)
-        # The allocator's message comes first, a backtrace may follow: the head says why.
-        return self.popen.returncode, self.stderr.read(16384).decode("utf-8", "replace")
-
-    def stop(self) -> None:
-        if self.popen.poll() is None:
-            self.popen.kill()  # the watchdog; the server has asked to die with it
-        self.popen.wait()
-        for stream in (self.popen.stdin, self.popen.stdout, self.stderr):
-            with contextlib.suppress(OSError):
-                stream.close()  # type: ignore[union-attr]
-        with contextlib.suppress(OSError):
-            os.close(self.lifeline)
 
 
 class QueryWorker:
@@ -220,7 +103,7 @@ class QueryWorker:
         self._max_cell = max_cell_chars
         self._cleanup = str(cleanup_dir) if cleanup_dir is not None else None
         self._lock = threading.Lock()
-        self._process: _Process | None = None
+        self._process: WorkerProcess | None = None
         self._ready = False  # the current process answered its configuration with "ready"
         self._closed = False
         self._starts = 0
@@ -296,7 +179,7 @@ class QueryWorker:
                 raise timed_out  # nothing sent yet: the worker stays usable
             try:
                 process.send(request)
-            except _WorkerDied:
+            except WorkerDied:
                 # It died before it could read the query (killed while idle): not the query's fault.
                 self._stop()
                 if attempt == 2:
@@ -306,7 +189,7 @@ class QueryWorker:
                 continue
             try:
                 return self._await_reply(process, deadline, limits, timed_out)
-            except _KilledFromOutside:
+            except KilledFromOutside:
                 if attempt == 2:
                     raise EndpointUnavailable(
                         "the embedded store's query worker was killed from outside twice while answering"
@@ -314,11 +197,11 @@ class QueryWorker:
         raise AssertionError("unreachable: the loop returns or raises")
 
     def _await_reply(
-        self, process: _Process, deadline: float, limits: ExecutionLimits, timed_out: QueryTimeout
+        self, process: WorkerProcess, deadline: float, limits: ExecutionLimits, timed_out: QueryTimeout
     ) -> dict[str, Any]:
         try:
             reply: dict[str, Any] | None = process.receive(deadline, 2 * limits.max_bytes + _FRAME_SLACK)
-        except _WorkerDied:
+        except WorkerDied:
             raise self._death_error(process) from None
         except BaseException:
             # Interrupted mid-wait (KeyboardInterrupt), or an oversized answer: the worker still
@@ -332,18 +215,18 @@ class QueryWorker:
             self._stop()  # a worker that hit its cap may be unable to allocate again
         return reply
 
-    def _death_error(self, process: _Process) -> BackendError:
+    def _death_error(self, process: WorkerProcess) -> BackendError:
         """Explain why the worker died under a query; the query is never sent again.
 
         Raises:
-            _KilledFromOutside: The watchdog was signalled itself (someone killed the worker
+            KilledFromOutside: The watchdog was signalled itself (someone killed the worker
                 from outside): the query did not kill it. A server that dies under its query
                 makes the watchdog *exit* with 128 + the signal instead.
         """
         code, stderr = process.death()
         self._stop()
         if code is not None and code < 0:
-            raise _KilledFromOutside
+            raise KilledFromOutside
         if wire.MEMORY_ABORT_TEXT in stderr:
             return self._memory_error()
         how = f"signal {code - 128}" if code is not None and code > 128 else f"exit status {code}"
@@ -376,7 +259,7 @@ class QueryWorker:
         finally:
             self._lock.release()
 
-    def _ensure_started(self) -> _Process:
+    def _ensure_started(self) -> WorkerProcess:
         if self._closed:
             raise EndpointUnavailable("the embedded store is closed")
         prestarted = self._process is not None and self._process.alive()
@@ -394,7 +277,7 @@ class QueryWorker:
                 return process
             if reply is not None:
                 why = str(reply.get("message", why))
-        except _WorkerDied:
+        except WorkerDied:
             why = "it exited while starting"
             if prestarted:
                 # Started early by prestart() and killed from outside before it was ready: not
@@ -408,7 +291,7 @@ class QueryWorker:
         """Start a process and send its configuration; its "ready" reply is read by :meth:`_ensure_started`."""
         self._stop()
         try:
-            process = _Process(self._cleanup)
+            process = WorkerProcess(self._cleanup)
         except OSError as exc:
             raise EndpointUnavailable(f"the embedded store's query worker could not start: {exc}") from exc
         self._process = process
@@ -421,7 +304,7 @@ class QueryWorker:
         }
         try:
             process.send(config)
-        except _WorkerDied:
+        except WorkerDied:
             self._stop()
             raise EndpointUnavailable(
                 "the embedded store's query worker could not start: it exited while starting"
