@@ -43,7 +43,7 @@ Beside coverage, ``X`` is the share of the features the top-k's queries show tha
 have (shapes shown in vain), averaged over the questions whose top-k shows any.
 
 Usage: python bench/examples.py --data-dir ../shared/data [--k 5] [--limit N] [--runtime minilm] [--tune]
-       [--shape-predictors]
+       [--shape-predictors] [--runtime-dev]
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ from saga_kgqa.examples.harvest import from_benchmark, harvest_files
 from saga_kgqa.tools.patterns.embeddings import build_embeddings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the modules beside this file, run as a script
-from examples_dev import FOLDS, SEED, _folds, _shape_predictors, _tune, choose
+from examples_dev import FOLDS, SEED, _folds, _runtime_dev, _shape_predictors, _tune, choose
 from examples_tally import VARIANTS, Tally, _fixed, _leave_one_out, _mean, _measure, _QueryCache, _screened
 
 #: Pairs whose property coverage is judged by local name (see the module docstring).
@@ -83,6 +83,9 @@ def main() -> None:
     parser.add_argument(
         "--shape-predictors", action="store_true", help="Brier scores of the query-feature estimates (train folds)"
     )
+    parser.add_argument(
+        "--runtime-dev", action="store_true", help="the embedding ranking with each packaged model (train folds)"
+    )
     args = parser.parse_args()
     # rdflib warns about every Spider4SPARQL IRI with an escaped '#' and keeps the backslash ("…/singer\\#age"),
     # alike in every query: IRI comparisons and local names (the part after '#') are unaffected.
@@ -99,6 +102,9 @@ def main() -> None:
         return
     if args.shape_predictors:
         _shape_predictors(questions, embeddings)
+        return
+    if args.runtime_dev:
+        _runtime_dev(questions, args.k, args.limit)
         return
     limit = args.limit
     results: dict[str, dict[str, Tally]] = {}

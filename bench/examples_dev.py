@@ -1,6 +1,7 @@
 """bench/examples.py's dev tools, on the train splits only.
 
-The cross-validated grid (``--tune``) and the Brier scores of the shape estimates (``--shape-predictors``).
+The cross-validated grid (``--tune``), the Brier scores of the shape estimates (``--shape-predictors``) and
+the embedding models compared (``--runtime-dev``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+
+from langchain_core.embeddings import Embeddings
 
 from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.examples.harvest import from_benchmark
@@ -29,7 +32,7 @@ from saga_kgqa.examples.leakage import LeakageGuard
 from saga_kgqa.examples.model import QueryExample
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the modules beside this file, run as a script
-from examples_tally import Tally, Variant, _fixed, _mean, _measure
+from examples_tally import Tally, Variant, _fixed, _mean, _measure, _QueryCache
 
 #: Folds of the cross-validated tuning (``--tune``) and their shuffle's seed.
 FOLDS = 5
@@ -166,3 +169,56 @@ def _shape_predictors(questions: Callable[[str], list[BenchmarkQuestion]], embed
         print(f"lowest mean Brier, {prefix[:-1]}: {best} ({_mean(means[best]):.3f})")
         fields.append(f"best_{prefix[:-1]}={best.replace(' ', ',')}")
     print("RESULT " + " ".join(fields))
+
+
+#: The eighth round's dev splits (docs/examples-and-answer-shape.md): two Wikidata train splits and Freebase's.
+RUNTIME_DEV_SPLITS = ("qald9plus-train", "wwq-train", "grailqa-sample")
+
+
+class _PassageSide(Embeddings):
+    """e5 as the index used it before faults AG1: the examples' questions embedded as passages."""
+
+    def __init__(self, inner: Embeddings) -> None:
+        self._inner = inner
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self._inner.embed_documents(texts)
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._inner.embed_query(text)
+
+
+def runtime_criterion(figures: Sequence[tuple[float, float]]) -> float:
+    """The eighth round's criterion: per split the mean of property and issue-feature coverage, then their mean."""
+    return statistics.fmean((p + f) / 2 for p, f in figures)
+
+
+def _runtime_dev(questions: Callable[[str], list[BenchmarkQuestion]], k: int, limit: int | None) -> None:
+    """The `embedding` ranking under its shipped weights with each packaged model, on the train folds only."""
+    from saga_kgqa.tools.patterns.embeddings import build_embeddings
+
+    e5 = build_embeddings("e5")
+    models = {
+        "minilm": _QueryCache(build_embeddings("minilm")),
+        "e5": _QueryCache(e5),
+        "e5-passage": _QueryCache(_PassageSide(e5)),
+    }
+    variant: list[Variant] = [("embedding", "embedding", EMBEDDING_STRUCTURE)]
+    figures: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for name in RUNTIME_DEV_SPLITS:
+        folds = _folds(questions(name), name)
+        for label, model in (*models.items(), ("bm25", models["minilm"])):
+            ranking: list[Variant] = [("bm25", "bm25", BM25_STRUCTURE)] if label == "bm25" else variant
+            pooled = Tally()
+            for dev, pool in folds:
+                tally = next(iter(_measure(name, dev[:limit], _fixed(pool), k, model, ranking, quiet=True).values()))
+                pooled.properties.extend(tally.properties)
+                pooled.issue_features.extend(tally.issue_features)
+                pooled.features.extend(tally.features)
+            figures[label].append((_mean(pooled.properties), _mean(pooled.issue_features)))
+            p, f5, f7 = (_mean(v) for v in (pooled.properties, pooled.issue_features, pooled.features))
+            n = sum(len(dev[:limit]) for dev, _p in folds)
+            print(f"{name:<16} n={n:<5} {label:<11} P={p:.3f} F5={f5:.3f} F={f7:.3f}", flush=True)
+    criteria = {label: runtime_criterion(values) for label, values in figures.items()}
+    ships = "e5" if criteria["e5"] >= criteria["minilm"] else "minilm"
+    print("RESULT " + " ".join(f"{label}={value:.4f}" for label, value in criteria.items()) + f" ships={ships}")

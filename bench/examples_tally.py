@@ -80,6 +80,7 @@ class _QueryCache:
         self._inner = inner
         self._queries: dict[str, list[float]] = {}
         self._documents: dict[str, list[float]] = {}
+        self._symmetric: dict[str, list[float]] = {}
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         missing = list(dict.fromkeys(t for t in texts if t not in self._documents))
@@ -91,6 +92,15 @@ class _QueryCache:
         if text not in self._queries:
             self._queries[text] = self._inner.embed_query(text)
         return self._queries[text]
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """Texts compared with each other (the index's examples): the model's query side (faults AG1)."""
+        from saga_kgqa.tools.patterns.embeddings import embed_symmetric
+
+        missing = list(dict.fromkeys(t for t in texts if t not in self._symmetric))
+        if missing:
+            self._symmetric.update(zip(missing, embed_symmetric(self._inner, missing), strict=True))
+        return [self._symmetric[t] for t in texts]
 
 
 def _mean(values: Sequence[float]) -> float:

