@@ -178,6 +178,15 @@ class SagaContext:
         metadata=_describe("Question-query examples (JSONL from `saga index examples`): top-k go into the prompt."),
     )
     examples_k: int = field(default=3, metadata=_describe("Examples shown in the controller prompt (0: none)."))
+    # Its own setting, so MARS's pattern ranking and the paper's ablations keep `embedding_runtime`'s MiniLM; e5
+    # was chosen for examples on the train folds (docs/examples-and-answer-shape.md, eighth round).
+    examples_embedding_runtime: EmbeddingRuntimeName = field(
+        default="e5",
+        metadata=_describe(
+            "Embedding model of the worked-examples index: e5 (multilingual) or minilm in-process, or openai"
+            " (the embeddings server); BM25 when it is not available here."
+        ),
+    )
     examples_tool: bool = field(
         default=True,
         metadata=_describe("Offer the worked_examples tool to the controller when an examples file is configured."),

@@ -7,9 +7,20 @@ from typing import Annotated, Any
 
 import typer
 
-from saga_kgqa.cli.options import DataDirOption, DataOption, EmbeddingRuntimeOption, EndpointOption, ProfileOption
+from saga_kgqa.cli.options import DataDirOption, DataOption, EndpointOption, ProfileOption
 from saga_kgqa.cli.output import fail, print_json
+from saga_kgqa.context import EmbeddingRuntimeName
 from saga_kgqa.errors import SagaError
+
+ExamplesRuntimeOption = Annotated[
+    EmbeddingRuntimeName | None,
+    typer.Option(
+        "--embedding-runtime",
+        help="The example index's model: e5, minilm or openai (SAGA_EMBEDDING_BASE_URL)"
+        " (default SAGA_EXAMPLES_EMBEDDING_RUNTIME, else e5).",
+        show_default=False,
+    ),
+]
 
 
 def examples_build(
@@ -62,7 +73,7 @@ def examples_search(
         str | None,
         typer.Option(help="embedding, bm25 or random (default: the agent's, the configured runtime else BM25)."),
     ] = None,
-    embedding_runtime: EmbeddingRuntimeOption = None,
+    embedding_runtime: ExamplesRuntimeOption = None,
 ) -> None:
     """Show the k examples nearest to a question (what the agent's prompt would get), and the ranking used."""
     from saga_kgqa.context import SagaContext
@@ -73,7 +84,7 @@ def examples_search(
     try:
         if ranking not in (None, "embedding", "bm25", "random"):
             raise typer.BadParameter("--ranking must be embedding, bm25 or random")
-        explicit: dict[str, Any] = {"embedding_runtime": embedding_runtime} if embedding_runtime else {}
+        explicit: dict[str, Any] = {"examples_embedding_runtime": embedding_runtime} if embedding_runtime else {}
         context = SagaContext.from_env(examples_file=str(examples), examples_k=max(k, 1), **explicit)
         index: ExampleIndex | None
         if ranking is None:

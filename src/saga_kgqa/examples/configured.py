@@ -22,8 +22,8 @@ _LOCK = threading.Lock()
 def configured_examples(context: SagaContext) -> ExampleIndex | None:
     """The context's example index, or ``None`` when examples are off (no file, or ``examples_k`` 0).
 
-    The questions are embedded with the context's ``embedding_runtime`` (the patterns room's);
-    without the embedding extra the index ranks by BM25.
+    The questions are embedded with the context's ``examples_embedding_runtime`` (the patterns room's
+    runtimes; e5 by default); without it here the index ranks by BM25.
 
     Raises:
         ConfigurationError: The examples file cannot be read.
@@ -35,7 +35,7 @@ def configured_examples(context: SagaContext) -> ExampleIndex | None:
         stat = path.stat()
     except OSError as exc:
         raise ConfigurationError(f"cannot read examples file {path}: {exc.strerror}") from exc
-    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, context.embedding_runtime)
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, context.examples_embedding_runtime)
     with _LOCK:
         found = _INDEXES.get(key)
         if found is None:
@@ -45,10 +45,11 @@ def configured_examples(context: SagaContext) -> ExampleIndex | None:
 
 
 def configured_embeddings(context: SagaContext, *, required: bool = False) -> Embeddings | None:
-    """The embedder the context's runtime names, or ``None`` (BM25) when it is not available here.
+    """The embedder of the context's example index, or ``None`` (BM25) when it is not available here.
 
     Args:
-        context: Names the runtime (``embedding_runtime``, its base URL and model).
+        context: Names the runtime (``examples_embedding_runtime``; an ``openai`` one uses the embeddings
+            server's base URL and model).
         required: Raise instead of returning ``None`` (a caller that asked for embeddings by name).
 
     Raises:
@@ -59,7 +60,7 @@ def configured_embeddings(context: SagaContext, *, required: bool = False) -> Em
     base_url = context.embedding_base_url or os.environ.get("SAGA_EMBEDDING_BASE_URL") or None
     model = context.embedding_model or os.environ.get("SAGA_EMBEDDING_MODEL", "")
     try:
-        return build_embeddings(context.embedding_runtime, base_url=base_url, model=model)
+        return build_embeddings(context.examples_embedding_runtime, base_url=base_url, model=model)
     except ConfigurationError:
         if required:
             raise

@@ -40,7 +40,7 @@ def test_the_default_is_the_agents_own_index_and_says_which_ranking_it_used(
 ) -> None:
     # A runtime the operator named but cannot be reached here: the agent falls back to BM25, and so does the search
     # (it used to embed with MiniLM whatever was configured).
-    monkeypatch.setenv("SAGA_EMBEDDING_RUNTIME", "openai")
+    monkeypatch.setenv("SAGA_EXAMPLES_EMBEDDING_RUNTIME", "openai")
     monkeypatch.delenv("SAGA_EMBEDDING_BASE_URL", raising=False)
     code, out = _search(examples, "-k", "3")
     assert code == 0, out
@@ -54,7 +54,7 @@ def test_the_default_is_the_agents_own_index_and_says_which_ranking_it_used(
 def test_an_explicit_ranking_is_used_and_an_unreachable_embedding_is_a_clear_error(
     examples: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("SAGA_EMBEDDING_RUNTIME", "openai")
+    monkeypatch.setenv("SAGA_EXAMPLES_EMBEDDING_RUNTIME", "openai")
     monkeypatch.delenv("SAGA_EMBEDDING_BASE_URL", raising=False)
     code, out = _search(examples, "--ranking", "random", "-k", "2")
     assert code == 0 and json.loads(out)["ranking"] == "random"
