@@ -30,7 +30,7 @@ from saga_kgqa.kg.core.profiles import get_profile
 from saga_kgqa.kg.core.query import CheckedQuery
 from saga_kgqa.kg.remote.endpoint import RemoteEndpoint
 from saga_kgqa.kg.remote.endpoint_gate import forget_gate
-from saga_kgqa.kg.remote.http_classify import SERVER_TEXT_LIMIT
+from saga_kgqa.kg.remote.server_text import SERVER_TEXT_LIMIT
 from tests.support.fake_clock import FakeClock
 from tests.support.fake_endpoint import FakeEndpoint, Scripted, ask_json
 from tests.support.remote_cases import (

@@ -10,14 +10,13 @@ from saga_kgqa.errors import EndpointBanned, EndpointThrottled, EndpointUnavaila
 from saga_kgqa.kg.core.profiles import get_profile
 from saga_kgqa.kg.remote.http_classify import (
     DEFAULT_BAN_S,
-    SERVER_TEXT_LIMIT,
     HttpReply,
     classify,
     fault_error,
     parse_retry_after,
     partial_result_note,
-    server_text,
 )
+from saga_kgqa.kg.remote.server_text import SERVER_TEXT_LIMIT, server_text
 
 NOW = 1_700_000_000.0
 
