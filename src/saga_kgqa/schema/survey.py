@@ -22,32 +22,23 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from threading import Lock
 
-from saga_kgqa.errors import SagaError
-from saga_kgqa.kg.core.backend import ExecutionLimits
-from saga_kgqa.kg.core.query import from_template
-from saga_kgqa.kg.core.result import Row
 from saga_kgqa.kg.guard.sparql_terms import iri, string_literal
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.redaction import redact_text
 from saga_kgqa.schema.model import (
     TypeCount,
 )
 from saga_kgqa.schema.queries import path_alternative, values_clause
 from saga_kgqa.schema.survey_index import TYPES_PER_PROPERTY, index_from_evidence
 from saga_kgqa.schema.survey_model import (
-    ExampleQuery,
     KindCount,
-    ProbeFailure,
     SourceSurvey,
     SurveyedClass,
     SurveyedProperty,
     SurveyLimits,
 )
-from saga_kgqa.schema.survey_values import misbehaved_count, parse_count
+from saga_kgqa.schema.survey_prober import Prober
 from saga_kgqa.schema.vocab import META_NAMESPACES, RDFS_SUBCLASS_OF, SchemaVocabulary
-from saga_kgqa.text_safety import graph_text
 
 _KIND = 'BIND(IF(isIRI(?o), "iri", IF(isBlank(?o), "bnode", IF(lang(?o) != "", "lang", "literal"))) AS ?k)'
 _NAMED_GRAPHS_SHOWN = 50
@@ -55,94 +46,6 @@ _NAMED_GRAPHS_SHOWN = 50
 CLASSES_COUNTED = 10_000
 _GRAPHS_PER_CLASS = 10
 _EXAMPLE_CHARS = 200
-
-
-@dataclass(slots=True)
-class _Prober:
-    """Sends bounded template probes, counts them against the budget and records failures."""
-
-    graph: KnowledgeGraph
-    limits: SurveyLimits
-    scope: Sequence[str]
-    requests: int = 0
-    failures: list[ProbeFailure] = field(default_factory=list)
-    started: float = field(default_factory=time.monotonic)
-    _lock: Lock = field(default_factory=Lock)
-
-    def remaining_s(self) -> float:
-        """Seconds left of the survey's overall budget."""
-        return self.limits.total_s - (time.monotonic() - self.started)
-
-    def _take(self, what: str) -> bool:
-        with self._lock:
-            if self.requests >= self.limits.max_requests():
-                self.failures.append(ProbeFailure(what=what, error="request budget spent"))
-                return False
-            if self.remaining_s() <= 0:
-                error = f"survey deadline of {self.limits.total_s:g} s passed"
-                self.failures.append(ProbeFailure(what=what, error=error))
-                return False
-            self.requests += 1
-            return True
-
-    def _probe_limits(self, max_rows: int) -> ExecutionLimits:
-        """Each probe's own bound, cut to what is left of the overall one."""
-        return ExecutionLimits(deadline_s=max(0.1, min(self.limits.deadline_s, self.remaining_s())), max_rows=max_rows)
-
-    def fail(self, what: str, error: str) -> None:
-        """Record a failed probe; the endpoint's text is data: credentials hidden, sanitised, capped."""
-        with self._lock:
-            self.failures.append(ProbeFailure(what=graph_text(what, 300), error=graph_text(redact_text(error), 200)))
-
-    def count(self, row: Row, variable: str, what: str) -> int | None:
-        """The non-negative integer an endpoint gave for ``variable``; a malformed one is recorded, not raised."""
-        term = row.get(variable)
-        found = None if term is None else parse_count(term)
-        if term is not None and found is None:
-            with self._lock:
-                seen = any(f.what == graph_text(what, 300) and "source misbehaved" in f.error for f in self.failures)
-            if not seen:  # one note per probe, not one per hostile row
-                self.fail(what, misbehaved_count(what, term).message)
-        return found
-
-    def scoped(self, pattern: str) -> str:
-        """``pattern`` matched within the scoped graphs (unchanged when the survey has no scope)."""
-        if not self.scope:
-            return pattern
-        # GRAPH rather than FROM: the embedded store's union default graph ignores FROM.
-        return f"GRAPH ?scope {{ {pattern} }} {values_clause('scope', self.scope)}"
-
-    def select(
-        self, head: str, where: str, *, tail: str = "", limit: int, what: str, scope: bool = True
-    ) -> list[Row] | None:
-        """Run ``head WHERE { where } tail LIMIT limit``; ``None`` when it failed or was not sent.
-
-        ``where`` is matched within the scoped graphs unless ``scope`` is false (it scopes itself).
-        """
-        if not self._take(what):
-            return None
-        if scope:
-            where = self.scoped(where)
-        text = f"{head}\nWHERE {{ {where} }}\n{tail}\nLIMIT {limit}"
-        try:
-            # Unbounded: an aggregate's cost grows with the class or the graph, so the deadline
-            # must hold (the embedded store runs it in its killable, memory-capped worker).
-            query = from_template(text, "SELECT", limit=limit, bounded=False)
-            result = self.graph.run(query, self._probe_limits(limit))
-        except SagaError as exc:
-            self.fail(what, f"{type(exc).__name__}: {exc}")
-            return None
-        return result.rows
-
-    def check_example(self, sparql: str) -> ExampleQuery:
-        """Run an example query through the read-only guard, as a model's query would be."""
-        if not self._take("example query"):
-            return ExampleQuery(sparql=sparql, ran=False, error="request budget spent")
-        try:
-            result = self.graph.query(sparql, self._probe_limits(10))
-        except SagaError as exc:
-            return ExampleQuery(sparql=sparql, ran=False, error=graph_text(redact_text(f"{type(exc).__name__}: {exc}")))
-        return ExampleQuery(sparql=sparql, ran=True, rows=len(result.rows))
 
 
 def survey_source(
@@ -170,7 +73,7 @@ def survey_source(
     limits = limits or SurveyLimits()
     vocabulary = vocabulary or SchemaVocabulary()
     started = time.perf_counter()
-    prober = _Prober(graph, limits, tuple(graphs))
+    prober = Prober(graph, limits, tuple(graphs))
     type_path = path_alternative(vocabulary.type_predicates)
     named = () if graphs else _named_graphs(prober)
     ranked, class_count = _ranked_classes(prober, type_path, limits)
@@ -208,12 +111,12 @@ def survey_source(
     return survey.model_copy(update={"index": index.model_copy(update={"notes": survey.coverage()})})
 
 
-def _named_graphs(prober: _Prober) -> tuple[str, ...]:
+def _named_graphs(prober: Prober) -> tuple[str, ...]:
     rows = prober.select("SELECT DISTINCT ?g", "GRAPH ?g { }", limit=_NAMED_GRAPHS_SHOWN, what="named graphs")
     return tuple(sorted(row["g"].value for row in rows or () if "g" in row))
 
 
-def _ranked_classes(prober: _Prober, type_path: str, limits: SurveyLimits) -> tuple[list[tuple[str, int]], int | None]:
+def _ranked_classes(prober: Prober, type_path: str, limits: SurveyLimits) -> tuple[list[tuple[str, int]], int | None]:
     """The most instantiated classes (schema vocabulary left out), and how many classes there are.
 
     The type triples are grouped by class first and the classes filtered after: a filter on
@@ -252,7 +155,7 @@ def _ranked_classes(prober: _Prober, type_path: str, limits: SurveyLimits) -> tu
 
 
 def _survey_class(
-    prober: _Prober, cls: str, instances: int, type_path: str, vocabulary: SchemaVocabulary, probe_graphs: bool
+    prober: Prober, cls: str, instances: int, type_path: str, vocabulary: SchemaVocabulary, probe_graphs: bool
 ) -> SurveyedClass:
     limits = prober.limits
     # Blank-node instances are sampled like IRIs (OWL restrictions, SHACL shapes, n-ary records): a
@@ -310,7 +213,7 @@ def _survey_class(
     )
 
 
-def _beyond_sample(prober: _Prober, cls: str, members: str, skip_types: str, seen: dict[str, int]) -> list[str]:
+def _beyond_sample(prober: Prober, cls: str, members: str, skip_types: str, seen: dict[str, int]) -> list[str]:
     """Properties only instances outside the sample use (Brick: ``sh:sparql`` on 3 of 1,750 shapes).
 
     One DISTINCT probe over every instance, bounded by LIMIT and the probe's deadline; a
@@ -336,7 +239,7 @@ class _Objects:
     untyped: int = 0
 
 
-def _object_profile(prober: _Prober, cls: str, sample: str, type_path: str, props: list[str]) -> dict[str, _Objects]:
+def _object_profile(prober: Prober, cls: str, sample: str, type_path: str, props: list[str]) -> dict[str, _Objects]:
     """Per property: distinct sampled objects by kind, and by class (IRIs) or datatype (literals)."""
     rows = prober.select(
         "SELECT ?p ?k ?t (COUNT(DISTINCT ?o) AS ?n)",
@@ -369,7 +272,7 @@ def _object_profile(prober: _Prober, cls: str, sample: str, type_path: str, prop
     return found
 
 
-def _examples(prober: _Prober, cls: str, type_path: str, props: list[str]) -> tuple[dict[str, list[str]], list[str]]:
+def _examples(prober: Prober, cls: str, type_path: str, props: list[str]) -> tuple[dict[str, list[str]], list[str]]:
     """A few objects per property and a few instance IRIs, from the first instances of the class."""
     limits = prober.limits
     members = f"?s {type_path} {iri(cls)} FILTER(isIRI(?s))"
@@ -417,7 +320,7 @@ def _example_query(cls: SurveyedClass, type_predicate: str, scope: Sequence[str]
     return f"SELECT {head} WHERE {{ {pattern} }} LIMIT 5"
 
 
-def _parents(prober: _Prober, classes: list[str]) -> dict[str, set[str]]:
+def _parents(prober: Prober, classes: list[str]) -> dict[str, set[str]]:
     """Subclass links between the graph's classes, where the data states them."""
     if not classes:
         return {}

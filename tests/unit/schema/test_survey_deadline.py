@@ -26,6 +26,7 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import survey as survey_module
 from saga_kgqa.schema.survey_model import SourceSurvey, SurveyLimits
+from saga_kgqa.schema.survey_prober import Prober
 from tests.unit.schema.test_survey import LAB, CountingBackend
 
 _EX = "http://example.org/w1/"
@@ -90,7 +91,7 @@ def test_a_runaway_survey_probe_is_stopped_and_the_survey_says_partial(
 ) -> None:
     real = survey_module._named_graphs
 
-    def runaway_then_real(prober: survey_module._Prober) -> tuple[str, ...]:
+    def runaway_then_real(prober: Prober) -> tuple[str, ...]:
         # A probe whose cost grows with the graph, sent the way every survey probe is.
         assert prober.select("SELECT (COUNT(*) AS ?n)", _CROSS, limit=1, what="runaway count") is None
         return real(prober)
