@@ -14,7 +14,7 @@ need (``docs/ecosystem-notes.md`` §4):
   tool-calling mode); :func:`with_structured_output` binds a schema through function
   calling for callers that want one, and the agent itself does not use it;
 * reasoning text (``reasoning_content`` or ``reasoning``) that ChatOpenAI drops is kept
-  in ``additional_kwargs["reasoning_content"]`` (:class:`ReasoningChatOpenAI`).
+  in ``additional_kwargs["reasoning_content"]`` (:class:`~saga_kgqa.reasoning_chat.ReasoningChatOpenAI`).
 
 The client retries nothing by itself: the graph's LLM nodes retry transient provider
 errors only (connection, timeout, 429, 5xx) through their node ``RetryPolicy``, so a
@@ -39,15 +39,12 @@ from enum import StrEnum
 from typing import Any, Protocol, TypeVar
 from urllib.parse import urlsplit
 
-import openai
 from langchain_core.language_models import BaseChatModel
-from langchain_core.outputs import ChatResult
 from langchain_core.runnables import Runnable
-from langchain_openai import ChatOpenAI
 from pydantic import BaseModel, SecretStr
 
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.model_gate import model_slot
+from saga_kgqa.reasoning_chat import ReasoningChatOpenAI
 
 #: Environment variables read for each setting, in order of precedence.
 MODEL_ENV = ("SAGA_MODEL", "OPENAI_MODEL")
@@ -243,39 +240,6 @@ class ModelSettings:
                 "calling OpenAI needs a key: set OPENAI_API_KEY or SAGA_API_KEY (or --api-key), "
                 "or set SAGA_BASE_URL to a local OpenAI-compatible server"
             )
-
-
-class ReasoningChatOpenAI(ChatOpenAI):
-    """ChatOpenAI that keeps the reasoning text of reasoning models served by vLLM and friends.
-
-    ChatOpenAI targets OpenAI's API and drops the ``reasoning_content`` (older vLLM,
-    DeepSeek) or ``reasoning`` (newer vLLM) message field; this keeps it in
-    ``additional_kwargs["reasoning_content"]`` so traces show why the model acted.
-    Non-streaming responses only, which is how the agent calls its models.
-
-    ``max_concurrent_requests`` caps requests in flight to this model at this server
-    across the process (see :mod:`saga_kgqa.model_gate`).
-    """
-
-    max_concurrent_requests: int | None = None
-
-    def _generate(self, *args: Any, **kwargs: Any) -> ChatResult:
-        with model_slot(self.openai_api_base or "openai", self.model_name, self.max_concurrent_requests):
-            return super()._generate(*args, **kwargs)
-
-    def _create_chat_result(
-        self,
-        response: dict[str, Any] | openai.BaseModel,
-        generation_info: dict[str, Any] | None = None,
-    ) -> ChatResult:
-        result = super()._create_chat_result(response, generation_info)
-        raw = response if isinstance(response, dict) else response.model_dump(warnings=False)
-        for choice, generation in zip(raw.get("choices") or [], result.generations, strict=False):
-            message = choice.get("message") or {}
-            reasoning = message.get("reasoning_content") or message.get("reasoning")
-            if isinstance(reasoning, str) and reasoning:
-                generation.message.additional_kwargs["reasoning_content"] = reasoning
-        return result
 
 
 class ModelContext(Protocol):
