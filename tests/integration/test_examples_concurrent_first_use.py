@@ -14,18 +14,8 @@ import sys
 from pathlib import Path
 
 from saga_kgqa.examples.model import QueryExample, write_examples
+from tests.unit.examples.test_example_languages import ENGLISH, V
 
-V = "PREFIX v: <http://example.org/v#> "
-PAIRS = (
-    ("Which rivers flow through Germany?", "SELECT ?r WHERE { ?r v:flowsThrough v:Germany }"),
-    ("Who wrote the novel Dune?", "SELECT ?a WHERE { v:Dune v:author ?a }"),
-    ("How many moons does Mars have?", "SELECT (COUNT(?m) AS ?n) WHERE { ?m v:orbits v:Mars }"),
-    ("When did the Berlin Wall fall?", "SELECT ?d WHERE { v:BerlinWall v:demolished ?d }"),
-    ("Which countries border Spain?", "SELECT ?c WHERE { ?c v:borders v:Spain }"),
-    ("What is the capital of Canada?", "SELECT ?c WHERE { v:Canada v:capital ?c }"),
-    ("Who painted the Mona Lisa?", "SELECT ?p WHERE { v:MonaLisa v:painter ?p }"),
-    ("Which films did Stanley Kubrick direct?", "SELECT ?f WHERE { ?f v:director v:Kubrick }"),
-)
 ASKED = [
     "Welche Flüsse fließen durch Deutschland?",
     "¿Quién pintó la Gioconda?",
@@ -69,7 +59,7 @@ print(json.dumps({
 
 def test_eight_threads_first_use_of_the_default_example_index_each_get_their_own_answer(tmp_path: Path) -> None:
     path = tmp_path / "examples.jsonl"
-    write_examples([QueryExample(question=q, sparql=V + s, source="runs") for q, s in PAIRS], path)
+    write_examples([QueryExample(question=q, sparql=V + s, source="runs") for q, s in ENGLISH], path)
     environment = {k: v for k, v in os.environ.items() if not k.startswith("SAGA_EXAMPLES")}
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(path), json.dumps(ASKED)],
