@@ -55,11 +55,12 @@ def configured_embeddings(context: SagaContext, *, required: bool = False) -> Em
     Raises:
         ConfigurationError: ``required`` and the runtime is not available.
     """
-    from saga_kgqa.tools.patterns.embeddings import build_embeddings
+    from saga_kgqa.tools.patterns.embeddings import build_embeddings, require_installed
 
     base_url = context.embedding_base_url or os.environ.get("SAGA_EMBEDDING_BASE_URL") or None
     model = context.embedding_model or os.environ.get("SAGA_EMBEDDING_MODEL", "")
     try:
+        require_installed(context.examples_embedding_runtime)  # a missing package: BM25 now, not an error later
         return build_embeddings(context.examples_embedding_runtime, base_url=base_url, model=model)
     except ConfigurationError:
         if required:

