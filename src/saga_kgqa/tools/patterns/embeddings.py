@@ -26,7 +26,7 @@ import importlib.util
 import shutil
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -274,23 +274,14 @@ class CachedEmbeddings(Embeddings):
         self._inner = inner
         self._max = max_entries
         self._vectors: dict[str, list[float]] = {}
-        self._queries: dict[tuple[str, str], list[float]] = {}
+        self._queries: dict[str, list[float]] = {}
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Embed the texts not seen yet, in one call, and answer the rest from the cache."""
-        with self._lock:
-            missing = list(dict.fromkeys(text for text in texts if text not in self._vectors))
-        fresh = self._inner.embed_documents(missing) if missing else []
-        with self._lock:
-            self.misses += len(missing)
-            self.hits += len(texts) - len(missing)
-            self._vectors.update(zip(missing, fresh, strict=True))
-            while len(self._vectors) > self._max:
-                self._vectors.pop(next(iter(self._vectors)))
-            return [self._vectors.get(text) or self._inner.embed_documents([text])[0] for text in texts]
+        return self._through(self._vectors, texts, self._inner.embed_documents)
 
     def embed_query(self, text: str) -> list[float]:
         """Embed the question (questions are not cached: they rarely repeat)."""
@@ -299,26 +290,24 @@ class CachedEmbeddings(Embeddings):
     def embed_queries(self, texts: list[str]) -> list[list[float]]:
         """Embed texts on the model's query side (:func:`embed_symmetric`), cached apart from documents.
 
-        A two-sided model gives one text two vectors (e5: ``query:`` and ``passage:``), so the cache keys
-        the side with the text.
+        A two-sided model gives one text two vectors (e5: ``query:`` and ``passage:``), so each side has its cache.
         """
-        keys = [("query", text) for text in texts]
+        return self._through(self._queries, texts, lambda missing: embed_symmetric(self._inner, missing))
+
+    def _through(
+        self, vectors: dict[str, list[float]], texts: list[str], embed: Callable[[list[str]], list[list[float]]]
+    ) -> list[list[float]]:
+        """The texts' vectors from ``vectors``, those not there embedded in one call and kept (bounded)."""
         with self._lock:
-            missing = list(
-                dict.fromkeys(text for key, text in zip(keys, texts, strict=True) if key not in self._queries)
-            )
-        fresh = embed_symmetric(self._inner, missing) if missing else []
+            missing = list(dict.fromkeys(text for text in texts if text not in vectors))
+        fresh = embed(missing) if missing else []
         with self._lock:
             self.misses += len(missing)
             self.hits += len(texts) - len(missing)
-            self._queries.update(zip((("query", text) for text in missing), fresh, strict=True))
-            while len(self._queries) > self._max:
-                self._queries.pop(next(iter(self._queries)))
-            found = [self._queries.get(key) for key in keys]
-        return [
-            vector if vector is not None else embed_symmetric(self._inner, [key[1]])[0]
-            for vector, key in zip(found, keys, strict=True)
-        ]
+            vectors.update(zip(missing, fresh, strict=True))
+            while len(vectors) > self._max:
+                vectors.pop(next(iter(vectors)))
+            return [vectors.get(text) or embed([text])[0] for text in texts]
 
     def clear(self) -> None:
         """Forget every vector (a cold cache)."""
