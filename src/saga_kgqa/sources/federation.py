@@ -22,7 +22,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 
-from saga_kgqa.errors import ToolInputError
+from saga_kgqa.errors import QueryRejected, ToolInputError
 from saga_kgqa.kg.core.clock import SYSTEM_CLOCK, Deadline
 from saga_kgqa.kg.core.result import QueryResult, Row, Term
 from saga_kgqa.kg.guard.sparql_lexer import tokenize
@@ -37,6 +37,11 @@ from saga_kgqa.tools.render import cap_bytes, iri_text, render_result_table
 MAX_KEYS = 300
 #: Rows of query 2 read to learn the right side's key forms.
 PROBE_ROWS = 20
+#: Keys longer than this are not bound (no identifier is; the bound query must stay small).
+MAX_BOUND_KEY_CHARS = 512
+#: Left rows between two deadline checks.
+_DEADLINE_EVERY = 256
+_UNBINDABLE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 SEPARATOR = "==>"
 _SIDE = re.compile(r"\A\s*([A-Za-z0-9][A-Za-z0-9_.\-]*)\s*:\s*(\S.*?)\s*\Z", re.DOTALL)
 
@@ -109,7 +114,7 @@ def join_sources(sources: SourceSet, request: str, *, settings: ExecuteSettings 
             right=names[1],
         )
     key = _key_variable(a.variables, second)
-    keys = _distinct(a.result.column(key))
+    keys, unbindable = _bindable(_distinct(a.result.column(key)))
     probe = execute_on_source(
         sources, right, second, settings=_within(settings, deadline, max_result_rows=PROBE_ROWS, diagnose_empty=False)
     )
@@ -132,7 +137,7 @@ def join_sources(sources: SourceSet, request: str, *, settings: ExecuteSettings 
             left=names[0],
             right=names[1],
         )
-    joined, rule = _join(a.result, b.result, key)
+    joined, rule, product = _join(a.result, b.result, key, cap=settings.max_result_rows, deadline=deadline)
     prefixes = sources.get(right).toolkit().prefixes
     table = render_result_table(
         joined, max_rows=settings.max_rows_shown, max_cell_chars=settings.max_cell_chars, prefixes=prefixes
@@ -143,8 +148,18 @@ def join_sources(sources: SourceSet, request: str, *, settings: ExecuteSettings 
         f"{rule} normalisation:",
         table,
     ]
+    if product > len(joined.rows):
+        lines.append(
+            f"Note: cut at {len(joined.rows):,} of at least {product:,} joined rows (the row cap, or the deadline); "
+            "narrow step 1 or step 2."
+        )
     if len(keys) > MAX_KEYS:
         lines.append(f"Note: only the first {MAX_KEYS} of {len(keys)} keys were bound; narrow step 1.")
+    if unbindable:
+        lines.append(
+            f"Note: {unbindable} keys could not be bound (a control character such as NUL, or longer than "
+            f"{MAX_BOUND_KEY_CHARS} characters) and were skipped; the rest joined."
+        )
     if not joined.rows:
         lines.append(_empty_reason(a.result, b.result, probe.result, key, prefixes))
     lines.append(f"The answer is step 2's columns; the bound step 2 query on {right} is the attempt that answered.")
@@ -201,24 +216,53 @@ def bind_values(query: str, variable: str, terms: list[Term]) -> str:
     return query[: brace.end] + values + query[brace.end :]
 
 
-def _join(a: QueryResult, b: QueryResult, key: str) -> tuple[QueryResult, Normalisation]:
-    """Rows of ``a`` and ``b`` whose keys match after normalisation (``a``'s key kept)."""
+def _bindable(terms: list[Term]) -> tuple[list[Term], int]:
+    """The keys that can be written into a ``VALUES`` block, and how many could not (NUL, over-long, bad IRI)."""
+    kept: list[Term] = []
+    for term in terms:
+        if len(term.value) > MAX_BOUND_KEY_CHARS or _UNBINDABLE.search(term.value):
+            continue
+        try:
+            result_term(term)
+        except QueryRejected:
+            continue
+        kept.append(term)
+    return kept, len(terms) - len(kept)
+
+
+def _join(
+    a: QueryResult, b: QueryResult, key: str, *, cap: int, deadline: Deadline
+) -> tuple[QueryResult, Normalisation, int]:
+    """Rows of ``a`` and ``b`` whose keys match after normalisation (``a``'s key kept), and the product's size.
+
+    Streams the product and stops building rows at ``cap`` (or when the deadline passes): the
+    size of the whole product is counted per left row from the right side's buckets, never built.
+    """
     by_key: dict[str, list[Row]] = {}
     for row in b.rows:
         if key in row:
             by_key.setdefault(match_key(row[key]), []).append(row)
     rows: list[Row] = []
     used: dict[Normalisation, int] = {}
-    for row in a.rows:
+    product = 0
+    out_of_time = False
+    for n, row in enumerate(a.rows):
         if key not in row:
             continue
-        for other in by_key.get(match_key(row[key]), []):
+        matches = by_key.get(match_key(row[key]), [])
+        product += len(matches)
+        if n % _DEADLINE_EVERY == 0 and deadline.expired():
+            out_of_time = True
+        for other in matches:
+            if len(rows) >= cap or out_of_time:
+                break
             rule = normalisation(row[key], other[key])
             used[rule] = used.get(rule, 0) + 1
             rows.append({**other, **row})
     variables = list(a.variables) + [v for v in b.variables if v not in a.variables]
-    truncated = a.truncated or b.truncated
-    return QueryResult(form="SELECT", variables=variables, rows=rows, truncated=truncated), weakest(used)
+    truncated = a.truncated or b.truncated or product > len(rows)
+    joined = QueryResult(form="SELECT", variables=variables, rows=rows, truncated=truncated)
+    return joined, weakest(used), product
 
 
 def _empty_reason(a: QueryResult, b: QueryResult, probe: QueryResult, key: str, prefixes: Mapping[str, str]) -> str:
