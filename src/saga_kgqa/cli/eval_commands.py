@@ -28,8 +28,16 @@ from saga_kgqa.cli.progress import tracked
 from saga_kgqa.errors import ConfigurationError, SagaError
 
 if TYPE_CHECKING:
+    from saga_kgqa.eval.qa.gerbil import GerbilCounts
     from saga_kgqa.eval.qa.scorer import QuestionScores
     from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+
+
+class Scorer(StrEnum):
+    """What ``saga eval score`` prints."""
+
+    ALL = "all"
+    GERBIL = "gerbil"
 
 
 class PredictionFormat(StrEnum):
@@ -46,7 +54,10 @@ def _write_line(data: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False) + "\n")
 
 
-def _score_spinach_output(path: Path, as_json: bool) -> tuple[list[QuestionScores], list[str]]:
+Scored = tuple[list["QuestionScores"], list[str], list["GerbilCounts"]]
+
+
+def _score_spinach_output(path: Path, as_json: bool) -> Scored:
     from saga_kgqa.eval.qa.spinach_output import read_spinach_output, score_entry
 
     scores = []
@@ -58,10 +69,10 @@ def _score_spinach_output(path: Path, as_json: bool) -> tuple[list[QuestionScore
                 {"index": entry.index, "question": entry.question, "reported_f1": entry.reported_f1}
                 | question_scores.to_dict()
             )
-    return scores, []
+    return scores, [], []
 
 
-def _score_predictions(path: Path, gold_path: Path | None, as_json: bool) -> tuple[list[QuestionScores], list[str]]:
+def _score_predictions(path: Path, gold_path: Path | None, as_json: bool) -> Scored:
     if gold_path is None:
         raise ConfigurationError("--format predictions needs --gold (a gold store written by `saga eval gold`)")
     from saga_kgqa.eval.qa.ablation import score_run
@@ -78,7 +89,11 @@ def _score_predictions(path: Path, gold_path: Path | None, as_json: bool) -> tup
             }
             line |= {"not_scored": item.not_scored} if item.scores is None else item.scores.to_dict()
             _write_line(line)
-    return [s.scores for s in scored if s.scores is not None], [s.not_scored for s in scored if s.not_scored]
+    return (
+        [s.scores for s in scored if s.scores is not None],
+        [s.not_scored for s in scored if s.not_scored],
+        [s.gerbil for s in scored if s.gerbil is not None],
+    )
 
 
 @eval_app.command("score")
@@ -91,22 +106,48 @@ def score(
     as_json: Annotated[
         bool, typer.Option("--json", help="One JSON object per question on stdout; the summary goes to stderr.")
     ] = False,
+    scorer: Annotated[
+        Scorer, typer.Option(help="all: every metric; gerbil: GERBIL QA's seven measures as the QALD leaderboard.")
+    ] = Scorer.ALL,
 ) -> None:
     """Score a predictions file with every metric (paper, strict, SPINACH, GRASP, GERBIL)."""
     from saga_kgqa.eval.qa.scorer import summarise
 
     try:
         if file_format is PredictionFormat.SPINACH_OUTPUT:
-            scores, not_scored = _score_spinach_output(file, as_json)
+            scores, not_scored, gerbil_extra = _score_spinach_output(file, as_json)
         else:
-            scores, not_scored = _score_predictions(file, gold, as_json)
+            scores, not_scored, gerbil_extra = _score_predictions(file, gold, as_json)
     except SagaError as exc:
         fail(exc)
-    summary = summarise(scores, not_scored)
+    summary = summarise(scores, not_scored, gerbil_extra)
     if as_json:
         sys.stderr.write(json.dumps({"summary": summary}) + "\n")
+    elif scorer is Scorer.GERBIL:
+        _print_gerbil(summary)
     else:
         _print_summary(summary)
+
+
+def _print_gerbil(summary: dict[str, Any]) -> None:
+    """GERBIL's measures by GERBIL's names, in percent as the QALD leaderboard shows them."""
+    from rich.table import Table
+
+    from saga_kgqa.eval.qa.gerbil import MEASURE_NAMES
+
+    measures = summary["gerbil"]
+    table = Table("measure", "value (%)", "value")
+    for name in MEASURE_NAMES:
+        value = None if measures is None else measures[name]
+        table.add_row(
+            name, "n/a" if value is None else f"{100 * value:.2f}", "n/a" if value is None else f"{value:.4f}"
+        )
+    stdout.print(table)
+    counted = summary["gerbil_questions"]
+    left_out = summary["scored"] + sum(summary["not_scored"].values()) - counted
+    stdout.print(
+        f"GERBIL counts {counted} questions (empty gold included); {left_out} without gold left out", markup=False
+    )
 
 
 def _print_summary(summary: dict[str, Any]) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from saga_kgqa.eval.qa.metrics import gerbil_prf, grasp_f1, paper_f1, spinach_row_f1, strict_set_f1
+from saga_kgqa.eval.qa.gerbil import gerbil_prf
+from saga_kgqa.eval.qa.metrics import grasp_f1, paper_f1, spinach_row_f1, strict_set_f1
 from saga_kgqa.eval.qa.scorer import score_question, summarise
 from saga_kgqa.kg.core.result import QueryResult, Term
 

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from saga_kgqa.context import Method, SagaContext
-from saga_kgqa.eval.qa.gold import GoldStore
+from saga_kgqa.eval.qa.gerbil import GerbilCounts, gerbil_counts
+from saga_kgqa.eval.qa.gold import GoldStatus, GoldStore
 from saga_kgqa.eval.qa.predictions import PredictionRecord, summarise_traces
 from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.eval.qa.runner import Answerer, run_benchmark
@@ -48,12 +49,17 @@ COVERAGE_LEVELS = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 @dataclass(frozen=True, slots=True)
 class ScoredQuestion:
-    """One prediction and its scores, or why it was not scored."""
+    """One prediction and its scores, or why it was not scored.
+
+    ``gerbil`` holds GERBIL's counts for a question left out of the means that GERBIL still
+    counts (gold answer set empty); a scored question carries them in its scores.
+    """
 
     index: int
     record: PredictionRecord
     scores: QuestionScores | None
     not_scored: str | None
+    gerbil: GerbilCounts | None = None
 
 
 def score_run(records: Sequence[PredictionRecord], gold: GoldStore) -> list[ScoredQuestion]:
@@ -63,7 +69,10 @@ def score_run(records: Sequence[PredictionRecord], gold: GoldStore) -> list[Scor
         entry = gold.get(record.question_id)
         if entry is None or not entry.usable:
             reason = "no_gold" if entry is None else entry.status.value
-            scored.append(ScoredQuestion(index, record, None, reason))
+            counts = None
+            if entry is not None and entry.status is GoldStatus.EMPTY and entry.answers is not None:
+                counts = gerbil_counts(record.predicted_result(), entry.result())
+            scored.append(ScoredQuestion(index, record, None, reason, counts))
             continue
         scores = score_question(record.predicted_result(), entry.result(), gold_is_values=entry.answers_are_values)
         scored.append(ScoredQuestion(index, record, scores, None))
@@ -73,7 +82,9 @@ def score_run(records: Sequence[PredictionRecord], gold: GoldStore) -> list[Scor
 def run_summary(scored: Sequence[ScoredQuestion]) -> dict[str, Any]:
     """Metric means (see :func:`~saga_kgqa.eval.qa.scorer.summarise`) plus the trace summary."""
     summary = summarise(
-        [s.scores for s in scored if s.scores is not None], [s.not_scored for s in scored if s.not_scored]
+        [s.scores for s in scored if s.scores is not None],
+        [s.not_scored for s in scored if s.not_scored],
+        [s.gerbil for s in scored if s.gerbil is not None],
     )
     summary["traces"] = summarise_traces([s.record.trace for s in scored])
     return summary

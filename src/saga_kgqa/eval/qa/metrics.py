@@ -14,7 +14,7 @@ Sources:
   datatype and language), raw or canonicalised (:mod:`saga_kgqa.eval.qa.canonical`).
 * :func:`spinach_row_f1` -- SPINACH ``eval.py`` ``f1()`` (stanford-oval/spinach), "row-major F1".
 * :func:`grasp_f1` -- GRASP ``sparql/metrics.py`` ``f1_score()`` (ad-freiburg/grasp).
-* :func:`gerbil_prf` -- QALD answer-set precision/recall/F1 as GERBIL QA computes them.
+* GERBIL QA's counts and measures live in :mod:`saga_kgqa.eval.qa.gerbil`.
 * :func:`text2sparql_prf` and :func:`text2sparql_ndcg` -- the TEXT2SPARQL challenge's official
   evaluator (``text2sparql-client`` 2.1.0, ``utils/evaluation_metrics.py``), which hands
   :func:`text2sparql_values` to trec_eval's ``set_P``/``set_recall``/``set_F`` and ``ndcg``.
@@ -210,37 +210,6 @@ class PrecisionRecall:
     precision: float
     recall: float
     f1: float
-
-
-def gerbil_prf(predicted: QueryResult | None, gold: QueryResult) -> PrecisionRecall:
-    """QALD answer-set precision, recall and F1 as GERBIL QA computes them per question.
-
-    Answers are sets of canonical terms (GERBIL normalises literals). QALD's rules for
-    empty sets: an empty gold answered empty is 1/1/1, an empty gold answered with
-    anything 0/0/0, and a missing or empty answer to a non-empty gold counts as "could not
-    answer": precision 1, recall 0, F1 0. Booleans: a matching ASK answer is 1/1/1,
-    anything else 0/0/0. Averaging these gives GERBIL's macro measures
-    (see :func:`saga_kgqa.eval.qa.scorer.summarise`).
-    """
-    if predicted is None:
-        return PrecisionRecall(1.0, 0.0, 0.0) if gold.form == "ASK" or not is_empty(gold) else _agree(True)
-    if predicted.form == "ASK" or gold.form == "ASK":
-        return _agree(predicted.form == gold.form == "ASK" and predicted.boolean == gold.boolean)
-    gold_terms = answer_terms(gold, canonical=True)
-    predicted_terms = answer_terms(predicted, canonical=True)
-    if not gold_terms:
-        return _agree(not predicted_terms)
-    if not predicted_terms:
-        return PrecisionRecall(1.0, 0.0, 0.0)
-    hits = len(predicted_terms & gold_terms)
-    precision, recall = hits / len(predicted_terms), hits / len(gold_terms)
-    f1 = 2 * precision * recall / (precision + recall) if hits else 0.0
-    return PrecisionRecall(precision, recall, f1)
-
-
-def _agree(agrees: bool) -> PrecisionRecall:
-    value = float(agrees)
-    return PrecisionRecall(value, value, value)
 
 
 def text2sparql_values(result: QueryResult | None) -> dict[str, int]:

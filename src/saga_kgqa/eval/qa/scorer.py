@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from saga_kgqa.eval.qa.gerbil import GerbilCounts, gerbil_counts, gerbil_prf, gerbil_summary
 from saga_kgqa.eval.qa.metrics import (
-    gerbil_prf,
     grasp_f1,
     is_empty,
     paper_f1,
@@ -54,8 +54,10 @@ class QuestionScores:
         strict_f1_canonical: Set F1 over canonical terms; ``strict_em_canonical`` its exact match.
         spinach_row_f1: SPINACH's row-major F1; ``spinach_row_em`` is 1.0 when it is 1.
         grasp_f1: GRASP's assignment F1.
-        gerbil_precision: QALD/GERBIL answer-set precision (``gerbil_recall``, ``gerbil_f1`` likewise).
+        gerbil_precision: QALD/GERBIL answer-set precision under the QALD rule (no answer:
+            precision 1); ``gerbil_recall``, ``gerbil_f1`` likewise.
         predicted_empty: The prediction is missing or has no row.
+        gerbil_counts: GERBIL's true/false positives and false negatives, for its aggregates.
     """
 
     paper_f1: float
@@ -71,6 +73,7 @@ class QuestionScores:
     gerbil_recall: float | None
     gerbil_f1: float | None
     predicted_empty: bool
+    gerbil_counts: GerbilCounts | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The scores as a JSON-ready mapping."""
@@ -99,6 +102,7 @@ def score_question(predicted: QueryResult | None, gold: QueryResult, *, gold_is_
     canonical = strict_set_f1(predicted, gold, canonical=True)
     spinach = spinach_row_f1(predicted, gold)
     gerbil = gerbil_prf(predicted, gold)
+    counts = gerbil_counts(predicted, gold)
     return QuestionScores(
         paper_f1=paper,
         paper_em=_exact(paper) or 0.0,
@@ -113,34 +117,41 @@ def score_question(predicted: QueryResult | None, gold: QueryResult, *, gold_is_
         gerbil_recall=gerbil.recall,
         gerbil_f1=gerbil.f1,
         predicted_empty=predicted_empty,
+        gerbil_counts=counts,
     )
 
 
-def summarise(scores: Sequence[QuestionScores], not_scored: Sequence[str] = ()) -> dict[str, Any]:
+def summarise(
+    scores: Sequence[QuestionScores], not_scored: Sequence[str] = (), gerbil_extra: Sequence[GerbilCounts] = ()
+) -> dict[str, Any]:
     """Means of every metric over the scored questions, and why others were not scored.
 
     Args:
         scores: One entry per scored question.
         not_scored: One reason per question left out (``gold_unavailable``, ``gold_empty``, ``drift`` ...).
+        gerbil_extra: GERBIL counts of questions left out of the means that GERBIL still
+            counts: those whose gold answer set is empty.
 
     Returns:
         ``scored``, ``not_scored`` (reason -> count), ``means`` (metric -> mean over the
-        questions where it is defined, or ``None``), ``gerbil_qald_macro_f1`` (the harmonic
-        mean of macro precision and macro recall, GERBIL's "Macro F1 QALD"), and
-        ``empty_result_rate`` (share of scored questions whose prediction is missing or empty).
+        questions where it is defined, or ``None``), ``gerbil`` (GERBIL's seven QA measures
+        by their GERBIL names, see :mod:`saga_kgqa.eval.qa.gerbil`, or ``None``),
+        ``gerbil_questions`` (how many questions they count), ``gerbil_qald_macro_f1`` (its
+        "Macro F1 QALD"), and ``empty_result_rate`` (share of scored questions whose
+        prediction is missing or empty).
     """
     means: dict[str, float | None] = {}
     for metric in MEAN_METRICS:
         values = [v for v in (getattr(s, metric) for s in scores) if v is not None]
         means[metric] = sum(values) / len(values) if values else None
-    precision, recall = means["gerbil_precision"], means["gerbil_recall"]
-    qald_macro = None
-    if precision is not None and recall is not None:
-        qald_macro = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    counts = [s.gerbil_counts for s in scores if s.gerbil_counts is not None] + list(gerbil_extra)
+    gerbil = gerbil_summary(counts)
     return {
         "scored": len(scores),
         "not_scored": dict(sorted(Counter(not_scored).items())),
         "means": means,
-        "gerbil_qald_macro_f1": qald_macro,
+        "gerbil": gerbil,
+        "gerbil_questions": len(counts),
+        "gerbil_qald_macro_f1": None if gerbil is None else gerbil["Macro F1 QALD"],
         "empty_result_rate": sum(s.predicted_empty for s in scores) / len(scores) if scores else None,
     }
