@@ -18,8 +18,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, CallToolResult, ListToolsResult, TextContent
+from pydantic import ValidationError
 
-from saga_kgqa.serve.mcp_arguments import argument_problem
+from saga_kgqa.serve.mcp_arguments import argument_problem, validation_refusal
 from saga_kgqa.serve.mcp_limits import CallGate
 from saga_kgqa.serve.mcp_schemas import compact_schema
 
@@ -42,7 +43,9 @@ def install(server: MCPServer[Any], gate: CallGate, prompts: frozenset[str]) -> 
         if ctx.method != "tools/call" or ctx.request_id is None:
             return await call_next(ctx)
         problem = argument_problem(params.get("arguments"))
-        if problem is not None:  # before validation: pydantic would echo the text in its error
+        if problem is None:  # the schema checked here: the SDK's own refusal quotes pydantic (and the input)
+            problem = schema_problem(server, params.get("name"), params.get("arguments"))
+        if problem is not None:
             return CallToolResult(content=[TextContent(type="text", text=problem)], is_error=True)
         try:
             with gate.call(_caller(ctx), run=params.get("name") in RUN_TOOLS):
@@ -67,6 +70,22 @@ def compact_listing(result: HandlerResult) -> HandlerResult:
             tool["outputSchema"] = compact_schema(tool["outputSchema"], descriptions=False)
         tools.append(tool)
     return {**result, "tools": tools}
+
+
+def schema_problem(server: MCPServer[Any], name: object, arguments: object) -> str | None:
+    """The sanitised refusal when ``arguments`` fail the input schema of tool ``name``; else ``None``.
+
+    Unknown tools and argument shapes the SDK refuses itself (not an object) are left to it.
+    """
+    manager = getattr(server, "_tool_manager", None)  # the SDK keeps its tools there (pinned SDK line)
+    tool = manager.get_tool(name) if manager is not None and isinstance(name, str) else None
+    if tool is None or not isinstance(arguments, dict | None):
+        return None
+    try:
+        tool.fn_metadata.validate_arguments(arguments or {})
+    except ValidationError as exc:
+        return validation_refusal(exc)
+    return None
 
 
 def _caller(ctx: ServerRequestContext[Any, Any]) -> str:

@@ -182,9 +182,12 @@ class ToolHost:
         if output.error is not None:
             output.error.message = self.redact(output.error.message, output.source)
         shown = cap_block(outside_value(self.redact(text, output.source), None), self.max_chars)
+        # The structured channel names sources the same way: a survey's coverage line, say, quotes the
+        # endpoint's own failure message (host, port and path), which the text already replaced by the name.
+        structured = _redact_strings(output.model_dump(mode="json"), lambda value: self.redact(value, output.source))
         return CallToolResult(
             content=[TextContent(type="text", text=shown)],
-            structured_content=clean_structure(output.model_dump(mode="json")),
+            structured_content=clean_structure(structured),
             is_error=is_error,
         )
 
@@ -207,6 +210,17 @@ class ToolHost:
             kind=type(exc).__name__, message=message, query_at_fault=exc.query_at_fault, retryable=exc.retryable
         )
         return self.result(failure_sentence(exc, message, subject="call"), output, is_error=True)
+
+
+def _redact_strings(value: Any, redact: Callable[[str], str]) -> Any:
+    """``value`` (JSON-like) with ``redact`` applied to every string in it."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: _redact_strings(item, redact) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redact_strings(item, redact) for item in value]
+    return value
 
 
 def session_key(ctx: Context[Any, Any]) -> str | None:
