@@ -42,7 +42,7 @@ from typing import Any
 from rdflib import URIRef
 from rdflib.plugins.sparql import prepareQuery
 
-from saga_kgqa.eval.datasets import BenchmarkGraph, discover_graphs
+from saga_kgqa.benchmarks.datasets import BenchmarkGraph, discover_graphs
 from saga_kgqa.eval.grounding.bridge_fixture import split_graph
 from saga_kgqa.eval.grounding.measurement import MeasureSettings, measure_graph
 from saga_kgqa.eval.grounding.probe import ToolkitProbe

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from langchain_core.embeddings import Embeddings
 
-from saga_kgqa.eval.qa.questions import BenchmarkQuestion
+from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.examples.harvest import from_benchmark
 from saga_kgqa.examples.index import (
     BM25_STRUCTURE,

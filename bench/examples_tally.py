@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from saga_kgqa.eval.qa.questions import BenchmarkQuestion
+from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.eval.tokens import count_tokens
 from saga_kgqa.examples.coverage import Signature, covered, local_names, signature
 from saga_kgqa.examples.index import (

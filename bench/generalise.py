@@ -52,7 +52,7 @@ from typing import Any
 from rdflib import URIRef
 from rdflib.plugins.sparql import prepareQuery
 
-from saga_kgqa.eval.datasets import GoldQuestion, discover_graphs
+from saga_kgqa.benchmarks.datasets import GoldQuestion, discover_graphs
 from saga_kgqa.eval.grounding.measurement import MeasureSettings, measure_graph
 from saga_kgqa.eval.grounding.probe import ToolkitProbe
 from saga_kgqa.kg.core.backend import ExecutionLimits

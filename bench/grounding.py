@@ -25,7 +25,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from saga_kgqa.eval.datasets import BenchmarkGraph, discover_graphs
+from saga_kgqa.benchmarks.datasets import BenchmarkGraph, discover_graphs
 from saga_kgqa.eval.grounding.measurement import GraphMeasurement, MeasureSettings, measure_graph
 from saga_kgqa.eval.grounding.probe import ToolkitProbe
 from saga_kgqa.eval.grounding.report import (

@@ -33,10 +33,10 @@ from pathlib import Path
 
 from rich.console import Console
 
+from saga_kgqa.benchmarks.datasets import BenchmarkGraph, discover_graphs
 from saga_kgqa.dialects import WIKIDATA_DIALECT
 from saga_kgqa.dialects.wikidata_store import build_wikidata_store
 from saga_kgqa.errors import SagaError
-from saga_kgqa.eval.datasets import BenchmarkGraph, discover_graphs
 from saga_kgqa.eval.grounding.measurement import TokenSample
 from saga_kgqa.eval.grounding.pattern_recall import CUTOFFS, RecallTally, gold_patterns
 from saga_kgqa.eval.grounding.probe import ToolkitProbe

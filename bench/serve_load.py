@@ -42,7 +42,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # tests.support, when run as a script
 
-from saga_kgqa.eval.loaders import load_benchmark  # noqa: E402
+from saga_kgqa.benchmarks.loaders import load_benchmark  # noqa: E402
 from tests.support.langgraph_dev import langgraph_dev  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the modules beside this file, run as a script

@@ -314,7 +314,7 @@ def chat_model_for(role: PromptRole, settings: ModelSettings) -> BaseChatModel:
         max_completion_tokens=decoding.max_tokens,
         extra_body=extra_body,
         timeout=settings.timeout_s,
-        # Retries belong to the graph's node policy (agent/builder.py), which retries only transient errors.
+        # Retries belong to the graph's node policy (graph/builder.py), which retries only transient errors.
         max_retries=0,
         max_concurrent_requests=settings.max_concurrency,
         **options,

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.state import ANSWER_KEY
+from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.support.agent import AgentRun, open_toolbox, run_agent
 from tests.support.scripted_model import answer_type, tool_call
 

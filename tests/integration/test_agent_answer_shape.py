@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.agent import finalize
-from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.answer_shape import ShapedQuery
+from saga_kgqa.graph import finalize
 from saga_kgqa.settings import example_graph_path
+from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.support.agent import AgentRun, open_toolbox, run_agent
 from tests.support.scripted_model import answer_type, tool_call
 
@@ -153,8 +153,8 @@ def test_every_grasp_ck25_query_the_rule_shapes_keeps_its_answer_columns_values(
     import gzip
     import json
 
-    from saga_kgqa.agent.finalize import without_exploratory_limit
     from saga_kgqa.answer_shape import shape_query
+    from saga_kgqa.graph.finalize import without_exploratory_limit
 
     toolbox = open_toolbox([data_dir / "text2sparql_ck25" / "prod-inst.ttl"])
     changed = 0

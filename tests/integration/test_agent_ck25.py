@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import ToolMessage
 
-from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.state import ANSWER_KEY, QueryAttempt
+from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.support.agent import open_toolbox, run_agent
 from tests.support.scripted_model import answer_type, tool_call
 

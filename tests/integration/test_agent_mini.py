@@ -10,12 +10,12 @@ import pytest
 from langchain_core.messages import AIMessage
 from langgraph.types import RetryPolicy
 
-from saga_kgqa.agent.builder import run_config
-from saga_kgqa.agent.model_calls import transient_provider_error
-from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.graph.builder import run_config
+from saga_kgqa.graph.model_calls import transient_provider_error
+from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.support.agent import open_toolbox, run_agent
 from tests.support.grounding import MINI_TTL
 from tests.support.scripted_model import ScriptedChatModel, answer_type, model_factory, tool_call

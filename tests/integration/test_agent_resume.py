@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from saga_kgqa.agent.builder import run_config
-from saga_kgqa.agent.persistence import CheckpointStore, CheckpointTarget
-from saga_kgqa.agent.toolbox import SagaToolbox, ToolView
 from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.context import SagaContext
+from saga_kgqa.graph.builder import run_config
+from saga_kgqa.runs.persistence import CheckpointStore, CheckpointTarget
 from saga_kgqa.state import TypeState
 from saga_kgqa.state.checkpointing import checkpoint_serde
 from saga_kgqa.tools import LookupResult
+from saga_kgqa.tools.toolbox import SagaToolbox, ToolView
 from tests.support.agent import open_toolbox
 from tests.support.postgres_server import PostgresServer
 from tests.support.scripted_model import ScriptedChatModel, answer_type, model_factory, tool_call

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.state import PriorTurn
+from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.support.agent import open_toolbox, run_agent
 from tests.support.scripted_model import answer_type, text_action, tool_call
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.session import SourceSet
+from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.conftest import TEST_DATA
 from tests.support.agent import run_agent
 from tests.support.scripted_model import answer_type, tool_call

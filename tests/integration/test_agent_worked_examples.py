@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.examples.index import ExampleIndex
 from saga_kgqa.examples.model import QueryExample, write_examples
+from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.support.agent import AgentRun, open_toolbox, run_agent
 from tests.support.grounding import MINI_TTL
 from tests.support.scripted_model import answer_type, tool_call
@@ -129,8 +129,8 @@ def test_an_unreadable_examples_file_is_an_observation_not_a_crash(
 def test_text_action_mode_can_call_the_tool_and_the_papers_parse_prompt_is_unchanged_without_it(
     mini: SagaToolbox, tmp_path: Path
 ) -> None:
-    from saga_kgqa.agent.prompting import parse_messages
     from saga_kgqa.context import SagaContext
+    from saga_kgqa.graph.prompting import parse_messages
 
     paper = str(parse_messages("Action: stop()", SagaContext(tool_calling="text"))[0].content)
     assert "worked_examples" not in paper and '"join", "stop"' in paper
@@ -157,8 +157,8 @@ def test_in_an_eval_run_on_ck25_the_tool_never_shows_a_ck25_pair(
 
     from typer.testing import CliRunner
 
+    from saga_kgqa.benchmarks.loaders import load_benchmark
     from saga_kgqa.cli import app
-    from saga_kgqa.eval.loaders import load_benchmark
     from saga_kgqa.examples.harvest import harvest_files
     from tests.support import studio_models
 

@@ -14,8 +14,8 @@ import pyoxigraph as ox
 import pytest
 from typer.testing import CliRunner
 
-from saga_kgqa.agent.trajectory import read_trajectory
 from saga_kgqa.cli import app
+from saga_kgqa.runs.trajectory import read_trajectory
 from saga_kgqa.settings import example_graph_path
 from tests.conftest import REPO_ROOT
 from tests.support.openai_mock import MockReply, MockToolCall, serve_openai_mock

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.eval.loaders import load_benchmark
+from saga_kgqa.benchmarks.loaders import load_benchmark
 from tests.support.http_servers import SAGA, server_env
 from tests.support.openai_mock import MockReply, MockToolCall, serve_openai_mock
 

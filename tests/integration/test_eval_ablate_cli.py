@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from saga_kgqa.benchmarks.loaders import load_benchmark
 from saga_kgqa.cli import app
-from saga_kgqa.eval.loaders import load_benchmark
 from saga_kgqa.eval.qa.runner import config_path
 from tests.support.replay_models import GOLD_ENV
 
@@ -98,7 +98,7 @@ def test_ablate_coverage_refuses_a_schema_with_nothing_to_mask(
 
 
 def test_offline_wikidata_index_masks_its_curated_domains(data_dir: Path) -> None:
-    from saga_kgqa.agent.dialect_tools import saved_or_dialect_schema, tool_dialect
+    from saga_kgqa.app.dialects import saved_or_dialect_schema, tool_dialect
 
     index = saved_or_dialect_schema(tool_dialect("wikidata"), schema_file=None, data_dir=data_dir)
     assert index is not None

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.eval.loaders import load_benchmark
+from saga_kgqa.benchmarks.loaders import load_benchmark
 from saga_kgqa.eval.qa.gold import GoldStatus, GoldStore, build_gold_store, drift_report
 from saga_kgqa.eval.qa.scorer import score_question, summarise
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.benchmarks.loaders import load_benchmark
+from saga_kgqa.benchmarks.questions import AnswerKind
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.loaders import load_benchmark
-from saga_kgqa.eval.qa.questions import AnswerKind
 
 pytestmark = pytest.mark.shared_data
 

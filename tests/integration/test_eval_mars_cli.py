@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from saga_kgqa.benchmarks.loaders import load_benchmark
 from saga_kgqa.cli import app
-from saga_kgqa.eval.loaders import load_benchmark
 from saga_kgqa.eval.qa.ablation import MARS_VARIANTS
 from saga_kgqa.eval.qa.predictions import PredictionRecord
 from saga_kgqa.eval.qa.runner import config_path

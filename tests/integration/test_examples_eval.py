@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from saga_kgqa.benchmarks.loaders import load_benchmark
 from saga_kgqa.cli import app
-from saga_kgqa.eval.loaders import load_benchmark
 from saga_kgqa.eval.qa.runner import config_path
 from saga_kgqa.examples.leakage import ExampleLeakage
 from saga_kgqa.examples.model import QueryExample, read_examples, write_examples

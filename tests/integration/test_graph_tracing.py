@@ -6,12 +6,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from saga_kgqa.agent.builder import recursion_limit
-from saga_kgqa.agent.toolbox import SagaToolbox
-from saga_kgqa.agent.tracing import AGENT_TAG, TOOL_TAG, question_run_config
 from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.context import SagaContext
+from saga_kgqa.graph.builder import recursion_limit
+from saga_kgqa.graph.tracing import AGENT_TAG, TOOL_TAG, question_run_config
 from saga_kgqa.settings import example_graph_path
+from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.support.agent import open_toolbox
 from tests.support.run_recorder import Recorder
 from tests.support.scripted_model import ScriptedChatModel, answer_type, model_factory, tool_call

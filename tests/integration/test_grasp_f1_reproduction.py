@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.eval.loaders import load_benchmark
+from saga_kgqa.benchmarks.loaders import load_benchmark
 from saga_kgqa.eval.qa.metrics import grasp_f1
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.core.result import QueryResult

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.eval.datasets import GoldQuestion, load_ck25
+from saga_kgqa.benchmarks.datasets import GoldQuestion, load_ck25
 from saga_kgqa.eval.grounding.measurement import MeasureSettings, measure_graph
 from saga_kgqa.eval.grounding.probe import ToolkitProbe
 from saga_kgqa.eval.grounding.report import merged, result_line

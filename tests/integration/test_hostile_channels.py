@@ -17,7 +17,7 @@ import pytest
 from mcp import Client
 from mcp.types import CallToolResult
 
-from saga_kgqa.agent.finalize import answer_of
+from saga_kgqa.graph.finalize import answer_of
 from saga_kgqa.kg.core.result import QueryResult, Term
 from saga_kgqa.schema.survey_cache import forget_surveys
 from saga_kgqa.serve.mcp_ask import ask_text

@@ -11,11 +11,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import build_schema_index
+from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.support.agent import run_agent
 from tests.support.fake_endpoint import FakeEndpoint, Scripted
 from tests.support.grounding import MINI_TTL

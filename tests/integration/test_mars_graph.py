@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.dialects import WIKIDATA_DIALECT
 from saga_kgqa.dialects.wikidata_store import build_wikidata_store
 from saga_kgqa.kg.core.profiles import get_profile
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import build_dialect_index
+from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.support.agent import open_toolbox
 from tests.support.mars import expand_pattern, run_mars
 from tests.support.wikidata_store_data import write_store_sources

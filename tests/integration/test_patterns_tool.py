@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.context import SagaContext
 from saga_kgqa.tools import GroundingToolkit
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.lookup.hiding import HideSettings
 from saga_kgqa.tools.patterns.ranking import DegreeRanking
 from saga_kgqa.tools.patterns.tool import patterns_tool
+from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.support.agent import open_toolbox, run_agent
 from tests.support.scripted_model import answer_type, tool_call
 

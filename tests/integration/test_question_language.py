@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.language import detect_language, language_note
+from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.conftest import TEST_DATA
 from tests.support.agent import open_toolbox, run_agent
 from tests.support.scripted_model import answer_type, tool_call

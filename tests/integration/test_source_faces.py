@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.app.caller import CallerSourcesFactory, CallerToolboxFactory
 from saga_kgqa.cli.ask_run import AskRequest, _opened
 from saga_kgqa.cli.eval_run_commands import ToolSettings, open_toolbox
@@ -28,6 +27,7 @@ from saga_kgqa.serve.mcp_tooling import ToolHost
 from saga_kgqa.serve.named_sources import NamedSources
 from saga_kgqa.serve.text2sparql_main import AnswererKind, answerer_factory
 from saga_kgqa.sources.catalog import Catalog
+from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.conftest import TEST_DATA
 from tests.support.oxigraph_server import OxigraphServer, serving_in_test
 

@@ -13,13 +13,13 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 
-from saga_kgqa.agent.embedding import saga_node
-from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.context import SagaContext
+from saga_kgqa.graph.embedding import saga_node
 from saga_kgqa.settings import example_graph_path
 from saga_kgqa.state.checkpointing import checkpoint_serde
-from saga_kgqa.state.schema import InputState, OutputState
+from saga_kgqa.state.graph_state import InputState, OutputState
+from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.support.agent import open_toolbox
 from tests.support.scripted_model import ScriptedChatModel, answer_type, model_factory, tool_call
 

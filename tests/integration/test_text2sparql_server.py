@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from saga_kgqa.eval.loaders import load_benchmark
+from saga_kgqa.benchmarks.loaders import load_benchmark
 from saga_kgqa.eval.qa.runner import read_run
 from tests.support.http_servers import SAGA, saga_server, server_env
 

@@ -11,16 +11,16 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 
-from saga_kgqa.agent.builder import SagaGraph, run_config
-from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.context import SagaContext
+from saga_kgqa.graph.builder import SagaGraph, run_config
 from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import build_schema_index
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.state.checkpointing import checkpoint_serde
+from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.support.scripted_model import ScriptedChatModel, ScriptItem, model_factory
 
 _THREADS = itertools.count(1)

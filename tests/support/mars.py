@@ -11,11 +11,11 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from saga_kgqa.agent.builder import run_config
-from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.context import SagaContext
+from saga_kgqa.graph.builder import run_config
 from saga_kgqa.mars.builder import MarsGraph, build_mars_graph
 from saga_kgqa.state.checkpointing import checkpoint_serde
+from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.support.scripted_model import ScriptedChatModel, ScriptItem, model_factory
 
 _THREADS = itertools.count(1)

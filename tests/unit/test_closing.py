@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from saga_kgqa.agent.persistence import CheckpointStore
-from saga_kgqa.agent.trajectory import TrajectoryWriter
 from saga_kgqa.closing import Closing
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.runs.persistence import CheckpointStore
+from saga_kgqa.runs.trajectory import TrajectoryWriter
 from saga_kgqa.sources.session import SourceSet
 
 

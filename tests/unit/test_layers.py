@@ -1,10 +1,11 @@
 """Rooms stand on the rooms below them: no import, however lazy, reaches a room above.
 
 Every import statement counts: top-level, inside functions (a lazy import is still an edge),
-and under ``if TYPE_CHECKING:``. The floors are those of ``docs/architecture.md``; only the
-old-path shims (``saga_kgqa.graph`` and ``saga_kgqa.mars.studio``), which re-export the new homes
-for embedders and old ``langgraph.json`` files, may point anywhere, and the agent package's door names
-the two public functions that open graphs from the composition root (loaded on first use).
+and under ``if TYPE_CHECKING:``. The floors are those of ``docs/architecture.md``; every room of the
+package has a floor here (a new folder fails :func:`test_every_room_has_a_floor` until it gets one), and
+the modules at the package's top (errors, context, settings …) stand on nothing but ``kg``. The one
+exception is the package door ``saga_kgqa/__init__.py``, whose public names load lazily from the rooms
+that define them.
 """
 
 from __future__ import annotations
@@ -16,29 +17,31 @@ import saga_kgqa
 
 ROOT = Path(saga_kgqa.__file__).resolve().parent
 
-#: room -> the rooms it must never import (it stands below them).
-NEVER: dict[str, frozenset[str]] = {
-    "kg": frozenset({"schema", "tools", "agent", "mars", "eval", "cli", "serve", "app"}),
-    "schema": frozenset({"tools", "agent", "mars", "eval", "cli", "serve", "app"}),
-    "state": frozenset({"tools", "agent", "mars", "app"}),
-    "tools": frozenset({"agent", "mars", "eval", "cli", "serve", "app"}),
-    "agent": frozenset({"mars", "eval", "cli", "serve", "app"}),
-    "mars": frozenset({"eval", "cli", "serve", "app"}),
-    "eval": frozenset({"cli", "serve"}),
-    "app": frozenset({"cli", "serve"}),
+#: room -> its floor. A room imports only rooms on lower floors (and the package's top modules).
+FLOORS: dict[str, int] = {
+    "kg": 1,
+    "schema": 2,
+    "benchmarks": 2,
+    "answer_shape": 2,
+    "prompts": 2,
+    "checks": 3,
+    "dialects": 3,
+    "state": 4,
+    "tools": 5,
+    "sources": 6,
+    "examples": 6,
+    "graph": 7,
+    "mars": 8,
+    "runs": 8,
+    "eval": 9,
+    "app": 10,
+    "serve": 11,
+    "cli": 12,
 }
-#: Old import paths kept as re-exports of the new homes (they stand above everything they name).
-SHIMS = ("saga_kgqa.graph", "saga_kgqa.mars.studio")
-#: What the old ``saga_kgqa.graph`` package names now lives in ``agent`` and ``app``: importing it counts as both.
-SHIM_ROOMS = {"graph": ("agent", "app")}
-#: The documented public API ``saga_kgqa.agent.build_graph`` / ``toolbox_from_context`` (README, docs/):
-#: the only upward names a door may carry, each named here.
-DOOR_EXPORTS = frozenset(
-    {
-        ("saga_kgqa.agent", "saga_kgqa.app.graphs.build_graph"),
-        ("saga_kgqa.agent", "saga_kgqa.app.defaults.toolbox_from_context"),
-    }
-)
+#: Folders that hold data, not code.
+DATA_ROOMS = frozenset({"example_graph"})
+#: The package's top modules (``errors.py``, ``context.py`` …) stand on ``kg`` at most.
+TOP_FLOOR = 1
 
 
 def _module_name(path: Path) -> str:
@@ -48,7 +51,13 @@ def _module_name(path: Path) -> str:
 
 def _room(module: str) -> str:
     parts = module.split(".")
-    return parts[1] if len(parts) > 1 and parts[0] == "saga_kgqa" else ""
+    if len(parts) < 2 or parts[0] != "saga_kgqa":
+        return ""
+    return parts[1] if parts[1] in FLOORS or parts[1] in DATA_ROOMS else f"<top>.{parts[1]}"
+
+
+def _floor(room: str) -> int:
+    return FLOORS[room] if room in FLOORS else 0 if room.startswith("<top>") else -1
 
 
 def _imported(tree: ast.AST) -> list[tuple[int, str]]:
@@ -62,18 +71,26 @@ def _imported(tree: ast.AST) -> list[tuple[int, str]]:
 
 
 def upward_imports(module: str, source: str) -> list[str]:
-    """The imports of ``module`` (given its source) that reach a room above it (``line: target``)."""
-    if module.startswith(SHIMS):
+    """The imports of ``module`` (given its source) that reach a room on its floor or above (``line: target``)."""
+    if module in ("saga_kgqa", "saga_kgqa.__main__"):
         return []
-    forbidden = NEVER.get(_room(module), frozenset())
+    room = _room(module)
+    ceiling = TOP_FLOOR if room.startswith("<top>") else FLOORS[room]
     broken = []
     for line, target in _imported(ast.parse(source)):
-        if (module, target) in DOOR_EXPORTS:
+        other = _room(target)
+        if not other or other == room or (other.startswith("<top>") and room.startswith("<top>")):
             continue
-        rooms = SHIM_ROOMS.get(_room(target), (_room(target),))
-        if forbidden.intersection(rooms):
+        if other.startswith("<top>"):
+            continue  # the top modules sit below every room
+        if FLOORS[other] > ceiling or (FLOORS[other] == ceiling and not room.startswith("<top>")):
             broken.append(f"{line}: {target}")
     return broken
+
+
+def test_every_room_has_a_floor() -> None:
+    rooms = {p.name for p in ROOT.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))}
+    assert rooms - DATA_ROOMS == set(FLOORS)
 
 
 def test_no_room_imports_a_room_above_it() -> None:
@@ -85,25 +102,30 @@ def test_no_room_imports_a_room_above_it() -> None:
     assert broken == {}
 
 
-def test_lazy_type_checking_and_shim_imports_count() -> None:
+def test_lazy_type_checking_and_sibling_imports_count() -> None:
     source = """
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:
-    from saga_kgqa.agent.toolbox import SagaToolbox
+    from saga_kgqa.graph.builder import SagaGraph
 def default():
     from saga_kgqa.app.defaults import toolbox_from_context
-    import saga_kgqa.graph
+    import saga_kgqa.examples.serving
 """
     assert upward_imports("saga_kgqa.tools.context", source) == [
-        "4: saga_kgqa.agent.toolbox.SagaToolbox",
+        "4: saga_kgqa.graph.builder.SagaGraph",
         "6: saga_kgqa.app.defaults.toolbox_from_context",
-        "7: saga_kgqa.graph",
+        "7: saga_kgqa.examples.serving",
+    ]
+    assert upward_imports("saga_kgqa.sources.bridging", source) == [
+        "4: saga_kgqa.graph.builder.SagaGraph",
+        "6: saga_kgqa.app.defaults.toolbox_from_context",
+        "7: saga_kgqa.examples.serving",
     ]
     assert upward_imports("saga_kgqa.cli.ask_command", source) == []
-    assert upward_imports("saga_kgqa.graph.studio", "from saga_kgqa.app.studio import graph\n") == []
-    door = "from saga_kgqa.app.graphs import build_graph\nfrom saga_kgqa.app.open import open_graph\n"
-    assert upward_imports("saga_kgqa.agent", door) == ["2: saga_kgqa.app.open.open_graph"]
-    assert upward_imports("saga_kgqa.agent.builder", door) == [
-        "1: saga_kgqa.app.graphs.build_graph",
-        "2: saga_kgqa.app.open.open_graph",
+    assert upward_imports("saga_kgqa.examples.leakage", "import saga_kgqa.sources.bridging\n") == [
+        "1: saga_kgqa.sources.bridging"
     ]
+    assert upward_imports("saga_kgqa.errors", "from saga_kgqa.schema import SchemaIndex\n") == [
+        "1: saga_kgqa.schema.SchemaIndex"
+    ]
+    assert upward_imports("saga_kgqa", "from saga_kgqa.app.graphs import build_graph\n") == []

@@ -10,9 +10,9 @@ import pytest
 from mcp import Client
 from starlette.testclient import TestClient
 
+from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus
-from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.eval.qa.runner import read_run
 from saga_kgqa.serve.mcp_server import build_server
 from saga_kgqa.serve.mcp_tooling import ToolHost

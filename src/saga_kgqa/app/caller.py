@@ -14,13 +14,13 @@ from collections.abc import Mapping
 
 from langchain_core.language_models import BaseChatModel
 
-from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.app.sources import source_set, toolbox_for_source
 from saga_kgqa.context import SagaContext, resolve_context
 from saga_kgqa.models import ModelSettings, chat_model_for, load_factory, prompt_role
 from saga_kgqa.sources.caller import CallerContextRefused, check_caller_context
 from saga_kgqa.sources.catalog import Catalog, ModelRecord
 from saga_kgqa.sources.session import SourceSet
+from saga_kgqa.tools.toolbox import SagaToolbox
 
 
 class CallerToolboxFactory:

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.app.open import OpenOptions
 from saga_kgqa.app.sources import source_set, toolbox_for_source
 from saga_kgqa.app.toolboxes import open_toolbox
@@ -21,6 +20,7 @@ from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.sources.catalog import CATALOG_ENV, DEFAULT_CATALOG_PATH, Catalog
 from saga_kgqa.sources.session import SourceSet
+from saga_kgqa.tools.toolbox import SagaToolbox
 
 _CacheKey = tuple[str | None, str | None, str | None, str, str | None, str]
 _CACHE: dict[_CacheKey, SagaToolbox] = {}

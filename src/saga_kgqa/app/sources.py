@@ -29,7 +29,7 @@ from saga_kgqa.tools.context import ToolCaps
 if TYPE_CHECKING:
     # The agent's toolbox pulls in LangGraph: imported where a toolbox is built, so `saga source
     # resolve`/`summary` and the source tools' reads do not pay for it (issue 27).
-    from saga_kgqa.agent.toolbox import SagaToolbox
+    from saga_kgqa.tools.toolbox import SagaToolbox
 
 _Key = tuple[SourceRecord, Path]
 
@@ -80,8 +80,8 @@ def source_toolbox(opened: OpenSource) -> SagaToolbox:
         held = next((h for h in _OPENED.values() if h.opened is opened), None)
         if held is not None and held.toolbox is not None:
             return held.toolbox
-    from saga_kgqa.agent.dialect_tools import open_entity_search, schema_vocabulary, tool_dialect
-    from saga_kgqa.agent.toolbox import SagaToolbox
+    from saga_kgqa.app.dialects import open_entity_search, schema_vocabulary, tool_dialect
+    from saga_kgqa.tools.toolbox import SagaToolbox
 
     record = opened.record
     dialect = tool_dialect(record.dialect)

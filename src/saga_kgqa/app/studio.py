@@ -33,11 +33,11 @@ from __future__ import annotations
 import operator
 from typing import Annotated
 
-from saga_kgqa.agent.builder import SagaGraph, build_graph
 from saga_kgqa.app.caller import CallerModelFactory, CallerSourcesFactory, CallerToolboxFactory
+from saga_kgqa.graph.builder import SagaGraph, build_graph
 from saga_kgqa.sources.catalog import Catalog
 from saga_kgqa.state import Action, AnswerType, Step
-from saga_kgqa.state.schema import OutputState
+from saga_kgqa.state.graph_state import OutputState
 
 
 class StudioOutput(OutputState, total=False):

@@ -9,13 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from saga_kgqa.agent.dialect_tools import (
+from saga_kgqa.app.dialects import (
     open_entity_search,
     saved_or_dialect_schema,
     schema_vocabulary,
     tool_dialect,
 )
-from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.app.open import OpenOptions, load_or_build_schema
 from saga_kgqa.app.toolkits import toolkit_over
 from saga_kgqa.kg.cache.replay_cache import CacheMode
@@ -25,6 +24,7 @@ from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
 from saga_kgqa.schema import build_schema_index
 from saga_kgqa.settings import example_graph_path
+from saga_kgqa.tools.toolbox import SagaToolbox
 
 __all__ = ["open_toolbox", "toolbox_over", "toolkit_over"]
 

@@ -170,13 +170,13 @@ def ask(
     --endpoint it asks the example graph shipped with saga-kgqa.
     """
     # Imported here so that the other commands do not load LangGraph and the OpenAI client.
-    from saga_kgqa.agent.answer_view import views_json
-    from saga_kgqa.agent.persistence import checkpoint_target
-    from saga_kgqa.agent.trajectory import jsonable
     from saga_kgqa.cli.ask_run import AskRequest, run_ask
     from saga_kgqa.cli.ask_view import print_outcome
     from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
     from saga_kgqa.models import ModelSettings
+    from saga_kgqa.runs.answer_view import views_json
+    from saga_kgqa.runs.persistence import checkpoint_target
+    from saga_kgqa.runs.trajectory import jsonable
 
     request = AskRequest(
         question=question,

@@ -19,13 +19,6 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from saga_kgqa import settings
-from saga_kgqa.agent.answer_view import TermView, answer_views
-from saga_kgqa.agent.builder import SagaGraph, recursion_limit
-from saga_kgqa.agent.persistence import CheckpointStore, CheckpointTarget, RunIdentity, default_checkpoint_path
-from saga_kgqa.agent.runs import RunObserver, stream_run
-from saga_kgqa.agent.toolbox import SagaToolbox
-from saga_kgqa.agent.tracing import question_run_config
-from saga_kgqa.agent.trajectory import TrajectoryWriter
 from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.app.open import OpenOptions, open_graph
 from saga_kgqa.app.sources import opened_sources, source_toolbox
@@ -34,12 +27,19 @@ from saga_kgqa.cli.ask_view import StepView
 from saga_kgqa.cli.output import EXIT_BACKEND, stderr
 from saga_kgqa.context import Method, SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
+from saga_kgqa.graph.builder import SagaGraph, recursion_limit
+from saga_kgqa.graph.tracing import question_run_config
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
 from saga_kgqa.models import ConfiguredModelFactory, ModelSettings
+from saga_kgqa.runs.answer_view import TermView, answer_views
+from saga_kgqa.runs.persistence import CheckpointStore, CheckpointTarget, RunIdentity, default_checkpoint_path
+from saga_kgqa.runs.stream import RunObserver, stream_run
+from saga_kgqa.runs.trajectory import TrajectoryWriter
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.state.checkpointing import checkpoint_serde
-from saga_kgqa.state.schema import InputState, require_question
+from saga_kgqa.state.graph_state import InputState, require_question
+from saga_kgqa.tools.toolbox import SagaToolbox
 
 #: Exit status after Ctrl-C (the run is saved).
 EXIT_INTERRUPTED = 130

@@ -16,8 +16,8 @@ from rich.console import Console
 from rich.status import Status
 from rich.table import Table
 
-from saga_kgqa.agent.answer_view import TermView, cell_text
-from saga_kgqa.agent.trajectory import jsonable
+from saga_kgqa.runs.answer_view import TermView, cell_text
+from saga_kgqa.runs.trajectory import jsonable
 
 #: Characters of a tool argument or observation line shown per step.
 SHOWN_CHARS = 110

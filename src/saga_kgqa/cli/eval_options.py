@@ -14,7 +14,7 @@ import typer
 from saga_kgqa.cli.options import DataDirOption
 
 if TYPE_CHECKING:
-    from saga_kgqa.eval.qa.questions import BenchmarkQuestion
+    from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 
 __all__ = ["BenchmarkArgument", "DataDirOption", "GraphOption", "LanguageOption", "benchmark_questions"]
 
@@ -35,7 +35,7 @@ def benchmark_questions(
         ConfigurationError: Unknown benchmark or unreadable files.
     """
     from saga_kgqa import settings
-    from saga_kgqa.eval.loaders import load_benchmark
+    from saga_kgqa.benchmarks.loaders import load_benchmark
 
     loaded = load_benchmark(benchmark, settings.data_dir(data_dir), language=language)
     return [q for q in loaded.questions if graph is None or q.graph == graph]

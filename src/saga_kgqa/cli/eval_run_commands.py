@@ -42,10 +42,10 @@ from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.kg.cache.replay_cache import CacheMode
 
 if TYPE_CHECKING:
-    from saga_kgqa.agent.model_calls import ModelFactory
-    from saga_kgqa.agent.toolbox import SagaToolbox
     from saga_kgqa.context import SagaContext
     from saga_kgqa.eval.qa.runner import Answerer
+    from saga_kgqa.graph.model_calls import ModelFactory
+    from saga_kgqa.tools.toolbox import SagaToolbox
 
 
 class AnswererKind(StrEnum):
@@ -161,7 +161,7 @@ def tool_settings(
     Raises:
         typer.BadParameter: ``dialect`` names no dialect.
     """
-    from saga_kgqa.agent.dialect_tools import benchmark_dialect, dialect_implied_by_profile
+    from saga_kgqa.app.dialects import benchmark_dialect, dialect_implied_by_profile
     from saga_kgqa.settings import data_dir as shared_data_dir
 
     chosen = dialect_name(dialect) or dialect_implied_by_profile(profile) or benchmark_dialect(benchmark)
@@ -207,9 +207,9 @@ def agent_answerer_for(
     method: Method = "saga",
 ) -> Any:
     """Per context, an answerer that streams the chosen graph (SAGA's controller or MARS) over one toolbox."""
-    from saga_kgqa.agent.builder import SagaGraph
     from saga_kgqa.app.graphs import build_graph
     from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
+    from saga_kgqa.graph.builder import SagaGraph
 
     graph: SagaGraph
     if method == "mars":

@@ -41,8 +41,8 @@ def examples_build(
 ) -> None:
     """Harvest question-query pairs, check each with the guard (and run it), write them for `--examples`."""
     from saga_kgqa import settings
+    from saga_kgqa.benchmarks.loaders import load_benchmark
     from saga_kgqa.cli.store_commands import open_graph
-    from saga_kgqa.eval.loaders import load_benchmark
     from saga_kgqa.examples.check import check_examples
     from saga_kgqa.examples.harvest import from_benchmark, harvest_files, harvest_graph
     from saga_kgqa.examples.model import write_examples
@@ -141,8 +141,8 @@ def examples_confirm(
 
 def _benchmark_questions(names: list[str] | None, data_dir: Path) -> tuple[list[Any], list[str]]:
     """The questions of the named benchmarks, or of every non-train split whose files are here."""
+    from saga_kgqa.benchmarks.loaders import BENCHMARKS, load_benchmark
     from saga_kgqa.errors import ConfigurationError
-    from saga_kgqa.eval.loaders import BENCHMARKS, load_benchmark
 
     chosen = names or [name for name in BENCHMARKS if not name.endswith("-train")]
     questions: list[Any] = []

@@ -5,9 +5,9 @@ shards, ablations, reports) and ``grounding`` (the LLM-free measurements behind 
 benches: retention, detection, tokens, swaps, checks on real trajectories). ``datasets`` (the
 complete offline graphs) and ``tokens`` (cl100k counts) serve both.
 
-* :mod:`~saga_kgqa.eval.qa.questions` -- :class:`BenchmarkQuestion` (id, question, language, gold SPARQL,
+* :mod:`~saga_kgqa.benchmarks.questions` -- :class:`BenchmarkQuestion` (id, question, language, gold SPARQL,
   gold answers, kind), :class:`AnswerKind`.
-* :mod:`~saga_kgqa.eval.loaders` -- :func:`load_benchmark` by name, and one loader per format
+* :mod:`~saga_kgqa.benchmarks.loaders` -- :func:`load_benchmark` by name, and one loader per format
   (QALD JSON, SPINACH lists, WikiWebQuestions, CWQ, GrailQA, WebQuestions, WebQSP, TEXT2SPARQL,
   Spider4SPARQL, LC-QuAD 2.0).
 * :mod:`~saga_kgqa.eval.qa.gold` -- :class:`GoldStore`, :func:`build_gold_store`, :func:`drift_report`.

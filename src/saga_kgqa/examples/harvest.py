@@ -19,8 +19,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.errors import ConfigurationError, SagaError
-from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.examples.model import QueryExample, clipped
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.examples.model import QueryExample
 from saga_kgqa.examples.normalise import normalise_query, normalise_question
 

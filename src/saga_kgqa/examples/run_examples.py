@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from saga_kgqa.eval.qa.questions import BenchmarkQuestion
+from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.examples.harvest import harvest_files
 from saga_kgqa.examples.leakage import LeakageGuard
 from saga_kgqa.examples.model import QueryExample, read_examples, write_examples

@@ -23,14 +23,14 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import RetryPolicy
 
-from saga_kgqa.agent.dependencies import GraphDependencies, ToolboxFactory
-from saga_kgqa.agent.finalize import FinalizeNode
-from saga_kgqa.agent.model_calls import ModelFactory, no_model_configured, transient_provider_error
-from saga_kgqa.agent.tracing import traced_tool_call
 from saga_kgqa.context import SagaContext
+from saga_kgqa.graph.dependencies import GraphDependencies, ToolboxFactory
+from saga_kgqa.graph.finalize import FinalizeNode
+from saga_kgqa.graph.model_calls import ModelFactory, no_model_configured, transient_provider_error
+from saga_kgqa.graph.tracing import traced_tool_call
 from saga_kgqa.mars.nodes import MarsNodes
+from saga_kgqa.state.graph_state import InputState, OutputState
 from saga_kgqa.state.mars import MarsState
-from saga_kgqa.state.schema import InputState, OutputState
 
 MarsGraph = CompiledStateGraph[MarsState, SagaContext, InputState, OutputState]
 
@@ -68,11 +68,11 @@ def build_mars_graph(
     model_retry: RetryPolicy | None = None,
     name: str = "mars",
 ) -> MarsGraph:
-    """Compile the MARS graph (see :func:`saga_kgqa.agent.builder.build_graph` for the arguments).
+    """Compile the MARS graph (see :func:`saga_kgqa.graph.builder.build_graph` for the arguments).
 
     Model roles: ``mars_link``, ``mars_reason`` and ``mars_verify``. Budgets: ``max_steps``
     bounds reasoner calls, ``mars_hop_limit`` expansions. Invoke with
-    :func:`saga_kgqa.agent.builder.run_config`: its recursion limit, ``3 * max_steps + 6``,
+    :func:`saga_kgqa.graph.builder.run_config`: its recursion limit, ``3 * max_steps + 6``,
     is never reached first, since a run takes at most ``3 * max_steps + 4`` supersteps (link,
     retrieve, then per reasoner step at most execute and verify or one retrieve, one rewrite
     executed once, finalize).

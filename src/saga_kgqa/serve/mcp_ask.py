@@ -19,8 +19,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult
 from pydantic import Field
 
-from saga_kgqa.agent.answer_view import readable_rows
 from saga_kgqa.errors import ConfigurationError, SagaError
+from saga_kgqa.runs.answer_view import readable_rows
 from saga_kgqa.serve.mcp_ask_run import AskOutcome, AskRuns
 from saga_kgqa.serve.mcp_models import AskOutput, cap_rows
 from saga_kgqa.serve.mcp_terms import TermOut, rows_of
@@ -170,7 +170,7 @@ def ask_text(output: AskOutput, error: str | None, rows_text: str | None = None)
     """The text content of a ``kg_ask`` result: status, query, and the answer rows as cleaned one-line cells.
 
     Each cell is graph text (a value cannot add lines, tags or bidi overrides to the table). ``rows_text``:
-    the rows as :func:`~saga_kgqa.agent.answer_view.readable_rows` shows them (labels and short names).
+    the rows as :func:`~saga_kgqa.runs.answer_view.readable_rows` shows them (labels and short names).
     """
     text = f"status: {output.status} (run_id {output.run_id})\nSPARQL:\n{output.sparql or '(none)'}\n"
     if output.boolean is not None:

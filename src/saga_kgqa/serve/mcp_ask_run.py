@@ -18,21 +18,21 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 
-from saga_kgqa.agent.builder import SagaGraph, run_config
-from saga_kgqa.agent.finalize import choose_final_query, without_exploratory_limit
-from saga_kgqa.agent.persistence import CheckpointStore, CheckpointTarget, RunIdentity
-from saga_kgqa.agent.runs import stream_run
 from saga_kgqa.app.caller import CallerModelFactory, CallerToolboxFactory
 from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.eval.qa.agent_answerer import TOOL_NODES
 from saga_kgqa.eval.qa.gold import GOLD_LIMITS
+from saga_kgqa.graph.builder import SagaGraph, run_config
+from saga_kgqa.graph.finalize import choose_final_query, without_exploratory_limit
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.runs.persistence import CheckpointStore, CheckpointTarget, RunIdentity
+from saga_kgqa.runs.stream import stream_run
 from saga_kgqa.sources.catalog import Catalog
 from saga_kgqa.state import QueryAttempt
 from saga_kgqa.state.checkpointing import checkpoint_serde
-from saga_kgqa.state.schema import InputState
+from saga_kgqa.state.graph_state import InputState
 
 #: Called after each graph step with the number of agent actions so far and the node that ran.
 OnStep = Callable[[int, str], None]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from saga_kgqa.agent.persistence import default_checkpoint_path
 from saga_kgqa.context import SagaContext
 from saga_kgqa.models import ModelSettings
+from saga_kgqa.runs.persistence import default_checkpoint_path
 from saga_kgqa.serve.mcp_limits import CallGate, HttpLimits
 from saga_kgqa.serve.mcp_server import build_server, serve
 from saga_kgqa.serve.mcp_tooling import ToolHost

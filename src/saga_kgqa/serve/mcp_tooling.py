@@ -26,12 +26,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
-from saga_kgqa.agent.persistence import CheckpointTarget, default_checkpoint_path
-from saga_kgqa.agent.toolbox import ToolView
 from saga_kgqa.app.sources import source_set
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import BackendError, ConfigurationError, SagaError, ToolInputError
 from saga_kgqa.redaction import redact_url
+from saga_kgqa.runs.persistence import CheckpointTarget, default_checkpoint_path
 from saga_kgqa.serve.mcp_limits import CallGate
 from saga_kgqa.serve.mcp_models import DEFAULT_MAX_CHARS, ToolOutput, UpstreamFailure
 from saga_kgqa.serve.named_sources import NamedSources, UnknownSource
@@ -39,6 +38,7 @@ from saga_kgqa.serve.sessions import SessionState, SessionStore
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.text_safety import cap_block, clean_structure, graph_text, outside_value
 from saga_kgqa.tools.failure_text import failure_sentence
+from saga_kgqa.tools.toolbox import ToolView
 
 logger = logging.getLogger(__name__)
 

@@ -7,9 +7,9 @@ once per source for the life of the process). Callers never pass a path or a URL
 
 from __future__ import annotations
 
-from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.app.sources import toolbox_for_source
 from saga_kgqa.sources.catalog import Catalog, SourceRecord, UnknownName
+from saga_kgqa.tools.toolbox import SagaToolbox
 
 #: Re-exported: the error of a name the operator did not configure.
 UnknownSource = UnknownName

@@ -29,12 +29,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from saga_kgqa.agent.finalize import choose_final_query, without_exploratory_limit
 from saga_kgqa.answer_shape import shape_query
+from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus, TraceCounters
-from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.eval.qa.runner import Answerer, read_run, run_benchmark
+from saga_kgqa.graph.finalize import choose_final_query, without_exploratory_limit
 from saga_kgqa.language import detect_language
 from saga_kgqa.redaction import redact_text
 from saga_kgqa.serve.perimeter import Perimeter

@@ -7,17 +7,17 @@ from collections.abc import Callable, Iterable
 from enum import StrEnum
 from pathlib import Path
 
-from saga_kgqa.agent.builder import SagaGraph
-from saga_kgqa.agent.dependencies import no_sources
 from saga_kgqa.app.caller import CallerModelFactory, CallerToolboxFactory
 from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.app.sources import toolbox_for_source
+from saga_kgqa.benchmarks.loaders import load_benchmark
+from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.loaders import load_benchmark
 from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
-from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.eval.qa.runner import Answerer, GoldReplayAnswerer
+from saga_kgqa.graph.builder import SagaGraph
+from saga_kgqa.graph.dependencies import no_sources
 from saga_kgqa.serve.http_face import serve_face
 from saga_kgqa.serve.text2sparql import (
     LOG,
@@ -68,7 +68,7 @@ def label_properties(catalog: Catalog, sources: Iterable[str]) -> dict[str, tupl
 
     Read from the catalog alone, so a record replayed before the source is opened is shaped alike.
     """
-    from saga_kgqa.agent.dialect_tools import schema_vocabulary, tool_dialect
+    from saga_kgqa.app.dialects import schema_vocabulary, tool_dialect
     from saga_kgqa.schema.vocab import SchemaVocabulary
 
     vocabularies = {source: schema_vocabulary(tool_dialect(catalog.source(source).dialect)) for source in sources}

@@ -16,7 +16,7 @@ from saga_kgqa.state.type_state import merge_type_state
 from saga_kgqa.text_safety import clean_structure
 
 Event = dict[str, Any]
-#: How an answer's IRIs are shown: ``{iri: {"label", "short"}}`` (see :mod:`saga_kgqa.agent.answer_view`).
+#: How an answer's IRIs are shown: ``{iri: {"label", "short"}}`` (see :mod:`saga_kgqa.runs.answer_view`).
 Labeller = Callable[[Answer], dict[str, dict[str, Any]]]
 #: Θ entries shown per event (the newest first), so a long run's page stays small.
 MAX_THETA_ENTRIES = 40

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from saga_kgqa.agent.persistence import default_checkpoint_path
+from saga_kgqa.runs.persistence import default_checkpoint_path
 from saga_kgqa.serve.http_face import serve_face
 from saga_kgqa.serve.web import build_app, perimeter_for
 from saga_kgqa.serve.web_runs import WebRuns

@@ -14,24 +14,24 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
-from saga_kgqa.agent.answer_view import answer_views, views_json
-from saga_kgqa.agent.builder import SagaGraph, recursion_limit
-from saga_kgqa.agent.persistence import CheckpointStore, CheckpointTarget, RunIdentity, ThreadRecord
-from saga_kgqa.agent.runs import stream_run
-from saga_kgqa.agent.toolbox import ToolView
-from saga_kgqa.agent.tracing import question_run_config
 from saga_kgqa.app.caller import CallerModelFactory, CallerSourcesFactory, CallerToolboxFactory
 from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.app.sources import toolbox_for_source
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
+from saga_kgqa.graph.builder import SagaGraph, recursion_limit
+from saga_kgqa.graph.tracing import question_run_config
 from saga_kgqa.models import ModelSettings
+from saga_kgqa.runs.answer_view import answer_views, views_json
+from saga_kgqa.runs.persistence import CheckpointStore, CheckpointTarget, RunIdentity, ThreadRecord
+from saga_kgqa.runs.stream import stream_run
 from saga_kgqa.serve.perimeter import RunSlots
 from saga_kgqa.serve.web_events import Event, EventMaker, Labeller, events_from_state, progress_event
 from saga_kgqa.serve.web_failures import NO_MODEL, explain
 from saga_kgqa.sources.catalog import Catalog, UnknownName
 from saga_kgqa.state.checkpointing import checkpoint_serde
-from saga_kgqa.state.schema import InputState
+from saga_kgqa.state.graph_state import InputState
+from saga_kgqa.tools.toolbox import ToolView
 
 MAX_QUESTION_CHARS = 2000
 LOG = logging.getLogger("saga_kgqa.serve.web")

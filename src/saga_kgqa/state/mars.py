@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from saga_kgqa.state.schema import SagaState
+from saga_kgqa.state.graph_state import SagaState
 
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 

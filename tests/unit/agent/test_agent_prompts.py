@@ -6,18 +6,18 @@ import re
 
 import pytest
 
-from saga_kgqa.agent.builder import recursion_limit, run_config
-from saga_kgqa.agent.finalize import choose_final_query, without_exploratory_limit
-from saga_kgqa.agent.prompting import (
+from saga_kgqa.context import DIALECT_NAMES as DIALECTS
+from saga_kgqa.context import SagaContext
+from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.graph.builder import recursion_limit, run_config
+from saga_kgqa.graph.finalize import choose_final_query, without_exploratory_limit
+from saga_kgqa.graph.prompting import (
     answer_type_messages,
     controller_messages,
     history_text,
     knowledge_log_text,
     parse_messages,
 )
-from saga_kgqa.context import DIALECT_NAMES as DIALECTS
-from saga_kgqa.context import SagaContext
-from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.prompts import dialect_wording, render_prompt
 from saga_kgqa.state import KnowledgeEntry, QueryAttempt, Step, answer_type_prior
 from saga_kgqa.state.records import AnswerType

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage
 
-from saga_kgqa.agent.actions import action_from_call, repeated_step, tool_schemas
-from saga_kgqa.agent.llm_nodes import native_action, text_action
-from saga_kgqa.agent.routing import route_action, route_after_check, route_after_lookup
+from saga_kgqa.graph.actions import action_from_call, repeated_step, tool_schemas
+from saga_kgqa.graph.llm_nodes import native_action, text_action
+from saga_kgqa.graph.routing import route_action, route_after_check, route_after_lookup
 from saga_kgqa.state import Action, PruneRequest, Step
 
 

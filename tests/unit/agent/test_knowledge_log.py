@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from saga_kgqa.agent.prompting import knowledge_log_text
+from saga_kgqa.graph.prompting import knowledge_log_text
 from saga_kgqa.state import KnowledgeEntry
 
 

@@ -7,7 +7,7 @@ import logging
 import pytest
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-from saga_kgqa.agent import build_graph, checkpoint_serde, run_config
+from saga_kgqa import build_graph, checkpoint_serde, run_config
 from saga_kgqa.app.studio import StudioOutput
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError

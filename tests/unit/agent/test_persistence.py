@@ -11,7 +11,8 @@ from typing import Annotated, TypedDict
 import pytest
 from langgraph.graph import END, START, StateGraph
 
-from saga_kgqa.agent.persistence import (
+from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.runs.persistence import (
     CheckpointStore,
     CheckpointTarget,
     ResumeMismatch,
@@ -22,7 +23,6 @@ from saga_kgqa.agent.persistence import (
     default_checkpoint_path,
     moved_server_only,
 )
-from saga_kgqa.errors import ConfigurationError
 from tests.support.postgres_server import PostgresServer
 
 SETUP = RunIdentity(graph="/data/space.ttl", model="m at http://h/v1")

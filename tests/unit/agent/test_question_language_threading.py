@@ -8,13 +8,13 @@ from typing import Any, cast
 
 import anyio
 
-from saga_kgqa.agent.builder import SagaGraph
+from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.context import SagaContext
 from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
 from saga_kgqa.eval.qa.gold import GoldRunner
 from saga_kgqa.eval.qa.predictions import PredictionRecord
-from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.eval.qa.runner import read_run
+from saga_kgqa.graph.builder import SagaGraph
 from saga_kgqa.serve.text2sparql import Text2SparqlService
 
 

@@ -7,9 +7,9 @@ from typing import Any, cast
 
 import pytest
 
-from saga_kgqa.agent.builder import SagaGraph
-from saga_kgqa.agent.runs import stream_run
 from saga_kgqa.context import SagaContext
+from saga_kgqa.graph.builder import SagaGraph
+from saga_kgqa.runs.stream import stream_run
 
 
 class _Graph:

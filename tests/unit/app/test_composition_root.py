@@ -18,7 +18,7 @@ import saga_kgqa
 ROOT = Path(saga_kgqa.__file__).resolve().parent
 
 #: Where the faces live.
-FACES = (*sorted((ROOT / "cli").glob("*.py")), *sorted((ROOT / "serve").glob("*.py")))
+FACES = (*sorted((ROOT / "cli").rglob("*.py")), *sorted((ROOT / "serve").rglob("*.py")))
 STUDIOS = (ROOT / "app" / "studio.py", ROOT / "app" / "mars_studio.py")
 
 #: Calls that construct a graph, a schema index, a toolbox or a source: only the composition root makes them.
@@ -40,7 +40,7 @@ CONSTRUCTORS = frozenset(
 )
 
 #: Modules that open things; a face reaches them only through the composition root.
-OPENING_MODULES = frozenset({"saga_kgqa.kg.opening", "saga_kgqa.graph.defaults", "saga_kgqa.graph.caller"})
+OPENING_MODULES = frozenset({"saga_kgqa.kg.opening"})
 
 
 def _called(node: ast.Call) -> str | None:
@@ -75,13 +75,13 @@ def test_a_face_asks_the_composition_root(path: Path) -> None:
 def test_the_walk_sees_calls_and_imports_inside_functions() -> None:
     face = """
 def run(record):
-    from saga_kgqa.graph.defaults import toolbox_for_source
+    from saga_kgqa.kg.opening import open_backend
     from saga_kgqa.sources import session
     graph = session.KnowledgeGraph(open_backend(data=record.data))
     return SagaToolbox(graph, SchemaIndex.load(record.schema_index)), session.SourceSet(record)
 """
     assert violations(face) == [
-        "3: imports saga_kgqa.graph.defaults",
+        "3: imports saga_kgqa.kg.opening",
         "5: calls KnowledgeGraph",
         "5: calls open_backend",
         "6: calls SagaToolbox",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.agent.dialect_tools import (
+from saga_kgqa.app.dialects import (
     benchmark_dialect,
     dialect_implied_by_profile,
     open_entity_search,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.benchmarks.datasets import SPIDER_NAMESPACE, discover_graphs, load_ck25, spider_graph_file
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.datasets import SPIDER_NAMESPACE, discover_graphs, load_ck25, spider_graph_file
 
 CK25_YAML = """
 questions:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.benchmarks.questions import BenchmarkQuestion, values_document
 from saga_kgqa.errors import ConfigurationError, QueryTimeout
 from saga_kgqa.eval.qa.gold import GoldStatus, GoldStore, build_gold_store, drift_report
-from saga_kgqa.eval.qa.questions import BenchmarkQuestion, values_document
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.core.result import QueryResult, Term
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from saga_kgqa.eval.datasets import GoldQuestion
+from saga_kgqa.benchmarks.datasets import GoldQuestion
 from saga_kgqa.eval.grounding.gold_patterns import PropertyUse
 from saga_kgqa.eval.grounding.measurement import LookupView, MeasureSettings, measure_graph
 from saga_kgqa.schema import ClassInfo, CompatibilityMode, PropertySchema, SchemaIndex

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.benchmarks.loaders import load_lcquad2, load_qald_json, load_spinach_list, load_webqsp
+from saga_kgqa.benchmarks.questions import AnswerKind, infer_kind
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.loaders import load_lcquad2, load_qald_json, load_spinach_list, load_webqsp
-from saga_kgqa.eval.qa.questions import AnswerKind, infer_kind
 
 LCQUAD_SAMPLE = [
     {

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from saga_kgqa.eval.datasets import GoldQuestion
+from saga_kgqa.benchmarks.datasets import GoldQuestion
 from saga_kgqa.eval.grounding.gold_patterns import property_uses
 from saga_kgqa.eval.grounding.property_swap import choose_swap, conflicting_properties, replace_property
 from saga_kgqa.schema import ClassInfo, PropertySchema, SchemaIndex

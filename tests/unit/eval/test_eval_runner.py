@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus
-from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.eval.qa.runner import config_path, read_run, run_benchmark
 
 QUESTIONS = [BenchmarkQuestion(id=f"t:{n}", benchmark="t", question=f"q{n}?") for n in range(6)]
@@ -82,7 +82,7 @@ _KILLED_RUN = """
 import sys, time
 from pathlib import Path
 from saga_kgqa.eval.qa.predictions import PredictionRecord
-from saga_kgqa.eval.qa.questions import BenchmarkQuestion
+from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.eval.qa.runner import run_benchmark
 
 questions = [BenchmarkQuestion(id=f"t:{n}", benchmark="t", question="q?") for n in range(400)]

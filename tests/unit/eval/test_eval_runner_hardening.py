@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.eval.qa.predictions import PredictionRecord
-from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.eval.qa.runner import read_run, run_benchmark
 
 QUESTIONS = [BenchmarkQuestion(id=f"t:{n}", benchmark="t", question=f"q{n}?") for n in range(4)]

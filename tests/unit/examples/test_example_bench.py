@@ -43,7 +43,7 @@ def test_each_ranking_is_tuned_on_its_own_best_mean_never_against_the_other(benc
 
 
 def test_the_folds_put_every_train_question_in_one_dev_part_against_the_other_folds(bench: ModuleType) -> None:
-    from saga_kgqa.eval.qa.questions import BenchmarkQuestion
+    from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 
     questions = [
         BenchmarkQuestion(
@@ -136,7 +136,7 @@ def test_each_leave_one_out_question_is_ranked_over_its_own_pool_never_a_recycle
     # new list per question, freed after it, and CPython reuses addresses, so now and then a question was
     # ranked over another question's pool, which holds its paraphrase (6 of Spider's 1,410 bm25 and random
     # rankings in one run). Here the pool hands back one list refilled per question: the same id every time.
-    from saga_kgqa.eval.qa.questions import BenchmarkQuestion
+    from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 
     words = ["river", "mountain", "violin", "comet", "harbour", "glacier", "orchid", "lantern"]
     questions = [

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.agent.toolbox import SagaToolbox
-from saga_kgqa.eval.qa.questions import BenchmarkQuestion
+from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.examples.check import check_examples
 from saga_kgqa.examples.coverage import covered, signature
 from saga_kgqa.examples.harvest import from_benchmark, harvest_files, harvest_graph
@@ -18,6 +17,7 @@ from saga_kgqa.examples.model import QueryExample, write_examples
 from saga_kgqa.examples.normalise import normalise_query, normalise_question
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
+from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.conftest import TEST_DATA
 from tests.support.agent import open_toolbox, run_agent
 from tests.support.scripted_model import answer_type, tool_call

@@ -10,8 +10,8 @@ import anyio
 import pytest
 from starlette.testclient import TestClient
 
+from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus
-from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.eval.qa.runner import read_run
 from saga_kgqa.serve.text2sparql import BestQueries, Text2SparqlService, build_app
 from saga_kgqa.state import QueryAttempt

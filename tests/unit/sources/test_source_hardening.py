@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.agent.source_tools import SourceMode, source_prompt_lines
 from saga_kgqa.errors import ConfigurationError, SourceMisbehaved
+from saga_kgqa.graph.source_tools import SourceMode, source_prompt_lines
 from saga_kgqa.kg.core.counts import count_of, parse_count
 from saga_kgqa.kg.core.result import Term
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph

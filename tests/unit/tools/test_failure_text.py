@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from saga_kgqa.agent import source_tools, tool_nodes
 from saga_kgqa.errors import (
     ConfigurationError,
     EndpointUnavailable,
@@ -13,6 +12,7 @@ from saga_kgqa.errors import (
     SourceMisbehaved,
     ToolInputError,
 )
+from saga_kgqa.graph import source_tools, tool_nodes
 from saga_kgqa.serve.mcp_models import ToolOutput
 from saga_kgqa.serve.mcp_tooling import ToolHost
 from saga_kgqa.serve.named_sources import NamedSources

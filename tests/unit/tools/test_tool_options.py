@@ -6,12 +6,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from saga_kgqa.agent.toolbox import SagaToolbox
 from saga_kgqa.context import SagaContext
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex, build_schema_index
 from saga_kgqa.tools import GroundingToolkit, ToolCaps
+from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.support.grounding import MINI_TTL
 
 

@@ -27,8 +27,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from saga_kgqa.benchmarks.datasets import GoldQuestion
 from saga_kgqa.errors import SagaError
-from saga_kgqa.eval.datasets import GoldQuestion
 from saga_kgqa.eval.grounding.gold_patterns import PropertyUse, property_uses
 from saga_kgqa.eval.grounding.property_swap import PropertySwap, choose_swap
 from saga_kgqa.eval.tokens import count_tokens

@@ -22,15 +22,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from saga_kgqa.agent.builder import SagaGraph, run_config
-from saga_kgqa.agent.finalize import choose_final_query, without_exploratory_limit
-from saga_kgqa.agent.runs import stream_run
+from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import SagaError
 from saga_kgqa.eval.qa.gold import GOLD_LIMITS, GoldRunner
 from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus, TraceCounters
-from saga_kgqa.eval.qa.questions import BenchmarkQuestion
+from saga_kgqa.graph.builder import SagaGraph, run_config
+from saga_kgqa.graph.finalize import choose_final_query, without_exploratory_limit
 from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.runs.stream import stream_run
 from saga_kgqa.state import QueryAttempt, TokenUsage
 
 _LANGUAGE = re.compile(r"[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*")
@@ -111,7 +111,7 @@ class AgentAnswerer:
         """Answer with ``graph`` under ``context``; run final queries on ``executor``.
 
         Args:
-            graph: The compiled agent graph (:func:`saga_kgqa.agent.build_graph`).
+            graph: The compiled agent graph (:func:`saga_kgqa.build_graph`).
             context: The run's switches and step budget.
             executor: Where the final query is run for typed answers (the graph the agent used).
             limits: Limits of that final run.

@@ -25,9 +25,9 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.eval.qa.metrics import answer_terms, answer_values, is_empty
-from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.core.result import QueryResult
 

@@ -30,11 +30,11 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
+from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.eval.qa.gold import GOLD_LIMITS, GoldRunner
 from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus, TraceCounters
-from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 from saga_kgqa.kg.core.result import QueryResult
 
 #: Statuses ``retry_failed`` runs again.

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from saga_kgqa.benchmarks.loaders.files import object_list, read_json
+from saga_kgqa.benchmarks.questions import bindings_document
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.loaders.files import object_list, read_json
-from saga_kgqa.eval.qa.questions import bindings_document
 from saga_kgqa.eval.qa.scorer import QuestionScores, score_question
 from saga_kgqa.kg.core.result import QueryResult
 

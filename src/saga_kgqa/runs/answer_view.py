@@ -22,7 +22,7 @@ from saga_kgqa.text_safety import graph_text
 from saga_kgqa.tools.render import iri_text
 
 if TYPE_CHECKING:
-    from saga_kgqa.agent.toolbox import ToolView
+    from saga_kgqa.tools.toolbox import ToolView
 
 #: IRIs labelled per answer (the rows a face shows; more stay as short names).
 MAX_LABELLED = 500

@@ -24,14 +24,14 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from langgraph.runtime import Runtime
 
-from saga_kgqa.agent.dependencies import GraphDependencies
-from saga_kgqa.agent.source_tools import attempt_tools
 from saga_kgqa.answer_shape import ShapedQuery, shape_query
 from saga_kgqa.context import SagaContext, resolve_context
+from saga_kgqa.graph.dependencies import GraphDependencies
+from saga_kgqa.graph.source_tools import attempt_tools
 from saga_kgqa.kg.core.result import QueryResult
 from saga_kgqa.kg.guard.sparql_lexer import tokenize
 from saga_kgqa.state import Action, Answer, QueryAttempt, RunStatus, TraceSummary
-from saga_kgqa.state.schema import SagaState
+from saga_kgqa.state.graph_state import SagaState
 from saga_kgqa.text_safety import outside_value
 from saga_kgqa.tools.execute.tool import ExecuteSettings
 

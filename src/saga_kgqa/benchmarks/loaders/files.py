@@ -10,8 +10,8 @@ from typing import Any
 
 import yaml
 
+from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.qa.questions import BenchmarkQuestion
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,7 @@ from langgraph.runtime import Runtime
 from langsmith import utils as langsmith_utils
 
 from saga_kgqa.context import SagaContext
-from saga_kgqa.state.schema import SagaState
+from saga_kgqa.state.graph_state import SagaState
 
 #: Tag on every run of the agent, to filter a LangSmith project.
 AGENT_TAG = "saga-kgqa"

@@ -1,6 +1,6 @@
 """Chat models as the graph uses them: one factory per run and role, usage accounting, transient errors.
 
-The graph never builds a provider client itself. :func:`~saga_kgqa.agent.builder.build_graph`
+The graph never builds a provider client itself. :func:`~saga_kgqa.graph.builder.build_graph`
 takes a :data:`ModelFactory` that returns a LangChain chat model for a run's context and
 a role, so a caller can plug in ChatOpenAI (any OpenAI-compatible server) or, in tests,
 a scripted model. Roles let the factory use the paper's settings per call (Appendix F:
@@ -43,7 +43,7 @@ def no_model_configured(context: SagaContext, role: ModelRole) -> BaseChatModel:
 
 
 class EnvironmentModelFactory:
-    """The default factory of :func:`~saga_kgqa.agent.builder.build_graph`: the CLI's model settings.
+    """The default factory of :func:`~saga_kgqa.graph.builder.build_graph`: the CLI's model settings.
 
     ``SAGA_BASE_URL``, ``SAGA_MODEL``, ``SAGA_API_KEY`` / ``OPENAI_API_KEY``, ``SAGA_MODEL_FACTORY`` (and the
     run context's ``model`` / ``base_url``), read when a run first calls the model, exactly as ``saga ask`` reads them.

@@ -34,7 +34,7 @@ TOOL_ARGUMENTS: dict[str, str | None] = {
     "stop": None,
 }
 
-#: The tools that ground over named sources (:mod:`saga_kgqa.agent.source_tools`).
+#: The tools that ground over named sources (:mod:`saga_kgqa.graph.source_tools`).
 SOURCE_TOOLS = ("find_sources", "summary", "resolve", "expand", "bridge", "execute_on", "join")
 #: The source grounding tools the single-shot switch limits to one call per question (execution is not one).
 SINGLE_SHOT_TOOLS = ("find_sources", "summary", "resolve", "expand", "bridge")
@@ -99,7 +99,7 @@ def enabled_tools(
 
     Args:
         grounding: The ``grounding_tools`` switch (``lookup``, ``patterns`` or ``both``).
-        sources: Whether the source tools are offered (:func:`saga_kgqa.agent.source_tools.source_mode`).
+        sources: Whether the source tools are offered (:func:`saga_kgqa.graph.source_tools.source_mode`).
         find: Whether ``find_sources`` is among them (many sources; with few the catalog is in the prompt).
         examples: Whether ``worked_examples`` is offered (an examples file is configured,
             :func:`saga_kgqa.examples.serving.examples_offered`).

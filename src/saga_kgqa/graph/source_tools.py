@@ -19,17 +19,17 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph.runtime import Runtime
 
-from saga_kgqa.agent.dependencies import GraphDependencies
-from saga_kgqa.agent.records import knowledge
-from saga_kgqa.agent.tool_nodes import begin_step, execute_summary, finish_action
-from saga_kgqa.agent.toolbox import ToolView
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import BackendError, ConfigurationError, SourceMisbehaved, ToolInputError
+from saga_kgqa.graph.dependencies import GraphDependencies
+from saga_kgqa.graph.records import knowledge
+from saga_kgqa.graph.tool_nodes import begin_step, execute_summary, finish_action
 from saga_kgqa.state import Action, Outcome, QueryAttempt
-from saga_kgqa.state.schema import SagaState
+from saga_kgqa.state.graph_state import SagaState
 from saga_kgqa.text_safety import cap_block
 from saga_kgqa.tools.execute.tool import ExecuteSettings
 from saga_kgqa.tools.failure_text import error_observation
+from saga_kgqa.tools.toolbox import ToolView
 
 if TYPE_CHECKING:
     from saga_kgqa.sources.session import SourceSet

@@ -15,9 +15,9 @@ from typing import Any, Protocol
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Durability
 
-from saga_kgqa.agent.builder import SagaGraph
 from saga_kgqa.context import SagaContext
-from saga_kgqa.state.schema import InputState
+from saga_kgqa.graph.builder import SagaGraph
+from saga_kgqa.state.graph_state import InputState
 
 
 class RunObserver(Protocol):
@@ -46,7 +46,7 @@ def stream_run(
     Args:
         graph: The compiled graph (SAGA's, or MARS's with the same schemas).
         inputs: The question, or ``None`` to resume the thread named in ``config``.
-        config: The run's config (:func:`saga_kgqa.agent.builder.run_config`).
+        config: The run's config (:func:`saga_kgqa.graph.builder.run_config`).
         context: The run's context.
         observers: Told of every node's delta, in order.
         stop: Asked after each superstep; ``True`` ends the run there.

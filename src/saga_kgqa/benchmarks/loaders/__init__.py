@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from saga_kgqa.benchmarks.loaders.files import LoadedBenchmark
+from saga_kgqa.benchmarks.loaders.freebase import load_cwq, load_grailqa, load_webqsp, load_webquestions
+from saga_kgqa.benchmarks.loaders.text2sparql import load_ck25, load_db25, load_lcquad2, load_spider4sparql_dev
+from saga_kgqa.benchmarks.loaders.wikidata import load_qald_json, load_spinach_list, load_wikiwebquestions
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.loaders.files import LoadedBenchmark
-from saga_kgqa.eval.loaders.freebase import load_cwq, load_grailqa, load_webqsp, load_webquestions
-from saga_kgqa.eval.loaders.text2sparql import load_ck25, load_db25, load_lcquad2, load_spider4sparql_dev
-from saga_kgqa.eval.loaders.wikidata import load_qald_json, load_spinach_list, load_wikiwebquestions
 
 __all__ = [
     "BENCHMARKS",

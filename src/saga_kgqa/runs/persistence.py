@@ -9,7 +9,7 @@ because a half-built query grounded in one graph means nothing in another. The s
 served from another host or port is the same model: that resume only warns.
 
 A ``postgresql://`` URL instead of a path puts checkpoints and the thread registry in
-PostgreSQL (:mod:`saga_kgqa.agent.postgres_checkpoints`), shared across machines.
+PostgreSQL (:mod:`saga_kgqa.runs.postgres_checkpoints`), shared across machines.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.sqlite import SqliteSaver
 
-from saga_kgqa.agent.postgres_checkpoints import PostgresCheckpoints, is_postgres_url, redacted
 from saga_kgqa.closing import Closing
 from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.runs.postgres_checkpoints import PostgresCheckpoints, is_postgres_url, redacted
 
 CHECKPOINT_DB_ENV = "SAGA_CHECKPOINT_DB"
 #: Seconds a writer waits for another writer's lock before SQLite gives up.

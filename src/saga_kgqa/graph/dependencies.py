@@ -6,9 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from saga_kgqa.agent.model_calls import ModelFactory
-from saga_kgqa.agent.toolbox import SagaToolbox, ToolView
 from saga_kgqa.context import SagaContext
+from saga_kgqa.graph.model_calls import ModelFactory
+from saga_kgqa.tools.toolbox import SagaToolbox, ToolView
 
 if TYPE_CHECKING:
     from saga_kgqa.sources.session import SourceSet

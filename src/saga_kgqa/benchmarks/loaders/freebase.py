@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from saga_kgqa.benchmarks.loaders.files import LoadedBenchmark, object_list, read_json, text_field
+from saga_kgqa.benchmarks.questions import AnswerKind, BenchmarkQuestion, infer_kind, values_document
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.loaders.files import LoadedBenchmark, object_list, read_json, text_field
-from saga_kgqa.eval.qa.questions import AnswerKind, BenchmarkQuestion, infer_kind, values_document
 from saga_kgqa.kg.core.result import Term
 
 FREEBASE_NS = "http://rdf.freebase.com/ns/"

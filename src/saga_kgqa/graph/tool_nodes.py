@@ -16,12 +16,12 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from langgraph.runtime import Runtime
 
-from saga_kgqa.agent.dependencies import GraphDependencies
-from saga_kgqa.agent.records import discovered_types, knowledge, step_record
 from saga_kgqa.context import SagaContext, resolve_context
 from saga_kgqa.errors import BackendError, ConfigurationError, ToolInputError
+from saga_kgqa.graph.dependencies import GraphDependencies
+from saga_kgqa.graph.records import discovered_types, knowledge, step_record
 from saga_kgqa.state import ANSWER_KEY, Action, KnowledgeEntry, Outcome, PruneRequest, QueryAttempt, TypeState
-from saga_kgqa.state.schema import SagaState
+from saga_kgqa.state.graph_state import SagaState
 from saga_kgqa.text_safety import graph_text
 from saga_kgqa.tools import LookupResult
 from saga_kgqa.tools.execute.tool import ExecuteOutcome, ExecuteSettings

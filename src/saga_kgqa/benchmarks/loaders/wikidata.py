@@ -15,9 +15,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from saga_kgqa.benchmarks.loaders.files import LoadedBenchmark, object_list, read_json, text_field
+from saga_kgqa.benchmarks.questions import BenchmarkQuestion, bindings_document, infer_kind
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.loaders.files import LoadedBenchmark, object_list, read_json, text_field
-from saga_kgqa.eval.qa.questions import BenchmarkQuestion, bindings_document, infer_kind
 from saga_kgqa.kg.core.result import QueryResult
 
 # QALD fields kept in ``extra`` (QALD-7 writes booleans as strings, QALD-10 as booleans).

@@ -13,7 +13,9 @@ from typing import Any
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.runtime import Runtime
 
-from saga_kgqa.agent.actions import (
+from saga_kgqa.context import SagaContext, resolve_context
+from saga_kgqa.examples.serving import examples_offered
+from saga_kgqa.graph.actions import (
     TOOL_ARGUMENTS,
     action_from_call,
     action_from_invalid_call,
@@ -24,22 +26,20 @@ from saga_kgqa.agent.actions import (
     tool_schemas,
     tool_signatures,
 )
-from saga_kgqa.agent.dependencies import GraphDependencies
-from saga_kgqa.agent.model_calls import invoke_model, json_object, message_text
-from saga_kgqa.agent.prompting import (
+from saga_kgqa.graph.dependencies import GraphDependencies
+from saga_kgqa.graph.model_calls import invoke_model, json_object, message_text
+from saga_kgqa.graph.prompting import (
     answer_type_class_lines,
     answer_type_messages,
     controller_messages,
     parse_messages,
     prune_messages,
 )
-from saga_kgqa.agent.records import knowledge, step_record
-from saga_kgqa.agent.source_tools import source_mode, source_prompt_lines
-from saga_kgqa.context import SagaContext, resolve_context
-from saga_kgqa.examples.serving import examples_offered
+from saga_kgqa.graph.records import knowledge, step_record
+from saga_kgqa.graph.source_tools import source_mode, source_prompt_lines
 from saga_kgqa.state import Action, AnswerType, add_token_usage, answer_type_prior
+from saga_kgqa.state.graph_state import SagaState, require_question
 from saga_kgqa.state.records import AnswerKind
-from saga_kgqa.state.schema import SagaState, require_question
 from saga_kgqa.text_safety import graph_text
 
 _SCALAR_KINDS: dict[str, AnswerKind] = {

@@ -28,18 +28,18 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import RetryPolicy
 
-from saga_kgqa.agent.answer_check_node import AnswerCheckNode
-from saga_kgqa.agent.dependencies import GraphDependencies, SourcesFactory, ToolboxFactory
-from saga_kgqa.agent.finalize import FinalizeNode
-from saga_kgqa.agent.llm_nodes import ModelNodes
-from saga_kgqa.agent.model_calls import EnvironmentModelFactory, ModelFactory, transient_provider_error
-from saga_kgqa.agent.prompting import prompt_names
-from saga_kgqa.agent.routing import route_action, route_after_check, route_after_lookup
-from saga_kgqa.agent.source_tools import SourceToolNodes
-from saga_kgqa.agent.tool_nodes import ToolNodes
-from saga_kgqa.agent.tracing import traced_tool_node
 from saga_kgqa.context import SagaContext
-from saga_kgqa.state.schema import InputState, OutputState, SagaState
+from saga_kgqa.graph.answer_check_node import AnswerCheckNode
+from saga_kgqa.graph.dependencies import GraphDependencies, SourcesFactory, ToolboxFactory
+from saga_kgqa.graph.finalize import FinalizeNode
+from saga_kgqa.graph.llm_nodes import ModelNodes
+from saga_kgqa.graph.model_calls import EnvironmentModelFactory, ModelFactory, transient_provider_error
+from saga_kgqa.graph.prompting import prompt_names
+from saga_kgqa.graph.routing import route_action, route_after_check, route_after_lookup
+from saga_kgqa.graph.source_tools import SourceToolNodes
+from saga_kgqa.graph.tool_nodes import ToolNodes
+from saga_kgqa.graph.tracing import traced_tool_node
+from saga_kgqa.state.graph_state import InputState, OutputState, SagaState
 
 #: Supersteps one controller step can take: controller, a tool node, and the prune fallback.
 SUPERSTEPS_PER_STEP = 3
@@ -72,20 +72,20 @@ def build_graph(
     """Compile the SAGA controller graph over the factories given.
 
     The tools and the named sources are the caller's to supply: opening graphs is the composition
-    root's job, and :func:`saga_kgqa.app.graphs.build_graph` (exported as ``saga_kgqa.agent.build_graph``)
+    root's job, and :func:`saga_kgqa.app.graphs.build_graph` (exported as ``saga_kgqa.build_graph``)
     fills in today's defaults for them.
 
     Args:
         model_factory: Returns the chat model for ``(context, role)``; roles are
             ``answer_type``, ``controller``, ``prune`` and ``parse``. Without one, the CLI's model
             settings are used (``SAGA_BASE_URL``, ``SAGA_MODEL``, ``SAGA_API_KEY`` / ``OPENAI_API_KEY``,
-            ``SAGA_MODEL_FACTORY``; :class:`~saga_kgqa.agent.model_calls.EnvironmentModelFactory`); with
+            ``SAGA_MODEL_FACTORY``; :class:`~saga_kgqa.graph.model_calls.EnvironmentModelFactory`); with
             none of them set, the first model call fails with a
             :class:`~saga_kgqa.errors.ConfigurationError` saying what to set.
-        toolbox_factory: Returns the :class:`~saga_kgqa.agent.toolbox.SagaToolbox` for a context.
+        toolbox_factory: Returns the :class:`~saga_kgqa.tools.toolbox.SagaToolbox` for a context.
         sources_factory: Returns the operator's named sources for a context
             (:class:`~saga_kgqa.sources.session.SourceSet`, or ``None``:
-            :func:`~saga_kgqa.agent.dependencies.no_sources`); with them (several, or one without a
+            :func:`~saga_kgqa.graph.dependencies.no_sources`); with them (several, or one without a
             declared schema) the controller gets the source tools and AutoSchema's A.3 policy.
         checkpointer: Attach one only in applications (CLI, tests); ``langgraph dev``
             refuses graphs compiled with a checkpointer.

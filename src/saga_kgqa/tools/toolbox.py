@@ -131,7 +131,7 @@ class SagaToolbox:
                 (:class:`~saga_kgqa.tools.context.ToolboxOptions`); each run's view adds its
                 compatibility mode and language, and its caps take the run's observation bytes
                 and lookup sample values. ``dialect`` comes from
-                :func:`saga_kgqa.agent.dialect_tools.tool_dialect` (plain RDF when unset).
+                :func:`saga_kgqa.app.dialects.tool_dialect` (plain RDF when unset).
         """
         self.graph = graph
         self.schema = schema

@@ -6,7 +6,7 @@ result, without types, variables or rows. They become one-column value documents
 (``answers_are_values``); an ASK question's ``{"true": n}`` becomes the boolean its key
 names. The question ids are the map's keys, so the two files join without translation.
 
-Spider4SPARQL questions come from :func:`saga_kgqa.eval.datasets.load_spider_dev` (which
+Spider4SPARQL questions come from :func:`saga_kgqa.benchmarks.datasets.load_spider_dev` (which
 makes the undeclared default prefix explicit and skips questions whose graph is absent).
 """
 
@@ -15,10 +15,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from saga_kgqa.benchmarks.datasets import CK25_DIR, load_spider_dev
+from saga_kgqa.benchmarks.loaders.files import LoadedBenchmark, object_list, read_json, read_yaml, text_field
+from saga_kgqa.benchmarks.questions import AnswerKind, BenchmarkQuestion, infer_kind, values_document
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.datasets import CK25_DIR, load_spider_dev
-from saga_kgqa.eval.loaders.files import LoadedBenchmark, object_list, read_json, read_yaml, text_field
-from saga_kgqa.eval.qa.questions import AnswerKind, BenchmarkQuestion, infer_kind, values_document
 from saga_kgqa.kg.core.result import Term
 
 DB25_DIR = "text2sparql_db25"

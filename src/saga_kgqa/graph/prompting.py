@@ -13,15 +13,15 @@ from collections.abc import Mapping, Sequence
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from saga_kgqa.agent.knowledge_log import knowledge_log_text
 from saga_kgqa.context import SagaContext
 from saga_kgqa.examples.serving import examples_offered
+from saga_kgqa.graph.knowledge_log import knowledge_log_text
 from saga_kgqa.kg.core.profiles import PROFILES
 from saga_kgqa.language import language_name, language_note
 from saga_kgqa.prompts import dialect_wording, load_prompt, render_prompt
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.state import AnswerType, PriorTurn, PruneRequest, Step, TypeState
-from saga_kgqa.state.schema import SagaState
+from saga_kgqa.state.graph_state import SagaState
 from saga_kgqa.text_safety import quoted
 from saga_kgqa.tools.render import compact_iri
 
@@ -125,7 +125,7 @@ def controller_messages(
         context: The run's switches.
         prefixes: Prefixes of the compact ids shown.
         source_lines: The source tools, A.3 policy and catalog
-            (:func:`saga_kgqa.agent.source_tools.source_prompt_lines`); empty when the run has one graph.
+            (:func:`saga_kgqa.graph.source_tools.source_prompt_lines`); empty when the run has one graph.
     """
     wording = dialect_wording(context.dialect)
     actions = "actions_native" if context.tool_calling == "native" else "actions_text"

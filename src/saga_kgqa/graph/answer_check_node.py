@@ -13,16 +13,16 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from saga_kgqa.agent.dependencies import GraphDependencies
-from saga_kgqa.agent.finalize import choose_final_query, without_exploratory_limit
-from saga_kgqa.agent.records import knowledge
-from saga_kgqa.agent.source_tools import attempt_tools
-from saga_kgqa.agent.tool_nodes import finish_action
 from saga_kgqa.checks import CheckInput, CheckName, run_checks
 from saga_kgqa.checks.models import ExpectedKind
 from saga_kgqa.context import SagaContext, resolve_context
+from saga_kgqa.graph.dependencies import GraphDependencies
+from saga_kgqa.graph.finalize import choose_final_query, without_exploratory_limit
+from saga_kgqa.graph.records import knowledge
+from saga_kgqa.graph.source_tools import attempt_tools
+from saga_kgqa.graph.tool_nodes import finish_action
 from saga_kgqa.state import Action
-from saga_kgqa.state.schema import SagaState
+from saga_kgqa.state.graph_state import SagaState
 from saga_kgqa.tools.execute.tool import ExecuteSettings
 
 

@@ -1,0 +1,1 @@
+"""Runs of the controller: the stream loop, checkpoint stores, trajectory files and the answer's views for faces."""
