@@ -2,7 +2,8 @@
 
 Reports p50 / p95 per query for the guard and, as a baseline, for rdflib's public
 ``prepareQuery`` (parse + algebra, what a plain rdflib-based guard would cost), over the
-50 CK25 reference queries and optionally Spider4SPARQL dev and SPINACH dev.
+50 CK25 reference queries and optionally Spider4SPARQL dev and SPINACH dev, the two interleaved query by
+query. Ends with ``RESULT`` on CK25: the guard's p50/p95, rdflib's p50 and their ratio, the load average.
 
 Usage: python bench/guard_latency.py --data-dir ../shared/data [--rounds 5] [--all]
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import statistics
 import time
 from collections.abc import Callable
@@ -22,6 +24,7 @@ import yaml
 from rdflib.plugins.sparql import prepareQuery
 
 from saga_kgqa.kg.core.profiles import get_profile
+from saga_kgqa.kg.guard import sparql_grammar
 from saga_kgqa.kg.guard.query_guard import QueryGuard
 
 
@@ -35,23 +38,33 @@ def percentiles(samples: list[float]) -> dict[str, float]:
     }
 
 
-def measure(function: Callable[[str], object], queries: list[str], rounds: int) -> dict[str, float]:
-    """Time ``function`` on every query, ``rounds`` times, after one warm-up pass."""
+def measure(
+    functions: dict[str, Callable[[str], object]], queries: list[str], rounds: int
+) -> dict[str, dict[str, float]]:
+    """Time every function on every query, ``rounds`` times, after one warm-up pass, interleaved.
 
-    def call(text: str) -> None:
+    The functions take turns query by query (their order alternating each round), so a busy
+    machine slows them alike and their ratio stays fair.
+    """
+
+    def call(function: Callable[[str], object], text: str) -> float:
+        started = time.perf_counter()
         # Rejected queries (QueryRejected, rdflib errors) are timed too.
         with contextlib.suppress(Exception):
             function(text)
+        return time.perf_counter() - started
 
-    for text in queries:  # warm-up: imports, regex compilation, first-parse streamlining
-        call(text)
-    samples: list[float] = []
-    for _ in range(rounds):
+    names = list(functions)
+    for text in queries:  # warm-up: imports, regex compilation, the guard's grammar, first-parse streamlining
+        for name in names:
+            call(functions[name], text)
+    samples: dict[str, list[float]] = {name: [] for name in names}
+    for round_no in range(rounds):
+        order = names if round_no % 2 == 0 else names[::-1]
         for text in queries:
-            started = time.perf_counter()
-            call(text)
-            samples.append(time.perf_counter() - started)
-    return percentiles(samples)
+            for name in order:
+                samples[name].append(call(functions[name], text))
+    return {name: percentiles(values) for name, values in samples.items()}
 
 
 def load_sets(data_dir: Path, everything: bool) -> dict[str, tuple[str, list[str]]]:
@@ -73,18 +86,27 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--all", action="store_true", help="also Spider4SPARQL dev and SPINACH dev (slower)")
     args = parser.parse_args()
+    results: list[dict[str, object]] = []
     for name, (profile_name, queries) in load_sets(args.data_dir, args.all).items():
         profile = get_profile(profile_name)
         guard = QueryGuard(profile)
         rounds = args.rounds if len(queries) <= 200 else 1
-        report = {
-            "set": name,
-            "queries": len(queries),
-            "rounds": rounds,
-            "guard_check": measure(guard.check, queries, rounds),
-            "rdflib_prepareQuery": measure(partial(prepareQuery, initNs=dict(profile.prefixes)), queries, rounds),
-        }
+        timings = measure(
+            {"guard_check": guard.check, "rdflib_prepareQuery": partial(prepareQuery, initNs=dict(profile.prefixes))},
+            queries,
+            rounds,
+        )
+        report = {"set": name, "queries": len(queries), "rounds": rounds, **timings}
+        results.append(report)
         print(json.dumps(report))
+    ck25 = results[0]
+    guard_ms, rdflib_ms = ck25["guard_check"], ck25["rdflib_prepareQuery"]
+    assert isinstance(guard_ms, dict) and isinstance(rdflib_ms, dict)
+    print(
+        f"RESULT queries={ck25['queries']} guard_p50_ms={guard_ms['p50_ms']} guard_p95_ms={guard_ms['p95_ms']} "
+        f"rdflib_p50_ms={rdflib_ms['p50_ms']} guard_vs_rdflib_p50={guard_ms['p50_ms'] / rdflib_ms['p50_ms']:.2f} "
+        f"fast_grammar={sparql_grammar.fast_grammar()} load_average={os.getloadavg()[0]:.1f}"
+    )
 
 
 if __name__ == "__main__":

@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from rdflib import URIRef, Variable
-from rdflib.plugins.sparql import prepareQuery
 
 from saga_kgqa.kg.guard.limit_rewrite import first_keyword
 from saga_kgqa.kg.guard.sparql_algebra import iter_nodes
+from saga_kgqa.kg.guard.sparql_grammar import parse_public_query, translate
 from saga_kgqa.kg.guard.sparql_lexer import Token, tokenize
 
 _RDFS = "http://www.w3.org/2000/01/rdf-schema#"
@@ -105,7 +105,7 @@ def shape_query(text: str, question: str | None = None, *, label_properties: Ite
         return unchanged
     plain = [token.text[1:] for token in projection]
     try:
-        algebra = prepareQuery(text).algebra
+        algebra = translate(parse_public_query(text), {}).algebra  # the guard's turns between threads
     except Exception:
         return unchanged
     triples, group_keys = _walk(algebra)

@@ -72,12 +72,13 @@ def local_names(iris: frozenset[str]) -> frozenset[str]:
 
 def _terms(sparql: str) -> tuple[frozenset[str], frozenset[str]]:
     from rdflib import URIRef
-    from rdflib.plugins.sparql import prepareQuery
+
+    from saga_kgqa.kg.guard.sparql_grammar import parse_public_query, translate
 
     try:
         # WDQS's predeclared prefixes: queries written for it (SPINACH's gold) have no PREFIX lines;
         # a query's own PREFIX lines override these.
-        algebra = prepareQuery(sparql, initNs=WIKIDATA_PREFIXES).algebra
+        algebra = translate(parse_public_query(sparql), WIKIDATA_PREFIXES).algebra
     except Exception:
         return frozenset(), frozenset()
     properties: set[str] = set()

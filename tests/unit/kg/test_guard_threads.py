@@ -12,15 +12,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from saga_kgqa.kg.guard import sparql_grammar
 from saga_kgqa.kg.guard.parse_actions import settle_grammar
 
 _ROOT = Path(__file__).resolve().parents[3]
 
 
-def _race(threads: int) -> dict[str, object]:
+def _race(threads: int, *options: str) -> dict[str, object]:
     done = subprocess.run(
-        [sys.executable, "-m", "tests.support.guard_threads", str(threads)],
+        [sys.executable, "-m", "tests.support.guard_threads", str(threads), *options],
         cwd=_ROOT,
         capture_output=True,
         text=True,
@@ -31,15 +33,17 @@ def _race(threads: int) -> dict[str, object]:
     return result
 
 
-def test_sixteen_threads_parse_at_once_in_a_fresh_process() -> None:
-    result = _race(16)
+@pytest.mark.parametrize("grammar", ["shared", "fast"])
+def test_sixteen_threads_parse_at_once_in_a_fresh_process(grammar: str) -> None:
+    # shared: rdflib's grammar, settled by the process's first parse; fast: the private copy, built unparsed.
+    result = _race(16, *(["--fast"] if grammar == "fast" else []))
     assert result["errors"] == []
     assert result["after"] == "ok"
 
 
 def test_the_installed_pyparsing_is_settled_rather_than_serialised() -> None:
     # The lock is only a fallback; with the pinned pyparsing every action is settled.
-    assert sparql_grammar.THREAD_SAFE
+    assert sparql_grammar.thread_safe()
 
 
 def test_settling_keeps_what_each_action_is_given() -> None:
@@ -55,3 +59,24 @@ def test_settling_keeps_what_each_action_is_given() -> None:
     assert settle_grammar(both)
     both.parse_string("abc 12")
     assert seen == [("toks", "abc"), ("loc", 4, "12"), ("all", "abc 12", 0)]
+
+
+_ONE_CHECK = """
+from saga_kgqa.kg.core.profiles import get_profile
+from saga_kgqa.kg.guard import sparql_grammar
+from saga_kgqa.kg.guard.query_guard import QueryGuard
+guard = QueryGuard(get_profile("embedded"))
+guard.check("PREFIX ex: <http://example.org/> SELECT ?s WHERE { ?s ex:p ?o } LIMIT 4")
+after_one = sparql_grammar.private_copies_built()
+for n in range(sparql_grammar.FAST_AFTER + 5):
+    guard.check(f"PREFIX ex: <http://example.org/> SELECT ?s WHERE {{ ?s ex:p {n} }}")
+print(after_one, sparql_grammar.private_copies_built(), sparql_grammar.fast_grammar())
+"""
+
+
+def test_one_check_builds_no_second_grammar_and_many_build_exactly_one() -> None:
+    # issue 39: `saga sparql` paid for a private copy of rdflib's grammar to parse one query.
+    done = subprocess.run(
+        [sys.executable, "-c", _ONE_CHECK], cwd=_ROOT, capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.split() == ["0", "1", "True"]

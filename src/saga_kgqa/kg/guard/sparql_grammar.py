@@ -1,26 +1,41 @@
-"""rdflib's SPARQL query grammar, loaded privately and without comment skipping.
+"""rdflib's SPARQL query grammar for the guard: rdflib's own at first, a faster private copy once it pays.
 
 rdflib's grammar tells pyparsing to try skipping a ``#`` comment before every single
 element, which is about half of its parse time (3.3 ms instead of 6.7 ms per CK25 query
 on this project's machine). The guard already tokenizes the query and blanks comments
-(:func:`saga_kgqa.kg.guard.sparql_lexer.blank_comments`), so it parses with a private copy of
-the grammar whose comment skipping is switched off. The copy is made by executing
-rdflib's own parser module a second time under its own name, so rdflib's shared
-grammar, which other code may use, is never modified.
+(:func:`saga_kgqa.kg.guard.sparql_lexer.blank_comments`), so a long-running process parses
+with a private copy of the grammar whose comment skipping is switched off. The copy is made
+by executing rdflib's own parser module a second time under its own name, so rdflib's
+shared grammar, which other code may use, is never modified.
+
+The copy is built lazily (issue 39): a command that checks one query (``saga sparql``) paid
+for a second grammar it parsed one query with, the largest part of its start-up beyond its
+floor. The first :data:`FAST_AFTER` parses of a process use rdflib's shared grammar (on
+blanked text it accepts exactly what the copy accepts, only more slowly); the parse that
+reaches the count builds the copy once, and every later parse uses it. Threads that parse
+while it is being built keep the shared grammar instead of waiting. The copy is never
+cached across processes: pyparsing elements hold parse actions by reference, and a pickled
+grammar would be trusted code read from disk.
 
 Soundness does not depend on the blanking being perfect: the guard sends exactly the
-text it parsed. A ``#`` the tokenizer failed to blank makes this grammar fail (the query
-is rejected); text it blanked by mistake is not sent either.
+text it parsed. A ``#`` the tokenizer failed to blank makes the copy fail (the query
+is rejected) and the shared grammar read it as the comment the store reads too; text it
+blanked by mistake is not sent either.
 
 If the private copy cannot be built (a future rdflib reorganised its parser), parsing
-falls back to rdflib's public ``parseQuery``, which is slower but equivalent here.
+keeps rdflib's public ``parseQuery``, which is slower but equivalent here.
 
-Both grammars, the private copy and rdflib's shared one, have their parse actions settled
-at import (:mod:`saga_kgqa.kg.guard.parse_actions`): pyparsing's first-call arity search is
-not thread-safe and, raced, broke every later parse in the process. Settling fixes the
-count each action already takes; nothing about what the grammars accept changes. Should
-settling ever fail (a pyparsing that wraps actions differently), every parse here is
-serialised under one lock instead.
+Parses from several threads need the grammars' parse actions settled
+(:mod:`saga_kgqa.kg.guard.parse_actions`): pyparsing's first-call arity search is not
+thread-safe and, raced, broke every later parse in the process. Until rdflib's shared grammar
+is settled, parses here take turns under a lock; the first thread that finds the lock taken
+settles it (no parse runs meanwhile), and from then on parses run side by side. A command
+parsing from one thread never pays for settling (about 45 ms). The copy is settled right after
+it is built, before any thread can use it. Settling fixes the count each action already
+takes; nothing about what the grammars accept changes. Should settling ever fail (a pyparsing
+that wraps actions differently), parses keep taking turns, and a copy that could not be
+settled is not used. Code that parses SPARQL with rdflib goes through :func:`parse_public_query`
+(never ``prepareQuery``), so its parses take the same turns.
 """
 
 from __future__ import annotations
@@ -95,11 +110,91 @@ def _load_private_grammar() -> ModuleType:
     return module
 
 
-def _settle_all(private: ModuleType | None) -> bool:
-    """Settle the parse actions of rdflib's shared grammar and of the private copy."""
-    roots = [rdflib_parser.Query, rdflib_parser.UpdateUnit]
-    if private is not None:
-        roots.append(private.Query)
+#: Parses of a process before the private copy is built: it costs about as much as 30-60 parses save.
+FAST_AFTER = 48
+
+
+class _Grammars:
+    """Which grammar parses now, when rdflib's shared one is settled, and the one-time build of the copy."""
+
+    def __init__(self) -> None:
+        self.parse: ParseFunction = rdflib_parser.parseQuery
+        self.fast = False
+        self.copies_built = 0
+        self.parses = 0
+        #: None: not settled yet (parses take turns); True: settled (no lock); False: could not be, turns forever.
+        self.settled: bool | None = None
+        self._turns = threading.Lock()
+        self._contended = False
+        self._build_lock = threading.Lock()
+        self._build_tried = False
+
+    @contextlib.contextmanager
+    def turn(self) -> Iterator[None]:
+        """Parse alone until the shared grammar is settled; the first thread that has to wait settles it.
+
+        pyparsing's arity search is only unsafe when two threads make first calls at once, so a
+        process that parses from one thread (a command) never pays for settling, and one that
+        parses from several settles at the first sign of a second thread, before that thread parses.
+        """
+        if self.settled:
+            yield
+            return
+        if not self._turns.acquire(blocking=False):
+            self._contended = True
+            self._turns.acquire()
+        try:
+            if self.settled is None and self._contended:
+                self.settled = _settle(rdflib_parser.Query, rdflib_parser.UpdateUnit)
+            yield
+        finally:
+            self._turns.release()
+
+    def settle_now(self) -> bool:
+        """Settle the shared grammar now (no parse runs meanwhile); return whether it is settled."""
+        self._contended = True
+        with self.turn():
+            pass
+        return bool(self.settled)
+
+    def counted(self) -> None:
+        """Count one parse; the one that reaches :data:`FAST_AFTER` builds the private copy."""
+        self.parses += 1  # a lost increment under a race only delays the build by a parse
+        if self.parses >= FAST_AFTER and not self._build_tried:
+            self.build()
+
+    def build(self) -> bool:
+        """Build, settle and switch to the private copy once; threads that arrive meanwhile do not wait.
+
+        Returns:
+            Whether the private copy is in use.
+        """
+        if not self._build_lock.acquire(blocking=False):
+            return self.fast
+        try:
+            if self._build_tried:
+                return self.fast
+            self._build_tried = True
+            try:
+                module = _load_private_grammar()
+            except Exception:  # any failure just means the slower public parser stays
+                _log.warning("could not build the fast SPARQL grammar; using rdflib.parseQuery", exc_info=True)
+                return False
+            self.copies_built += 1
+            if not _settle(module.Query):
+                return False  # an unsettled copy is never shared between threads
+            query_element = module.Query
+
+            def parse(text: str) -> Any:
+                return query_element.parse_string(text, parse_all=True)
+
+            self.parse, self.fast = parse, True
+            return True
+        finally:
+            self._build_lock.release()
+
+
+def _settle(*roots: Any) -> bool:
     try:
         return settle_grammar(*roots)
     except Exception:  # an unexpected grammar shape: stay correct by serialising parses
@@ -107,23 +202,31 @@ def _settle_all(private: ModuleType | None) -> bool:
         return False
 
 
-def _build_parser() -> tuple[ParseFunction, bool, bool]:
-    try:
-        module = _load_private_grammar()
-    except Exception:  # any failure just means the slower public parser is used
-        _log.warning("could not build the fast SPARQL grammar; using rdflib.parseQuery", exc_info=True)
-        return rdflib_parser.parseQuery, False, _settle_all(None)
-    query_element = module.Query
-
-    def parse(text: str) -> Any:
-        return query_element.parse_string(text, parse_all=True)
-
-    return parse, True, _settle_all(module)
+_grammars = _Grammars()
 
 
-_parse, FAST_GRAMMAR, THREAD_SAFE = _build_parser()
-# Held around every parse only when the grammars could not be settled (see the module doc).
-_serial = threading.Lock() if not THREAD_SAFE else contextlib.nullcontext()
+def fast_grammar() -> bool:
+    """Whether parses use the private copy without comment skipping (after :data:`FAST_AFTER` parses)."""
+    return _grammars.fast
+
+
+def private_copies_built() -> int:
+    """How many private copies of rdflib's grammar this process built (0 or 1)."""
+    return _grammars.copies_built
+
+
+def thread_safe() -> bool:
+    """Settle rdflib's shared grammar now if need be; whether parses may then run concurrently without a lock."""
+    return _grammars.settle_now()
+
+
+def build_fast_grammar() -> bool:
+    """Build the private copy now instead of after :data:`FAST_AFTER` parses (a server that expects many).
+
+    Returns:
+        Whether the private copy is in use.
+    """
+    return _grammars.build()
 
 
 @contextlib.contextmanager
@@ -149,8 +252,12 @@ def parse_query(text: str) -> Any:
         pyparsing.ParseException: The text is not a SPARQL query.
         RecursionError: The text nests deeper than pyparsing's recursion allows.
     """
-    with _serial, quiet_terms():
-        return _parse(text)
+    grammars = _grammars
+    try:
+        with grammars.turn(), quiet_terms():
+            return grammars.parse(text)
+    finally:
+        grammars.counted()
 
 
 def parse_public_query(text: str) -> Any:
@@ -158,7 +265,7 @@ def parse_public_query(text: str) -> Any:
 
     Returns and raises as :func:`parse_query` does.
     """
-    with _serial, quiet_terms():
+    with _grammars.turn(), quiet_terms():
         return rdflib_parser.parseQuery(text)
 
 
