@@ -7,6 +7,7 @@ refuses to start; with a token, a request without it is refused and the start sa
 
 from __future__ import annotations
 
+import socket
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -86,3 +87,22 @@ def test_with_a_token_every_request_must_carry_it(face: str, tmp_path: Path) -> 
         assert wrong.status_code == 401
         carried = client.request(method, path, params=params, headers={"authorization": f"Bearer {TOKEN}"})
         assert carried.status_code not in (401, 403, 421), carried.text
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_a_busy_port_is_one_line_and_the_documented_exit_status(face: str, tmp_path: Path) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [SAGA, *face_args(face, tmp_path), "--port", str(port)],
+            env=server_env(GATED),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert done.returncode == 2, done.stderr  # unusable configuration (docs/cli.md, exit statuses)
+    assert len(lines) == 1 and f"127.0.0.1:{port}" in lines[0] and "in use" in lines[0], done.stderr
