@@ -11,13 +11,13 @@ same question or query is there already.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.examples.check import check_examples
+from saga_kgqa.examples.file_reading import loads_capped, read_text_file
 from saga_kgqa.examples.leakage import ExampleLeakage, LeakageGuard
 from saga_kgqa.examples.model import QueryExample, clipped, read_examples
 from saga_kgqa.examples.normalise import normalise_query, normalise_question
@@ -52,16 +52,9 @@ def read_run(path: Path) -> FinishedRun:
     Raises:
         ConfigurationError: The file cannot be read, or holds neither form.
     """
+    text = read_text_file(path, what="run file", max_bytes=MAX_RUN_FILE_BYTES)
     try:
-        if path.stat().st_size > MAX_RUN_FILE_BYTES:
-            raise ConfigurationError(f"{path} is larger than {MAX_RUN_FILE_BYTES} bytes; not a run file")
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigurationError(f"cannot read run file {path}: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigurationError(f"{path} is not UTF-8 text: not a run file") from exc
-    try:
-        whole = json.loads(text)
+        whole = loads_capped(text, str(path))
     except ValueError:
         whole = None
     if isinstance(whole, dict) and "final_sparql" in whole:
@@ -83,7 +76,7 @@ def _events(text: str, path: Path) -> list[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            event = json.loads(line)
+            event = loads_capped(line, f"{path}, line {number}")
         except ValueError as exc:
             raise ConfigurationError(f"{path}:{number}: not a JSON line of a trajectory") from exc
         if isinstance(event, dict):

@@ -21,6 +21,7 @@ from typing import Any
 
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.errors import ConfigurationError, SagaError
+from saga_kgqa.examples.file_reading import read_text_file
 from saga_kgqa.examples.model import QueryExample, clipped
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
@@ -52,10 +53,14 @@ def harvest_files(paths: Sequence[Path]) -> list[QueryExample]:
     found: list[QueryExample] = []
     for path in paths:
         graph = rdflib.Graph()
+        # Read as a file first (regular, bounded, strict UTF-8): rdflib would read a FIFO or /dev/zero forever.
+        text = read_text_file(path)
         try:
-            graph.parse(str(path))
-        except (OSError, SyntaxError, ValueError) as exc:
-            raise ConfigurationError(f"cannot read examples from {path}: {str(exc)[:200]}") from exc
+            graph.parse(data=text, format=rdflib.util.guess_format(str(path)) or "turtle")
+        except RecursionError:
+            raise ConfigurationError(f"cannot read examples from {path}: nested too deeply") from None
+        except (SyntaxError, ValueError) as exc:
+            raise ConfigurationError(f"cannot read examples from {path}: {' '.join(str(exc).split())[:200]}") from exc
         for source, query_property, question_properties in _SHAPES:
             for subject, query in graph.subject_objects(rdflib.URIRef(query_property)):
                 texts = (_best(graph.objects(subject, rdflib.URIRef(p))) for p in question_properties)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.examples.file_reading import loads_capped, read_text_file
 
 #: Characters kept of an example's question and of its query (text from outside is capped).
 MAX_QUESTION_CHARS = 1_000
@@ -60,12 +60,11 @@ def read_examples(path: Path) -> list[QueryExample]:
     """Read examples written by :func:`write_examples`.
 
     Raises:
-        ConfigurationError: The file is missing or a line is not an example.
+        ConfigurationError: The file is missing or a line is not an example
+            (:class:`~saga_kgqa.examples.file_reading.ExampleFileError`: not a regular file, too large,
+            not UTF-8, nested too deeply).
     """
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise ConfigurationError(f"cannot read examples file {path}: {exc.strerror}") from exc
+    lines = read_text_file(path).splitlines()  # a regular file, bounded, strict UTF-8 (file_reading)
     return list(_parse(lines, path))
 
 
@@ -74,6 +73,6 @@ def _parse(lines: list[str], path: Path) -> Iterator[QueryExample]:
         if not line.strip():
             continue
         try:
-            yield QueryExample.model_validate(json.loads(line))
+            yield QueryExample.model_validate(loads_capped(line, f"{path}, line {number}"))
         except (ValueError, TypeError) as exc:
             raise ConfigurationError(f"{path}:{number}: not an example ({str(exc)[:200]})") from exc
