@@ -36,6 +36,12 @@ SourceTools = Literal["auto", "on", "off"]
 Method = Literal["saga", "mars"]
 PatternRanking = Literal["embedding", "bm25", "degree", "random"]
 EmbeddingRuntimeName = Literal["minilm", "e5", "openai"]
+#: Which attempt ``finalize`` answers with (issue 37): SAGA's last executed query, or (benchmarks) the last with rows.
+FinalQueryPolicy = Literal["last_executed", "last_answering"]
+
+#: Fields never read from the environment: a caller sets them explicitly or not at all (the benchmark
+#: policy of the final query exists only as `saga eval run --final-query`, recorded in the run's configuration).
+EXPLICIT_ONLY = frozenset({"final_query"})
 
 #: Endpoint profiles that serve Wikidata; without an explicit dialect they imply ``wikidata``.
 WIKIDATA_PROFILES = frozenset({"wikidata", "qlever"})
@@ -199,6 +205,15 @@ class SagaContext:
             "the summary)."
         ),
     )
+    # Issue 37: the final query is the last one the controller executed (SAGA's stop()); the other
+    # policy exists for benchmark comparisons only (`saga eval run --final-query last_answering`).
+    final_query: FinalQueryPolicy = field(
+        default="last_executed",
+        metadata=_describe(
+            "Which attempt finalize answers with: the last one executed (SAGA's stop(), the default), or, for "
+            "benchmark comparisons only, the last one that returned rows."
+        ),
+    )
 
     def __post_init__(self) -> None:
         """Check every value; a bad one raises :class:`ConfigurationError` naming the field."""
@@ -240,7 +255,7 @@ class SagaContext:
             variable = ENV_PREFIX + name.upper()
             if name in explicit:
                 values[name] = explicit[name]
-            elif variable in environ:
+            elif variable in environ and name not in EXPLICIT_ONLY:
                 values[name] = _parse(variable, hints[name], environ[variable])
         if "dialect" not in values and values.get("profile") in WIKIDATA_PROFILES:
             values["dialect"] = "wikidata"

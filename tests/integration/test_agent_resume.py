@@ -99,5 +99,5 @@ def test_resume_after_a_tool_failure_does_not_repeat_the_model_call(
     state = resumed.get_state(config).values
     assert [s.tool for s in state["history"]] == ["lookup"]
     assert state["history"][0].outcome == "ok" and "Heinrich Hoch" in state["history"][0].observation
-    assert output["status"] == "gave_up" and output["summary"].steps == 2
+    assert output["status"] == "refused" and output["summary"].steps == 2
     second.close()

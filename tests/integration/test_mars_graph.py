@@ -85,7 +85,7 @@ def test_hop_limit_ends_the_run_gracefully(ck25: SagaToolbox) -> None:
         question=QUESTION,
         mars_hop_limit=1,
     )
-    assert run.output["status"] == "gave_up"
+    assert run.output["status"] == "failed" and run.output["outcome"].reason == "step_budget"
     assert run.output["summary"].stop_reason == "hop_limit"
     assert run.output["final_sparql"] is None
     assert "Expansions left: 0 (write the query now)" in run.model.prompt_text(2)

@@ -3,9 +3,10 @@
 Every step is checkpointed to SQLite (``--checkpoint-db``), so a run stopped by an error,
 a provider outage or Ctrl-C continues with ``saga ask --resume THREAD`` without repeating
 completed model calls; resuming against another graph or model needs ``--force``.
-Exit status: 0 answered; 3 finished without an answer (budget spent, gave up); 2 bad
-configuration (no model configured, unknown thread, ...); 1 a model or graph failure
-(the run is saved and resumable); 130 interrupted.
+Exit status, one per outcome of a finished run (docs/outcomes.md): 0 answered, 3 empty,
+4 partial, 5 failed, 6 timed_out, 7 refused, 8 needs_clarification; and for a run that did not
+finish: 2 bad configuration (no model configured, unknown thread, ...), 1 a model or graph
+failure (the run is saved and resumable), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -34,9 +35,18 @@ from saga_kgqa.cli.options import (
 from saga_kgqa.cli.output import fail, print_json, stdout
 from saga_kgqa.context import EntitySearch, GroundingTools, Matching, Method, SourceTools, ToolCalling
 from saga_kgqa.errors import SagaError
+from saga_kgqa.state.outcome import RunStatus, outcome_of
 
-#: Exit status of a run that finished without an answer (budget exhausted, gave up, failed).
-EXIT_UNANSWERED = 3
+#: Exit status of a finished run, one per outcome (0 only when the rows are the whole answer).
+EXIT_STATUS: dict[RunStatus, int] = {
+    "answered": 0,
+    "empty": 3,
+    "partial": 4,
+    "failed": 5,
+    "timed_out": 6,
+    "refused": 7,
+    "needs_clarification": 8,
+}
 
 _MODEL = "Model (explicit > SAGA_* > OPENAI_* environment)"
 _SWITCHES = "Switches (explicit > SAGA_<NAME> environment > default)"
@@ -229,12 +239,15 @@ def ask(
     except SagaError as exc:
         fail(exc)
     values = result.values
+    outcome = outcome_of(values)
     if as_json:
-        fields = ("status", "final_sparql", "answer", "summary", "attempts")
+        fields = ("final_sparql", "answer", "summary", "attempts")
         print_json(
             {
                 "thread_id": result.thread_id,
                 "question": result.question,
+                "status": outcome.status,
+                "outcome": outcome.model_dump(mode="json"),
                 **jsonable({f: values.get(f) for f in fields}),
                 # The answer keeps the exact IRIs; how each is shown rides beside it.
                 "answer_views": views_json(result.views),
@@ -242,8 +255,8 @@ def ask(
         )
     else:
         print_outcome(stdout, values, result.views)
-    if values.get("status") != "answered":
-        raise typer.Exit(EXIT_UNANSWERED)
+    if outcome.status != "answered":
+        raise typer.Exit(EXIT_STATUS[outcome.status])
 
 
 def register(app: typer.Typer) -> None:

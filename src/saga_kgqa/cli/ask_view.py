@@ -18,6 +18,7 @@ from rich.table import Table
 
 from saga_kgqa.runs.answer_view import TermView, cell_text
 from saga_kgqa.runs.trajectory import jsonable
+from saga_kgqa.state.outcome import RunOutcome, counts_text, outcome_of
 
 #: Characters of a tool argument or observation line shown per step.
 SHOWN_CHARS = 110
@@ -136,13 +137,16 @@ def print_outcome(console: Console, values: Mapping[str, Any], views: Mapping[st
             table.add_row(*(cell_text(row.get(name, ""), views or {}) for name in answer["variables"]))
         console.print(table)
     summary = data.get("summary") or {}
+    outcome = outcome_of(values)
     console.print(
-        f"{data.get('status', '?')}: {answer.get('row_count', 0)} row(s), {summary.get('steps', 0)} step(s), "
+        f"{outcome.status}: {counts_text(outcome.rows)}, {summary.get('steps', 0)} step(s), "
         f"{summary.get('llm_calls', 0)} model call(s)",
         markup=False,
         highlight=False,
         style="dim",
     )
+    for line in outcome_lines(outcome):
+        console.print(line, markup=False, highlight=False, style="dim")
     if summary.get("dropped_columns"):
         # The answer-shape rule changed the query: say so, and where the model's own query is.
         console.print(
@@ -152,3 +156,16 @@ def print_outcome(console: Console, values: Mapping[str, Any], views: Mapping[st
             highlight=False,
             style="dim",
         )
+
+
+def outcome_lines(outcome: RunOutcome) -> list[str]:
+    """The outcome's reason, why it is empty, and an earlier result that is not the answer, one line each."""
+    lines = [outcome.message] if outcome.message and outcome.status != "answered" else []
+    if outcome.diagnosis:
+        lines.append(f"why it is empty: {outcome.diagnosis}")
+    if outcome.earlier is not None:
+        lines.append(
+            f"an earlier result, not the answer: step {outcome.earlier.step} returned "
+            f"{outcome.earlier.row_count} row(s) (see attempts in --json)"
+        )
+    return lines

@@ -37,7 +37,7 @@ from saga_kgqa.cli.options import (
 )
 from saga_kgqa.cli.output import fail, print_json
 from saga_kgqa.cli.progress import progress_bar
-from saga_kgqa.context import EntitySearch, Method
+from saga_kgqa.context import EntitySearch, FinalQueryPolicy, Method
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.kg.cache.replay_cache import CacheMode
 
@@ -268,6 +268,15 @@ def run_command(
     ] = None,
     examples_k: Annotated[int, typer.Option(help="Examples shown per prompt.")] = 3,
     answer_shape: AnswerShapeOption = None,
+    final_query: Annotated[
+        FinalQueryPolicy | None,
+        typer.Option(
+            help="Which attempt is the answer: last_executed (SAGA's stop(), the default everywhere) or, for "
+            "benchmark comparisons only, last_answering (the last attempt that returned rows); recorded in the "
+            "run's configuration.",
+            show_default=False,
+        ),
+    ] = None,
     shard: Annotated[
         str | None,
         typer.Option(help="Answer only shard I of N (I/N, by question id); merge with `saga eval merge`."),
@@ -276,6 +285,7 @@ def run_command(
     """Answer every question of a benchmark, one JSON line per question; rerun to resume."""
     from saga_kgqa.eval.qa.ablation import run_summary, score_run
     from saga_kgqa.eval.qa.gold import GoldStore
+    from saga_kgqa.eval.qa.predictions import outcome_counts
     from saga_kgqa.eval.qa.runner import GoldReplayAnswerer, run_benchmark
     from saga_kgqa.eval.qa.shards import SHARD_KEY, parse_shard, shard_questions
 
@@ -294,7 +304,7 @@ def run_command(
             pattern_ranking,
             embedding_runtime,
         )
-        switches = {**switches, "answer_shape": answer_shape}
+        switches = {**switches, "answer_shape": answer_shape, "final_query": final_query}
         context = run_context(data, endpoint, profile, model, base_url, max_steps, tools, switches)
         cache = cache_settings(endpoint, cache_dir, cache_mode, out.with_name(out.name + ".cache"))
         examples_info: dict[str, Any] | None = None
@@ -334,7 +344,13 @@ def run_command(
                 concurrency=concurrency,
                 progress=lambda _record: advance(),
             )
-        report: dict[str, Any] = {"predictions": str(out), "answered": done.answered, "skipped": done.skipped}
+        report: dict[str, Any] = {
+            "predictions": str(out),
+            "answered": done.answered,
+            "skipped": done.skipped,
+            # How the runs ended, as every face reports it (docs/outcomes.md).
+            "outcomes": outcome_counts([done.records[q.id] for q in questions if q.id in done.records]),
+        }
         if gold is not None:
             from saga_kgqa.examples.run_examples import verify_run_examples
 

@@ -50,9 +50,10 @@ class AnswerCheckNode:
         """Accept the stop (no change), or send the findings back and clear the stop."""
         context = resolve_context(runtime.context)
         action = state.get("pending_action")
-        chosen = choose_final_query(list(state.get("attempts", [])))
+        chosen = choose_final_query(list(state.get("attempts", [])), context.final_query)
         enabled = enabled_checks(context)
-        if not isinstance(action, Action) or chosen is None or not enabled:
+        if not isinstance(action, Action) or chosen is None or chosen.status not in ("ok", "empty") or not enabled:
+            # A final query that never ran (refused, failed) has no answer to check: finalize says so.
             return {}
         sparql = without_exploratory_limit(chosen.sparql)
         if sparql in state.get("answers_checked", []):

@@ -229,6 +229,8 @@ class SourceToolNodes:
             row_count=result.row_count,
             boolean=result.boolean,
             source=sources.get(source).name,
+            error_kind=result.error.kind if result.error is not None else None,
+            error_reason=result.error.reason if result.error is not None else None,
         )
         outcome: Outcome = result.status
         entry = knowledge(step, outcome, f"on {source}: {execute_summary(result)}")

@@ -131,7 +131,13 @@ class ToolNodes:
         result = tools.execute(action.argument, theta=_theta_for_tools(state, context), step=step, settings=settings)
         theta_delta = result.theta_delta if context.persistent_type_state else TypeState()
         attempt = QueryAttempt(
-            step=step, sparql=action.argument, status=result.status, row_count=result.row_count, boolean=result.boolean
+            step=step,
+            sparql=action.argument,
+            status=result.status,
+            row_count=result.row_count,
+            boolean=result.boolean,
+            error_kind=result.error.kind if result.error is not None else None,
+            error_reason=result.error.reason if result.error is not None else None,
         )
         outcome: Outcome = result.status
         entries = [knowledge(step, outcome, execute_summary(result))]

@@ -32,13 +32,14 @@ from starlette.routing import Route
 from saga_kgqa.answer_shape import shape_query
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus, TraceCounters
+from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus, TraceCounters, record_outcome
 from saga_kgqa.eval.qa.runner import Answerer, read_run, run_benchmark
 from saga_kgqa.graph.finalize import choose_final_query, without_exploratory_limit
 from saga_kgqa.language import detect_language
 from saga_kgqa.redaction import redact_text
 from saga_kgqa.serve.perimeter import Perimeter
 from saga_kgqa.state import QueryAttempt
+from saga_kgqa.state.outcome import RunStatus
 from saga_kgqa.text_safety import graph_text
 
 #: The TEXT2SPARQL'26 budget per question.
@@ -53,6 +54,8 @@ RUN_ERROR = "the run failed: "
 _KEPT_ATTEMPTS = 64
 
 LOG = logging.getLogger("saga_kgqa.serve.text2sparql")
+#: The response header carrying the run's outcome (answered, empty, partial, failed, timed_out, refused, ...).
+OUTCOME_HEADER = "Saga-Outcome"
 
 
 @dataclass
@@ -70,10 +73,16 @@ class BestQueries:
             del kept[:-_KEPT_ATTEMPTS]
 
     def best(self, question_id: str) -> str | None:
-        """The query the agent's finalize step would choose from what ran so far (None: nothing usable)."""
+        """The query the agent's finalize step would choose from what ran so far: the last one executed.
+
+        ``None`` when nothing ran, or when the last query was refused (never sent): an earlier query
+        with rows is not the answer (issue 37).
+        """
         with self._lock:
             chosen = choose_final_query(list(self._seen.get(question_id, [])))
-        return None if chosen is None else without_exploratory_limit(chosen.sparql)
+        if chosen is None or chosen.status in ("rejected", "blocked"):
+            return None
+        return without_exploratory_limit(chosen.sparql)
 
     def forget(self, question_id: str) -> None:
         """Drop a question once answered."""
@@ -154,8 +163,13 @@ class Text2SparqlService:
 
     async def answer(self, dataset: str, text: str) -> tuple[int, dict[str, Any]]:
         """The HTTP status and body for one request (and its one log line)."""
+        status, body, _outcome = await self.reply(dataset, text)
+        return status, body
+
+    async def reply(self, dataset: str, text: str) -> tuple[int, dict[str, Any], str | None]:
+        """The HTTP status, the body and the run's outcome (``None`` for a refused request), logged in one line."""
         started = time.perf_counter()
-        status, body, note = await self._answer(dataset, text)
+        status, body, note, outcome = await self._answer(dataset, text)
         LOG.info(
             "text2sparql status=%d %s query_chars=%d seconds=%.2f",
             status,
@@ -163,17 +177,22 @@ class Text2SparqlService:
             len(str(body.get("query") or "")),
             time.perf_counter() - started,
         )
-        return status, body
+        return status, body, outcome
 
-    async def _answer(self, dataset: str, text: str) -> tuple[int, dict[str, Any], str]:
+    async def _answer(self, dataset: str, text: str) -> tuple[int, dict[str, Any], str, str | None]:
         if not dataset or not text.strip():
-            return 400, {"error": "give both 'dataset' and 'question' query parameters"}, "error=missing"
+            return 400, {"error": "give both 'dataset' and 'question' query parameters"}, "error=missing", None
         if len(text) > MAX_QUESTION_CHARS:
-            return 400, {"error": f"the question is longer than {MAX_QUESTION_CHARS} characters"}, "error=long"
+            return (
+                400,
+                {"error": f"the question is longer than {MAX_QUESTION_CHARS} characters"},
+                "error=long",
+                None,
+            )
         source = self.datasets.get(dataset)
         if source is None:
             known = ", ".join(sorted(self.datasets))
-            return 404, {"error": f"unknown dataset {dataset!r}; known datasets: {known}"}, "error=dataset"
+            return 404, {"error": f"unknown dataset {dataset!r}; known datasets: {known}"}, "error=dataset", None
         question = self.question(source, text)
         record = await anyio.to_thread.run_sync(self.recorded, question.id)
         note = "replayed"
@@ -181,18 +200,20 @@ class Text2SparqlService:
             record = await self._run(source, question)
             await anyio.to_thread.run_sync(self.record, question, record)
             note = record.status.value
-        note = f"source={source} question_id={question.id} outcome={note}"
+        outcome = record_outcome(record)
+        note = f"source={source} question_id={question.id} status={note} outcome={outcome}"
         if _run_error(record) and not record.predicted_sparql:  # crashed before running any query
-            return 503, {"dataset": dataset, "question": text, "query": "", "error": record.error}, note
+            return 503, {"dataset": dataset, "question": text, "query": "", "error": record.error}, note, outcome
         query = record.predicted_sparql or ""
         if self.shape_answers and query:
             # The challenge scores every value of every column: labels beside their entities only cost precision.
             query = shape_query(query, text, label_properties=self.label_properties.get(source, ())).scored
-        return 200, {"dataset": dataset, "question": text, "query": query}, note
+        return 200, {"dataset": dataset, "question": text, "query": query}, note, outcome
 
     async def _run(self, source: str, question: BenchmarkQuestion) -> PredictionRecord:
         started = time.perf_counter()
         status, error = PredictionStatus.TIMEOUT, f"no answer within {self.seconds:.1f} s"
+        outcome: RunStatus = "timed_out"
         try:
             # The agent checks its budget between steps; this bound covers a step that hangs.
             with anyio.move_on_after(self.seconds):
@@ -201,9 +222,10 @@ class Text2SparqlService:
                 if found.predicted_sparql or found.status is PredictionStatus.ANSWERED:
                     return found
                 status, error = found.status, found.error or "the run chose no query"
+                outcome = found.outcome or "failed"
         except Exception as exc:  # a model or library failure still answers the protocol, with what ran so far
             reason = graph_text(redact_text(f"{type(exc).__name__}: {exc}"), 300)
-            status, error = PredictionStatus.FAILED, f"{RUN_ERROR}{reason}"
+            status, error, outcome = PredictionStatus.FAILED, f"{RUN_ERROR}{reason}", "failed"
         finally:
             best = self.best.best(question.id)
             self.best.forget(question.id)
@@ -211,6 +233,7 @@ class Text2SparqlService:
             question_id=question.id,
             predicted_sparql=best,
             status=status,
+            outcome=outcome,
             error=error,
             trace=TraceCounters(latency_s=time.perf_counter() - started),
         )
@@ -224,10 +247,12 @@ def build_app(service: Text2SparqlService) -> Starlette:
     """The ASGI app: ``GET /`` (the challenge's endpoint); serve it behind :func:`perimeter_for`."""
 
     async def endpoint(request: Request) -> JSONResponse:
-        status, body = await service.answer(
+        status, body, outcome = await service.reply(
             request.query_params.get("dataset", ""), request.query_params.get("question", "")
         )
-        return JSONResponse(body, status_code=status)
+        # The challenge's reply has no field for it: the run's outcome rides in a header (docs/outcomes.md).
+        headers = {OUTCOME_HEADER: outcome} if outcome else None
+        return JSONResponse(body, status_code=status, headers=headers)
 
     return Starlette(routes=[Route("/", endpoint, methods=["GET"])])
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-from saga_kgqa.state import mars, records, type_state
+from saga_kgqa.state import mars, outcome, records, type_state
 
 #: Every class the state holds, as (module, class name): the only custom types a checkpoint may revive.
 STATE_TYPES: tuple[tuple[str, str], ...] = tuple(
@@ -23,6 +23,9 @@ STATE_TYPES: tuple[tuple[str, str], ...] = tuple(
         records.TokenUsage,
         records.TraceSummary,
         mars.PatternEntry,
+        outcome.RunOutcome,
+        outcome.RowCounts,
+        outcome.EarlierResult,
     )
 )
 

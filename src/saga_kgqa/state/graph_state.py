@@ -18,6 +18,7 @@ from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
 from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.state.outcome import RunOutcome, RunStatus
 from saga_kgqa.state.records import (
     Action,
     Answer,
@@ -26,7 +27,6 @@ from saga_kgqa.state.records import (
     PriorTurn,
     PruneRequest,
     QueryAttempt,
-    RunStatus,
     Step,
     TokenUsage,
     TraceSummary,
@@ -66,7 +66,11 @@ class OutputState(TypedDict, total=False):
     """The answer rows or boolean of the final query."""
 
     status: RunStatus
-    """``answered``, ``budget_exhausted``, ``gave_up`` or ``failed``."""
+    """How the run ended: ``answered``, ``partial``, ``empty``, ``failed``, ``timed_out``, ``refused`` or
+    ``needs_clarification`` (the same as ``outcome.status``; kept for callers that read only this)."""
+
+    outcome: RunOutcome
+    """The run's outcome: status, reason, row counts, why it is empty, an earlier result that is not the answer."""
 
     summary: TraceSummary
     """Counts describing the run."""

@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from saga_kgqa.state.outcome import RunStatus as _RunStatus
+
 _FROZEN = ConfigDict(frozen=True, extra="forbid")
 
 #: The tools the controller may call.
@@ -19,8 +21,8 @@ ToolName = Literal["search", "lookup", "patterns", "examples", "execute", "stop"
 #: What one step's action led to, as the knowledge log and the history record it.
 Outcome = Literal["ok", "empty", "blocked", "rejected", "error", "refused", "info"]
 
-#: How a run ended.
-RunStatus = Literal["answered", "budget_exhausted", "gave_up", "failed"]
+# How a run ended: one of seven outcomes (see saga_kgqa.state.outcome).
+RunStatus = _RunStatus
 
 AnswerKind = Literal["entity", "boolean", "quantity", "date", "literal", "unknown"]
 
@@ -112,6 +114,8 @@ class QueryAttempt(BaseModel):
         row_count: Rows returned.
         boolean: The answer of an ASK query.
         source: The named source it ran on (``execute_on``); ``None``: the run's graph.
+        error_kind: The error class of a rejected or failed query (``QueryTimeout``, ...).
+        error_reason: The guard's reason code of a rejected query (``update``, ``syntax``, ...).
     """
 
     model_config = _FROZEN
@@ -122,6 +126,8 @@ class QueryAttempt(BaseModel):
     row_count: int = 0
     boolean: bool | None = None
     source: str | None = None
+    error_kind: str | None = None
+    error_reason: str | None = None
 
 
 class PruneRequest(BaseModel):

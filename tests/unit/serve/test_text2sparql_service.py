@@ -49,15 +49,21 @@ def test_a_question_past_its_budget_is_recorded_as_a_timeout(tmp_path: Path) -> 
     assert record.status is PredictionStatus.TIMEOUT and "0.2 s" in (record.error or "")
 
 
-def watching_service(tmp_path: Path, behaviour: str, seconds: float = 0.6) -> Text2SparqlService:
-    """An answerer that runs two queries (one empty, one answering), then hangs or fails."""
+EMPTY_AFTER = "SELECT ?x WHERE { ?x <http://example.org/none> ?o }"
+
+
+def watching_service(
+    tmp_path: Path, behaviour: str, seconds: float = 0.6, last: QueryAttempt | None = None
+) -> Text2SparqlService:
+    """An answerer that runs two queries (one empty, one answering) and maybe ``last``, then hangs or fails."""
     best = BestQueries()
 
     def answerer_for(source: str, budget: float) -> object:
         def answer(question: BenchmarkQuestion) -> PredictionRecord:
             best.watch(question.id, QueryAttempt(step=1, sparql=EMPTY, status="empty"))
             best.watch(question.id, QueryAttempt(step=2, sparql=QUERY, status="ok", row_count=1))
-            best.watch(question.id, QueryAttempt(step=3, sparql="SELECT nonsense", status="rejected"))
+            if last is not None:
+                best.watch(question.id, last)
             if behaviour == "fail":
                 raise RuntimeError("the model endpoint closed the connection")
             time.sleep(3.0)
@@ -80,10 +86,24 @@ def test_a_run_cut_off_at_the_deadline_answers_its_best_query_so_far_in_time(tmp
     started = time.perf_counter()
     status, body = anyio.run(watching_service(tmp_path, "hang").answer, "https://example.org/ds/", "Which?")
     assert time.perf_counter() - started < 1.5  # the deadline is 0.6 s; the run would take 3 s
-    # The last query that answered, its exploratory LIMIT removed (as the agent's finalize step would).
+    # The last query executed, its exploratory LIMIT removed (as the agent's finalize step would).
     assert status == 200 and body["query"] == "SELECT ?x WHERE { ?x ?p ?o }"
     (record,) = read_run(tmp_path / "run.jsonl").values()
     assert record.status is PredictionStatus.TIMEOUT and record.predicted_sparql == body["query"]
+    assert record.outcome == "timed_out"
+
+
+def test_a_cut_off_run_never_answers_an_earlier_query_than_its_last(tmp_path: Path) -> None:
+    # Issue 37: rows, then an empty query: the empty one is the run's query, the earlier rows are not the answer.
+    later_empty = QueryAttempt(step=3, sparql=EMPTY_AFTER, status="empty")
+    client = TestClient(build_app(watching_service(tmp_path / "a", "hang", last=later_empty)))
+    reply = client.get("/", params={"dataset": "https://example.org/ds/", "question": "Which?"})
+    assert reply.json()["query"] == EMPTY_AFTER and reply.headers["saga-outcome"] == "timed_out"
+    # A last query the guard refused was never sent: there is no query to answer with, not the earlier one.
+    refused = QueryAttempt(step=3, sparql="SELECT nonsense", status="rejected")
+    client = TestClient(build_app(watching_service(tmp_path / "b", "hang", last=refused)))
+    reply = client.get("/", params={"dataset": "https://example.org/ds/", "question": "Other?"})
+    assert reply.json()["query"] == "" and reply.headers["saga-outcome"] == "timed_out"
 
 
 def test_a_failed_run_still_answers_json_with_its_best_query(tmp_path: Path) -> None:

@@ -32,17 +32,31 @@ from saga_kgqa.graph.finalize import choose_final_query, without_exploratory_lim
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.runs.stream import stream_run
 from saga_kgqa.state import QueryAttempt, TokenUsage
+from saga_kgqa.state.outcome import RunOutcome, RunStatus, outcome_of
 
 _LANGUAGE = re.compile(r"[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*")
 
 #: Graph nodes that are agent actions (the controller, answer type and finalize are not).
 TOOL_NODES = frozenset({"search", "lookup", "patterns", "examples", "execute", "prune_fallback", "refuse_action"})
-_STATUS = {
+#: The prediction status (scoring, retries) of each run outcome; a spent step budget keeps its own.
+_STATUS: dict[RunStatus, PredictionStatus] = {
     "answered": PredictionStatus.ANSWERED,
-    "budget_exhausted": PredictionStatus.BUDGET_EXHAUSTED,
-    "gave_up": PredictionStatus.NO_QUERY,
+    "partial": PredictionStatus.ANSWERED,
+    "empty": PredictionStatus.ANSWERED,
     "failed": PredictionStatus.FAILED,
+    "timed_out": PredictionStatus.TIMEOUT,
+    "refused": PredictionStatus.FAILED,
+    "needs_clarification": PredictionStatus.NO_QUERY,
 }
+
+
+def prediction_status(outcome: RunOutcome) -> PredictionStatus:
+    """The prediction status of a run's outcome."""
+    if outcome.reason == "step_budget":
+        return PredictionStatus.BUDGET_EXHAUSTED
+    if outcome.reason == "no_query":
+        return PredictionStatus.NO_QUERY
+    return _STATUS[outcome.status]
 
 
 #: Told (question id, attempt) as each query of a run runs.
@@ -147,25 +161,35 @@ class AgentAnswerer:
             return stopped is not None
 
         stream_run(self._graph, {"question": question.question}, run_config(context), context, [observer], stop=spent)
+        outcome: RunStatus
         if trace.final is not None:
             sparql = trace.final.get("final_sparql")
-            status = _STATUS.get(str(trace.final.get("status")), PredictionStatus.FAILED)
+            run_outcome = outcome_of(trace.final)
+            status, outcome = prediction_status(run_outcome), run_outcome.status
         else:
-            chosen = choose_final_query(trace.attempts)
+            # Stopped between steps: the query finalize would have chosen, under the run's own policy.
+            chosen = choose_final_query(trace.attempts, context.final_query)
             sparql = None if chosen is None else without_exploratory_limit(chosen.sparql)
             status = stopped or PredictionStatus.FAILED
+            outcome = "timed_out" if status is PredictionStatus.TIMEOUT else "failed"
         answers: dict[str, Any] | None = None
         error: str | None = None
         if isinstance(sparql, str):
             try:
-                answers = self._executor.query(sparql, self._limits).to_sparql_json()
+                result = self._executor.query(sparql, self._limits)
+                answers = result.to_sparql_json()
             except SagaError as exc:
-                status, error = PredictionStatus.FAILED, f"{type(exc).__name__}: {exc.message}"
+                status, error, outcome = PredictionStatus.FAILED, f"{type(exc).__name__}: {exc.message}", "failed"
+            else:
+                if status is PredictionStatus.BUDGET_EXHAUSTED and trace.final is None:
+                    # A spent token budget: the rows so far are a partial answer, no rows an empty one.
+                    outcome = "partial" if result.rows or result.boolean is not None else "empty"
         return PredictionRecord(
             question_id=question.id,
             predicted_sparql=sparql if isinstance(sparql, str) else None,
             predicted_answers=answers,
             status=status,
+            outcome=outcome,
             error=error,
             trace=TraceCounters(
                 actions=dict(trace.actions),

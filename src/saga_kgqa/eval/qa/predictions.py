@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.core.result import QueryResult
+from saga_kgqa.state.outcome import RunStatus
 
 
 class PredictionStatus(StrEnum):
@@ -61,7 +62,9 @@ class PredictionRecord(BaseModel):
         question_id: The benchmark question id.
         predicted_sparql: The final query, if any.
         predicted_answers: Its result as SPARQL 1.1 JSON, if it ran.
-        status: How the attempt ended.
+        status: How the attempt ended (for scoring and retries).
+        outcome: The run's outcome as every face reports it (:data:`~saga_kgqa.state.outcome.RunStatus`);
+            ``None`` for answerers that are not the agent and for files written before outcomes existed.
         error: The error message when it failed.
         trace: The trace counters.
     """
@@ -72,6 +75,7 @@ class PredictionRecord(BaseModel):
     predicted_sparql: str | None = None
     predicted_answers: dict[str, Any] | None = None
     status: PredictionStatus = PredictionStatus.ANSWERED
+    outcome: RunStatus | None = None
     error: str | None = None
     trace: TraceCounters = Field(default_factory=TraceCounters)
 
@@ -149,3 +153,27 @@ def _latency(sorted_values: list[float]) -> dict[str, float]:
         "p95": sorted_values[min(index, len(sorted_values) - 1)],
         "max": sorted_values[-1],
     }
+
+
+def outcome_counts(records: Sequence[PredictionRecord]) -> dict[str, int]:
+    """How many predictions ended in each run outcome (``unrecorded`` for records that carry none)."""
+    return dict(sorted(Counter(record.outcome or "unrecorded" for record in records).items()))
+
+
+#: The outcome of a record written without one (before outcomes existed, or by another answerer).
+_OUTCOME_OF_STATUS: dict[PredictionStatus, RunStatus] = {
+    PredictionStatus.ANSWERED: "answered",
+    PredictionStatus.NO_QUERY: "refused",
+    PredictionStatus.FAILED: "failed",
+    PredictionStatus.TIMEOUT: "timed_out",
+    PredictionStatus.BUDGET_EXHAUSTED: "partial",
+}
+
+
+def record_outcome(record: PredictionRecord) -> RunStatus:
+    """The run outcome of a prediction: the one it carries, else read from its status (old files)."""
+    if record.outcome is not None:
+        return record.outcome
+    if record.status is PredictionStatus.BUDGET_EXHAUSTED and not record.predicted_sparql:
+        return "failed"
+    return _OUTCOME_OF_STATUS[record.status]

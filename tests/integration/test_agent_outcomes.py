@@ -1,0 +1,180 @@
+"""One outcome per run, decided in finalize (issue 37): the final query is the last one executed.
+
+Scripted runs on the project's mini graph: a non-empty query then an empty one ends ``empty``
+with the empty one as the final query and no earlier row in the answer; each other ending has
+its own outcome; old checkpoints (statuses of before) still read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from saga_kgqa.state.outcome import RunOutcome, outcome_of
+from saga_kgqa.tools.toolbox import SagaToolbox
+from tests.support.agent import open_toolbox, run_agent
+from tests.support.grounding import MINI_TTL
+from tests.support.scripted_model import answer_type, tool_call
+
+ALICE_DEPT = "SELECT ?d WHERE { <http://example.org/mini/res/alice> <http://example.org/mini/vocab#memberOf> ?d }"
+NOBODY_DEPT = "SELECT ?d WHERE { <http://example.org/mini/res/nobody> <http://example.org/mini/vocab#memberOf> ?d }"
+RESEARCH = "http://example.org/mini/res/research"
+
+
+@pytest.fixture(scope="module")
+def mini() -> Iterator[SagaToolbox]:
+    toolbox = open_toolbox([MINI_TTL])
+    yield toolbox
+    toolbox.graph.close()
+
+
+def _outcome(output: dict[str, object]) -> RunOutcome:
+    found = output.get("outcome")
+    assert isinstance(found, RunOutcome)
+    assert output["status"] == found.status  # one status, the same in both fields
+    return found
+
+
+def test_an_empty_last_query_is_the_answer_not_the_earlier_table(mini: SagaToolbox) -> None:
+    run = run_agent(
+        mini,
+        [
+            answer_type("department"),
+            tool_call("execute", sparql=ALICE_DEPT),
+            tool_call("execute", sparql=NOBODY_DEPT),
+            tool_call("stop"),
+            tool_call("stop"),  # the answer checks may send the first stop back
+        ],
+        question="In which department is Mr. Nobody Here?",
+    )
+    outcome = _outcome(run.output)
+    assert outcome.status == "empty" and outcome.rows.total == 0
+    assert run.output["final_sparql"] == NOBODY_DEPT
+    answer = run.output["answer"]
+    assert answer is not None and answer.rows == () and RESEARCH not in answer.text
+    assert outcome.earlier is not None and outcome.earlier.sparql == ALICE_DEPT and outcome.earlier.row_count == 1
+    # The empty result says why (the probes of tools/execute name the dead pattern).
+    assert outcome.diagnosis is not None and "matches nothing" in outcome.diagnosis
+
+
+def test_the_benchmark_policy_takes_the_last_query_with_rows_only_when_asked(mini: SagaToolbox) -> None:
+    run = run_agent(
+        mini,
+        [
+            answer_type("department"),
+            tool_call("execute", sparql=ALICE_DEPT),
+            tool_call("execute", sparql=NOBODY_DEPT),
+            tool_call("stop"),
+            tool_call("stop"),
+        ],
+        question="In which department is Mr. Nobody Here?",
+        final_query="last_answering",
+    )
+    assert _outcome(run.output).status == "answered"
+    assert run.output["final_sparql"] == ALICE_DEPT
+
+
+def test_a_query_the_guard_refused_last_ends_refused_not_with_the_earlier_rows(mini: SagaToolbox) -> None:
+    run = run_agent(
+        mini,
+        [
+            answer_type("department"),
+            tool_call("execute", sparql=ALICE_DEPT),
+            tool_call("execute", sparql="DROP ALL"),
+            tool_call("stop"),
+        ],
+        question="Which department?",
+    )
+    outcome = _outcome(run.output)
+    assert outcome.status == "refused" and outcome.reason == "guard"
+    assert run.output["answer"] is None or run.output["answer"].rows == ()
+    assert outcome.earlier is not None and outcome.earlier.sparql == ALICE_DEPT
+
+
+def test_a_stop_without_any_query_is_refused_and_a_spent_budget_without_one_failed(mini: SagaToolbox) -> None:
+    stopped = run_agent(mini, [answer_type("thing"), tool_call("stop")], question="What?")
+    assert (_outcome(stopped.output).status, _outcome(stopped.output).reason) == ("refused", "no_query")
+    spent = run_agent(
+        mini,
+        [answer_type("thing"), tool_call("search", text="Alice"), tool_call("search", text="Bob")],
+        question="What?",
+        max_steps=2,
+    )
+    assert (_outcome(spent.output).status, _outcome(spent.output).reason) == ("failed", "step_budget")
+
+
+def test_rows_then_a_spent_budget_is_partial_and_a_row_cap_cut_is_partial(mini: SagaToolbox) -> None:
+    every = "SELECT ?s WHERE { ?s ?p ?o }"
+    spent = run_agent(
+        mini,
+        [answer_type("thing"), tool_call("execute", sparql=ALICE_DEPT), tool_call("search", text="Bob")],
+        question="Which department?",
+        max_steps=2,
+    )
+    outcome = _outcome(spent.output)
+    assert (outcome.status, outcome.reason, outcome.rows.total) == ("partial", "step_budget", 1)
+    cut = run_agent(
+        mini,
+        [answer_type("thing"), tool_call("execute", sparql=every), tool_call("stop"), tool_call("stop")],
+        question="Everything?",
+        answer_rows=3,
+    )
+    outcome = _outcome(cut.output)
+    assert (outcome.status, outcome.reason) == ("partial", "row_cap")
+    assert outcome.rows.total == 3 and outcome.rows.truncated
+
+
+def test_an_answered_run_carries_its_counts(mini: SagaToolbox) -> None:
+    run = run_agent(
+        mini,
+        [answer_type("department"), tool_call("execute", sparql=ALICE_DEPT), tool_call("stop"), tool_call("stop")],
+        question="In which department is Alice?",
+    )
+    outcome = _outcome(run.output)
+    assert (outcome.status, outcome.rows.total, outcome.rows.truncated) == ("answered", 1, False)
+    assert outcome.earlier is None
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        ({"status": "budget_exhausted", "answer": {"row_count": 2}}, "partial"),
+        ({"status": "budget_exhausted", "answer": None}, "failed"),
+        ({"status": "gave_up"}, "refused"),
+        ({"status": "answered"}, "answered"),
+        ({}, "failed"),
+    ],
+)
+def test_outcomes_of_old_checkpoints_still_read(values: dict[str, object], expected: str) -> None:
+    assert outcome_of(values).status == expected
+
+
+def test_eval_predictions_carry_the_outcome_and_the_last_query(mini: SagaToolbox) -> None:
+    from saga_kgqa.app.graphs import build_graph
+    from saga_kgqa.benchmarks.questions import BenchmarkQuestion
+    from saga_kgqa.context import SagaContext
+    from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
+    from saga_kgqa.eval.qa.predictions import outcome_counts
+    from tests.support.scripted_model import ScriptedChatModel
+
+    script = [
+        answer_type("department"),
+        tool_call("execute", sparql=ALICE_DEPT),
+        tool_call("execute", sparql=NOBODY_DEPT),
+        tool_call("stop"),
+        tool_call("stop"),
+    ]
+    question = BenchmarkQuestion(id="mini:1", benchmark="mini", question="In which department is Mr. Nobody Here?")
+    records = {}
+    for policy in ("last_executed", "last_answering"):
+        model = ScriptedChatModel(list(script))
+        graph = build_graph(model_factory=lambda _c, _r, m=model: m, toolbox_factory=lambda _c: mini)
+        answerer = AgentAnswerer(graph, SagaContext(final_query=policy), mini.graph)  # type: ignore[arg-type]
+        records[policy] = answerer(question)
+    default = records["last_executed"]
+    assert default.outcome == "empty" and default.predicted_sparql == NOBODY_DEPT
+    assert default.predicted_answers is not None and default.predicted_answers["results"]["bindings"] == []
+    assert records["last_answering"].outcome == "answered"
+    assert records["last_answering"].predicted_sparql == ALICE_DEPT
+    assert outcome_counts(list(records.values())) == {"answered": 1, "empty": 1}
