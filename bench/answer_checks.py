@@ -1,7 +1,7 @@
 """The answer checks (saga_kgqa.checks) on SPINACH's released QALD-10 answers and traces, LLM-free (issue 13).
 
 How many of SPINACH's F1 = 0 answers each check flags, and how many F1 = 1 answers it flags
-wrongly (answers with 0 < F1 < 1 are left out). See saga_kgqa.eval.grounding.answer_checks_spinach.
+wrongly (answers with 0 < F1 < 1 are left out). See bench.grounding_eval.answer_checks_spinach.
 
 Usage: python bench/answer_checks.py --data-dir ../shared/data
 """
@@ -9,10 +9,13 @@ Usage: python bench/answer_checks.py --data-dir ../shared/data
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from saga_kgqa.checks import CHECKS
-from saga_kgqa.eval.grounding.answer_checks_spinach import measure, property_exists
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root: bench.grounding_eval
+from bench.grounding_eval.answer_checks_spinach import measure, property_exists
 from saga_kgqa.kg.core.profiles import WIKIDATA_PREFIXES
 
 

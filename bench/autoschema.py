@@ -5,7 +5,7 @@
   compared with the declared ones per property (a surveyed class counts as correct when it
   is a declared domain class or a subclass of one; a declared class is recalled when the
   survey names it or a subclass of it; macro-averaged over the properties the data uses
-  that have a declared domain). Then the grounding bench (saga_kgqa.eval.grounding.measurement) runs
+  that have a declared domain). Then the grounding bench (bench.grounding_eval.measurement) runs
   with the surveyed index in place of the declared one, side by side, for retention,
   false blocks and detection. Survey cost: requests and seconds per graph.
 * Entity resolution on CK25: the gold queries' constant entity IRIs, searched by the
@@ -42,11 +42,10 @@ from typing import Any
 from rdflib import URIRef
 from rdflib.plugins.sparql import prepareQuery
 
+from bench.grounding_eval.measurement import MeasureSettings, measure_graph
+from bench.grounding_eval.probe import ToolkitProbe
+from bench.grounding_eval.report import merged
 from saga_kgqa.benchmarks.datasets import BenchmarkGraph, discover_graphs
-from saga_kgqa.eval.grounding.bridge_fixture import split_graph
-from saga_kgqa.eval.grounding.measurement import MeasureSettings, measure_graph
-from saga_kgqa.eval.grounding.probe import ToolkitProbe
-from saga_kgqa.eval.grounding.report import merged
 from saga_kgqa.kg.guard.sparql_terms import string_literal
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
@@ -62,6 +61,7 @@ from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.search.fulltext import FullTextIndex
 from saga_kgqa.tools.search.label_index import NameEntry, read_names
 from saga_kgqa.tools.toolkit import GroundingToolkit
+from tests.support.bridge_fixture import split_graph
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # store_latency and name_index generators
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.support, when run as a script

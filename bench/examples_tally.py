@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import statistics
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
-from saga_kgqa.eval.tokens import count_tokens
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root: bench.grounding_eval
+from bench.grounding_eval.tokens import count_tokens
 from saga_kgqa.examples.coverage import Signature, covered, local_names, signature
 from saga_kgqa.examples.index import (
     BM25_STRUCTURE,

@@ -53,8 +53,10 @@ from rdflib import URIRef
 from rdflib.plugins.sparql import prepareQuery
 
 from saga_kgqa.benchmarks.datasets import GoldQuestion, discover_graphs
-from saga_kgqa.eval.grounding.measurement import MeasureSettings, measure_graph
-from saga_kgqa.eval.grounding.probe import ToolkitProbe
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root: bench.grounding_eval
+from bench.grounding_eval.measurement import MeasureSettings, measure_graph
+from bench.grounding_eval.probe import ToolkitProbe
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph

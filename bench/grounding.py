@@ -4,14 +4,14 @@ Over every gold query of TEXT2SPARQL'25 CK25 and the Spider4SPARQL dev graphs fo
 --data-dir, in subclass-aware and exact compatibility mode: retention of gold properties by
 the lookup filter, reduction of the shown neighbourhood, false blocks and detection of
 swapped properties by the pre-execution check, and tokens of the compact lookup text
-against SPINACH's raw JSON (see saga_kgqa.eval.grounding.measurement for the definitions). SPINACH
+against SPINACH's raw JSON (see bench.grounding_eval.measurement for the definitions). SPINACH
 also spends a pruning LLM call on that raw JSON, which lookup does not need when types are
 known; that call is not counted here.
 
 Usage: python bench/grounding.py --data-dir ../shared/data [--limit-questions N]
        python bench/grounding.py --wikidata --data-dir ../shared/data [--store DIR] [--codex-sample N]
 
---wikidata measures on real Wikidata and Freebase data instead (saga_kgqa.eval.grounding.wikidata):
+--wikidata measures on real Wikidata and Freebase data instead (bench.grounding_eval.wikidata):
 CoDEx-M test triples over the offline Wikidata store (built into a temporary directory unless
 --store names one from `saga wikidata build-store`), gold SPARQL of QALD-10, QALD-7, WWQ dev and
 SPINACH dev, and Freebase gold SPARQL of CWQ test and the GrailQA sample (fb_roles, no graph).
@@ -20,15 +20,18 @@ SPINACH dev, and Freebase gold SPARQL of CWQ test and the GrailQA sample (fb_rol
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
 from rich.console import Console
 
 from saga_kgqa.benchmarks.datasets import BenchmarkGraph, discover_graphs
-from saga_kgqa.eval.grounding.measurement import GraphMeasurement, MeasureSettings, measure_graph
-from saga_kgqa.eval.grounding.probe import ToolkitProbe
-from saga_kgqa.eval.grounding.report import (
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root: bench.grounding_eval
+from bench.grounding_eval.measurement import GraphMeasurement, MeasureSettings, measure_graph
+from bench.grounding_eval.probe import ToolkitProbe
+from bench.grounding_eval.report import (
     AGREEMENT_NOTE,
     SUMMARY_COLUMNS,
     aligned,
@@ -37,13 +40,13 @@ from saga_kgqa.eval.grounding.report import (
     summary_row,
     token_table,
 )
-from saga_kgqa.eval.grounding.spinach_lookup_cost import (
+from bench.grounding_eval.spinach_lookup_cost import (
     SPINACH_PRUNE_PROMPT_TOKENS,
     full_lookup_samples,
     recorded_pruned_tokens,
 )
-from saga_kgqa.eval.grounding.spinach_lookup_cost import TRACE_FILE as SPINACH_TRACE_FILE
-from saga_kgqa.eval.grounding.spinach_lookup_cost import ratio as spinach_ratio
+from bench.grounding_eval.spinach_lookup_cost import TRACE_FILE as SPINACH_TRACE_FILE
+from bench.grounding_eval.spinach_lookup_cost import ratio as spinach_ratio
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import build_schema_index

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import shutil
+import sys
 import tempfile
 import time
 from dataclasses import replace
@@ -14,17 +15,19 @@ from rich.console import Console
 
 from saga_kgqa.dialects import WIKIDATA_DIALECT
 from saga_kgqa.dialects.wikidata_store import build_wikidata_store
-from saga_kgqa.eval.grounding.lookup_tokens import LARGE_NEIGHBOURHOOD, TokenComparison, measure_tokens
-from saga_kgqa.eval.grounding.measurement import TokenSample
-from saga_kgqa.eval.grounding.report import AGREEMENT_NOTE, token_table
-from saga_kgqa.eval.grounding.spinach_lookup_cost import (
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root: bench.grounding_eval
+from bench.grounding_eval.lookup_tokens import LARGE_NEIGHBOURHOOD, TokenComparison, measure_tokens
+from bench.grounding_eval.measurement import TokenSample
+from bench.grounding_eval.report import AGREEMENT_NOTE, token_table
+from bench.grounding_eval.spinach_lookup_cost import (
     SPINACH_PRUNE_PROMPT_TOKENS,
     full_lookup_samples,
     recorded_pruned_tokens,
 )
-from saga_kgqa.eval.grounding.spinach_lookup_cost import TRACE_FILE as SPINACH_TRACE_FILE
-from saga_kgqa.eval.grounding.spinach_lookup_cost import ratio as spinach_ratio
-from saga_kgqa.eval.grounding.wikidata import (
+from bench.grounding_eval.spinach_lookup_cost import TRACE_FILE as SPINACH_TRACE_FILE
+from bench.grounding_eval.spinach_lookup_cost import ratio as spinach_ratio
+from bench.grounding_eval.wikidata import (
     FREEBASE_CHECK_SETTINGS,
     codex_test_sample,
     freebase_gold,

@@ -1,7 +1,7 @@
 """Pattern retrieval (MARS) without an LLM: recall@N per ranking, tokens, and cost.
 
 * **Recall@5/10/20** of the gold ``(entity, property, direction)`` patterns of every gold query
-  with a constant entity (saga_kgqa.eval.grounding.pattern_recall), on TEXT2SPARQL'25 CK25 and the
+  with a constant entity (bench.grounding_eval.pattern_recall), on TEXT2SPARQL'25 CK25 and the
   Spider4SPARQL graphs found under --data-dir, for each ranking: the embedding model(s),
   BM25, degree order (what a plain lookup lists first) and a seeded shuffle. The patterns of
   all of a question's gold entities are pooled and ranked together, as the pipeline does.
@@ -13,7 +13,7 @@
 Recall is also measured on the offline Wikidata store (built into a scratch directory, or
 --wikidata-store DIR), for the gold patterns of QALD / WikiWebQuestions / SPINACH questions whose
 entity's neighbourhood the store holds in full: CoDEx-M entities and relations, the pattern
-present (saga_kgqa.eval.grounding.wikidata_patterns says why SPINACH's pruned lookups do not
+present (bench.grounding_eval.wikidata_patterns says why SPINACH's pruned lookups do not
 count). A seeded sample of --wikidata-questions questions; its figures are the `wikidata` row and are
 pooled into `overall`.
 
@@ -27,6 +27,7 @@ import argparse
 import logging
 import shutil
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -37,12 +38,14 @@ from saga_kgqa.benchmarks.datasets import BenchmarkGraph, discover_graphs
 from saga_kgqa.dialects import WIKIDATA_DIALECT
 from saga_kgqa.dialects.wikidata_store import build_wikidata_store
 from saga_kgqa.errors import SagaError
-from saga_kgqa.eval.grounding.measurement import TokenSample
-from saga_kgqa.eval.grounding.pattern_recall import CUTOFFS, RecallTally, gold_patterns
-from saga_kgqa.eval.grounding.probe import ToolkitProbe
-from saga_kgqa.eval.grounding.report import aligned, token_table
-from saga_kgqa.eval.grounding.wikidata_patterns import CodexNeighbourhoods, select_questions, wikidata_questions
-from saga_kgqa.eval.tokens import count_tokens
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root: bench.grounding_eval
+from bench.grounding_eval.measurement import TokenSample
+from bench.grounding_eval.pattern_recall import CUTOFFS, RecallTally, gold_patterns
+from bench.grounding_eval.probe import ToolkitProbe
+from bench.grounding_eval.report import aligned, token_table
+from bench.grounding_eval.tokens import count_tokens
+from bench.grounding_eval.wikidata_patterns import CodexNeighbourhoods, select_questions, wikidata_questions
 from saga_kgqa.kg.core.profiles import get_profile
 from saga_kgqa.kg.embedded.store import EmbeddedStore, load_files
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph

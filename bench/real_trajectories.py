@@ -1,13 +1,13 @@
 """The pre-execution check on queries real models wrote (issue 13), from two sources.
 
 * GRASP's released CK25 runs (gpt-4.1-mini): every executed query, checked and re-run here on
-  the CK25 graph (saga_kgqa.eval.grounding.grasp_trajectories);
+  the CK25 graph (bench.grounding_eval.grasp_trajectories);
 * SPINACH's recorded QALD-10 trajectories (gpt-4o, live Wikidata in 2024): every executed query,
   checked against offline types only (the offline Wikidata store, built here unless
   --wikidata-store names one, and the offline schema index) and judged by its recorded result
-  (saga_kgqa.eval.grounding.spinach_trajectories).
+  (bench.grounding_eval.spinach_trajectories).
 
-Both go through saga_kgqa.eval.grounding.trajectories, whose docstring defines the figures.
+Both go through bench.grounding_eval.trajectories, whose docstring defines the figures.
 
 Usage: python bench/real_trajectories.py --data-dir ../shared/data [--wikidata-store stores/wikidata] [--ablations]
 """
@@ -17,15 +17,18 @@ from __future__ import annotations
 import argparse
 import logging
 import shutil
+import sys
 import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
 
 from saga_kgqa.dialects.wikidata_store import build_wikidata_store
-from saga_kgqa.eval.grounding.grasp_trajectories import measure, measure_final_checks
-from saga_kgqa.eval.grounding.spinach_trajectories import SPINACH_CHECK_SETTINGS, measure_spinach, spinach_queries
-from saga_kgqa.eval.grounding.trajectories import TrajectoryTally, measure_trajectories
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root: bench.grounding_eval
+from bench.grounding_eval.grasp_trajectories import measure, measure_final_checks
+from bench.grounding_eval.spinach_trajectories import SPINACH_CHECK_SETTINGS, measure_spinach, spinach_queries
+from bench.grounding_eval.trajectories import TrajectoryTally, measure_trajectories
 from saga_kgqa.kg.core.profiles import get_profile
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph

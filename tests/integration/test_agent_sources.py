@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage
 
-from saga_kgqa.eval.grounding.bridge_fixture import split_graph
 from saga_kgqa.graph.source_tools import CATALOG_IN_PROMPT, RESULT_CHARS
 from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.grounding import execute_on_source
@@ -24,6 +23,7 @@ from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.conftest import TEST_DATA
 from tests.support.agent import open_toolbox, run_agent
+from tests.support.bridge_fixture import split_graph
 from tests.support.scripted_model import answer_type, text_action, tool_call
 
 LAB = TEST_DATA / "autoschema" / "lab.trig"

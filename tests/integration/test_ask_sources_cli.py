@@ -7,9 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from saga_kgqa.eval.grounding.bridge_fixture import split_graph
 from tests.conftest import REPO_ROOT, TEST_DATA
 from tests.integration.test_ask_cli import clean_env
+from tests.support.bridge_fixture import split_graph
 from tests.support.openai_mock import MockReply, MockToolCall, serve_openai_mock
 
 LAB = TEST_DATA / "autoschema" / "lab.trig"

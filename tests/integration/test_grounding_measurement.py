@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from bench.grounding_eval.measurement import MeasureSettings, measure_graph
+from bench.grounding_eval.probe import ToolkitProbe
+from bench.grounding_eval.report import merged, result_line
 
 from saga_kgqa.benchmarks.datasets import GoldQuestion, load_ck25
-from saga_kgqa.eval.grounding.measurement import MeasureSettings, measure_graph
-from saga_kgqa.eval.grounding.probe import ToolkitProbe
-from saga_kgqa.eval.grounding.report import merged, result_line
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import build_schema_index

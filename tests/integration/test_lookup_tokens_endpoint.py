@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from bench.grounding_eval.lookup_tokens import TokenComparison, measure_tokens, spinach_raw_entry
 
 from saga_kgqa.dialects import WIKIDATA_DIALECT
 from saga_kgqa.dialects.model import WIKIBASE_EXTERNAL_ID
-from saga_kgqa.eval.grounding.lookup_tokens import TokenComparison, measure_tokens, spinach_raw_entry
 from saga_kgqa.kg.core.profiles import get_profile
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph

@@ -26,7 +26,11 @@ MAX_TOP_N = 50
 
 
 def pattern_tools(host: ToolHost) -> list[ToolSpec]:
-    """The ``patterns`` tool over ``host``'s sources."""
+    """The ``patterns`` tool over ``host``'s sources; none where the operator's ranking cannot run here."""
+    from saga_kgqa.tools.patterns.configured import ranking_unavailable  # with the tools, as run() below
+
+    if ranking_unavailable(host.context) is not None:
+        return []  # listed only when it can answer (an install without the patterns extra)
     Source = Annotated[str | None, host.source_field()]
     listing = host.source_listing()
     default_top_n = min(host.context.mars_top_n, MAX_TOP_N)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pyoxigraph as ox
 import pytest
+from bench.grounding_eval.gold_patterns import PropertyUse, property_uses
 
 from saga_kgqa.errors import QueryRejected
-from saga_kgqa.eval.grounding.gold_patterns import PropertyUse, property_uses
 
 PV = "http://ld.company.org/prod-vocab/"
 ONTOP = "http://valuenet/ontop/"

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bench.grounding_eval.gold_patterns import PropertyUse
+from bench.grounding_eval.measurement import LookupView, MeasureSettings, measure_graph
+
 from saga_kgqa.benchmarks.datasets import GoldQuestion
-from saga_kgqa.eval.grounding.gold_patterns import PropertyUse
-from saga_kgqa.eval.grounding.measurement import LookupView, MeasureSettings, measure_graph
 from saga_kgqa.schema import ClassInfo, CompatibilityMode, PropertySchema, SchemaIndex
 from saga_kgqa.state import TypeState
 

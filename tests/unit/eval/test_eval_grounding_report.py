@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from saga_kgqa.eval.grounding.measurement import GraphMeasurement, LostUse, TokenSample
-from saga_kgqa.eval.grounding.report import (
+from bench.grounding_eval.measurement import GraphMeasurement, LostUse, TokenSample
+from bench.grounding_eval.report import (
     SUMMARY_COLUMNS,
     aligned,
     merged,
@@ -93,7 +93,7 @@ def test_token_table_prints_every_bucket_with_its_ratio() -> None:
 
 
 def test_swap_detection_is_labelled_an_agreement_figure() -> None:
-    from saga_kgqa.eval.grounding.report import AGREEMENT_NOTE, SUMMARY_COLUMNS
+    from bench.grounding_eval.report import AGREEMENT_NOTE, SUMMARY_COLUMNS
 
     legend = dict(SUMMARY_COLUMNS)
     assert "agreement" in legend["det.sub"]

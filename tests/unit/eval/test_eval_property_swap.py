@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 
 import pytest
+from bench.grounding_eval.gold_patterns import property_uses
+from bench.grounding_eval.property_swap import choose_swap, conflicting_properties, replace_property
 
 from saga_kgqa.benchmarks.datasets import GoldQuestion
-from saga_kgqa.eval.grounding.gold_patterns import property_uses
-from saga_kgqa.eval.grounding.property_swap import choose_swap, conflicting_properties, replace_property
 from saga_kgqa.schema import ClassInfo, PropertySchema, SchemaIndex
 
 EX = "http://example.org/"

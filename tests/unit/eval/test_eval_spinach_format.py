@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pyoxigraph as ox
+from bench.grounding_eval.lookup_tokens import wikidata_id
+from bench.grounding_eval.spinach_format import Edge, outgoing_edges, spinach_entry
 
-from saga_kgqa.eval.grounding.lookup_tokens import wikidata_id
-from saga_kgqa.eval.grounding.spinach_format import Edge, outgoing_edges, spinach_entry
 from saga_kgqa.kg.core.result import Term
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 import tiktoken_ext.openai_public as openai_public
+from bench.grounding_eval import tokens
+from bench.grounding_eval.tokens import cl100k_encoding, count_tokens, parse_bpe_ranks, verified
 
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval import tokens
-from saga_kgqa.eval.tokens import cl100k_encoding, count_tokens, parse_bpe_ranks, verified
 
 # Expected ids from tiktoken's own test suite (tests/test_encoding.py) for cl100k_base; several
 # exercise the split pattern (apostrophes, newline runs, lone continuation bytes).

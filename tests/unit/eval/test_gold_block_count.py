@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from bench.grounding_eval.wikidata import CHECK_SETTINGS, FREEBASE_CHECK_SETTINGS, measure_gold
 
-from saga_kgqa.eval.grounding.wikidata import CHECK_SETTINGS, FREEBASE_CHECK_SETTINGS, measure_gold
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex, build_schema_index

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from importlib import resources
 
 import pytest
+from bench.grounding_eval.pattern_recall import RecallTally, gold_patterns
 
-from saga_kgqa.eval.grounding.pattern_recall import RecallTally, gold_patterns
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.mars.replies import is_correct, read_decision

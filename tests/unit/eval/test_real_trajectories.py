@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bench.grounding_eval.spinach_trajectories import recorded_outcome, spinach_queries
+from bench.grounding_eval.trajectories import TrajectoryQuery, measure_trajectories
 
 from saga_kgqa.dialects.spinach_trace import TRACE_FILE
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.grounding.spinach_trajectories import recorded_outcome, spinach_queries
-from saga_kgqa.eval.grounding.trajectories import TrajectoryQuery, measure_trajectories
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex, build_schema_index

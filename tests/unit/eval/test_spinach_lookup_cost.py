@@ -6,14 +6,14 @@ import gzip
 import json
 from pathlib import Path
 
-from saga_kgqa.eval.grounding.measurement import TokenSample
-from saga_kgqa.eval.grounding.spinach_lookup_cost import (
+from bench.grounding_eval.measurement import TokenSample
+from bench.grounding_eval.spinach_lookup_cost import (
     SPINACH_PRUNE_PROMPT_TOKENS,
     full_lookup_samples,
     ratio,
     recorded_pruned_tokens,
 )
-from saga_kgqa.eval.tokens import count_tokens
+from bench.grounding_eval.tokens import count_tokens
 
 WD = "http://www.wikidata.org/entity/"
 

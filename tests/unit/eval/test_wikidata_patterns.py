@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-
-from saga_kgqa.dialects.wikidata_store import build_wikidata_store
-from saga_kgqa.eval.grounding.pattern_recall import gold_patterns
-from saga_kgqa.eval.grounding.wikidata_patterns import (
+from bench.grounding_eval.pattern_recall import gold_patterns
+from bench.grounding_eval.wikidata_patterns import (
     CodexNeighbourhoods,
     direct_property,
     qualifying_patterns,
     select_questions,
 )
+
+from saga_kgqa.dialects.wikidata_store import build_wikidata_store
 from saga_kgqa.kg.core.profiles import get_profile
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import tomllib
 
-from tests.conftest import REPO_ROOT
+import jsonschema
+import pytest
+
+from tests.conftest import REPO_ROOT, shared_data_dir
 
 
 def test_server_json_describes_this_package_and_its_command() -> None:
@@ -15,8 +18,13 @@ def test_server_json_describes_this_package_and_its_command() -> None:
     assert manifest["version"] == package["version"] == project["version"]
     assert package["registryType"] == "pypi" and package["identifier"] == project["name"]
     assert package["transport"] == {"type": "stdio"}
-    # The registry's host runs `uvx saga-kgqa mcp`: the script and subcommand must exist.
-    assert "saga" in project["scripts"]
+    # A registry client runs `uvx <runtime arguments> <identifier> <package arguments>`, here
+    # `uvx --with saga-kgqa[mcp] saga-kgqa mcp`: an executable named like the package, the mcp extra beside it
+    # (.ci/wheel-check runs exactly that from the built wheel and lists the tools).
+    assert project["scripts"][package["identifier"]] == project["scripts"]["saga"]
+    assert package["runtimeHint"] == "uvx"
+    assert [(arg["name"], arg["value"]) for arg in package["runtimeArguments"]] == [("--with", "saga-kgqa[mcp]")]
+    assert "mcp" in project["optional-dependencies"]
     assert [arg["value"] for arg in package["packageArguments"]] == ["mcp"]
     documented = (REPO_ROOT / ".env.example").read_text(encoding="utf-8")
     for variable in package["environmentVariables"]:
@@ -31,3 +39,26 @@ def test_server_json_says_how_to_install_without_claiming_a_release() -> None:
     assert "make dist" in provided["install"] and "saga mcp" in provided["install"]
     makefile = (REPO_ROOT / "Makefile").read_text(encoding="utf-8")
     assert "\ndist:" in makefile and "\ndist-check:" in makefile  # the route it names exists
+
+
+def test_the_readme_carries_the_registry_ownership_line() -> None:
+    manifest = json.loads((REPO_ROOT / "server.json").read_text(encoding="utf-8"))
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"mcp-name: {manifest['name']}" in readme  # the registry reads it from the published package
+
+
+def test_server_json_validates_against_the_registry_schema() -> None:
+    """The registry's own JSON Schema, at the version ``$schema`` names.
+
+    The schema is the registry's file (modelcontextprotocol/static, ``schemas/2025-12-11/server.schema.json``,
+    MIT); it is read from the shared data directory (``mcp_registry/server.schema.json``), not vendored here.
+    """
+    manifest = json.loads((REPO_ROOT / "server.json").read_text(encoding="utf-8"))
+    assert manifest["$schema"].endswith("/2025-12-11/server.schema.json")
+    schema_file = shared_data_dir() / "mcp_registry" / "server.schema.json"
+    if not schema_file.is_file():
+        pytest.skip(f"the registry's schema is not in the shared data ({schema_file})")
+    schema = json.loads(schema_file.read_text(encoding="utf-8"))
+    assert schema["$id"] == manifest["$schema"]
+    validator = jsonschema.Draft7Validator(schema, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)
+    assert [error.message for error in validator.iter_errors(manifest)] == []

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.eval.grounding.bridge_fixture import BridgeFixture, split_graph
 from saga_kgqa.kg.guard.sparql_terms import string_literal
 from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.grounding import bridge_sources, execute_on_source
 from saga_kgqa.sources.session import SourceSet
 from tests.conftest import TEST_DATA
+from tests.support.bridge_fixture import BridgeFixture, split_graph
 
 LAB = TEST_DATA / "autoschema" / "lab.trig"
 L = "http://example.org/lab/"

@@ -31,10 +31,30 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
+import numpy.typing as npt
 
+from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.eval.qa.canonical import canonical_term
 from saga_kgqa.kg.core.result import QueryResult, Term
+
+_EVAL_EXTRA = "install the extra: pip install 'saga-kgqa[eval]' (or `make setup` for development)"
+
+
+def _best_assignment(scores: npt.NDArray[Any]) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """Rows and columns of the assignment with the highest total score (SciPy's, as GRASP and SPINACH use).
+
+    SciPy is the ``eval`` extra: the wheel's core runs questions, and only scoring needs it.
+
+    Raises:
+        ConfigurationError: SciPy is not installed.
+    """
+    try:
+        from scipy.optimize import linear_sum_assignment
+    except ImportError as exc:
+        raise ConfigurationError(f"assignment F1 needs SciPy: {_EVAL_EXTRA} ({exc})") from exc
+    rows, cols = linear_sum_assignment(scores, maximize=True)
+    return rows, cols
+
 
 #: GRASP switches from assignment F1 to exact multiset F1 above this many rows.
 GRASP_EXACT_AFTER = 1024
@@ -111,7 +131,7 @@ def spinach_row_f1(predicted: QueryResult | None, gold: QueryResult) -> float:
     ]
     predicted_rows = [Counter(row.values()) for row in predicted.rows]
     scores = _recall_matrix(predicted_rows, gold_rows, np.float64)
-    rows, cols = linear_sum_assignment(scores, maximize=True)
+    rows, cols = _best_assignment(scores)
     assigned = scores[rows, cols]
     true_positives = float(assigned[assigned > 0].sum())
     partial = assigned[(assigned < 1) & (assigned > 0)]
@@ -164,7 +184,7 @@ def _exact_multiset_f1(predicted: Iterable[tuple[Term, ...]], gold: Iterable[tup
 def _assignment_f1(predicted: Sequence[Counter[Term]], gold: Sequence[Counter[Term]]) -> float:
     # float32 as in GRASP: its scores, and so its ties, are computed in single precision.
     scores = _recall_matrix(predicted, gold, np.float32)
-    rows, cols = linear_sum_assignment(scores, maximize=True)
+    rows, cols = _best_assignment(scores)
     assigned = scores[rows, cols]
     true_positives = float(assigned.sum())
     false_negatives = float((1 - assigned).sum()) + len(gold) - len(rows)

@@ -164,7 +164,10 @@ def _figure_class() -> type[Figure]:
     """
     packrat_was_on = ParserElement._packratEnabled
     # The object API draws straight to files with the Agg canvas: no pyplot state, no display.
-    from matplotlib.figure import Figure
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as exc:
+        raise ConfigurationError(f"plots need matplotlib: pip install 'saga-kgqa[eval]' ({exc})") from exc
 
     if not packrat_was_on:
         ParserElement.disable_memoization()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from saga_kgqa.eval.grounding.measurement import MODES, GraphMeasurement, ModeTally, TokenSample
+from bench.grounding_eval.measurement import MODES, GraphMeasurement, ModeTally, TokenSample
 
 #: Neighbourhood sizes (number of values) the token comparison is split by: (label, low, high).
 SIZE_BUCKETS: tuple[tuple[str, int, int | None], ...] = (

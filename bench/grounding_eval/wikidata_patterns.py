@@ -27,11 +27,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.grounding_eval.pattern_recall import GoldKey, GoldPatterns, gold_patterns
 from saga_kgqa.benchmarks.loaders import load_benchmark
 from saga_kgqa.dialects.model import WIKIDATA_DIRECT, WIKIDATA_ENTITY
 from saga_kgqa.dialects.wikidata_store import CODEX_SPLITS, PS, P
 from saga_kgqa.errors import QueryTimeout, SagaError
-from saga_kgqa.eval.grounding.pattern_recall import GoldKey, GoldPatterns, gold_patterns
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
@@ -147,7 +147,7 @@ def select_questions(
         kept = qualifying_patterns(gold, graph, codex)
         if kept.keys:
             found.append(kept)
-    rng = random.Random(seed)  # noqa: S311 - a seeded, reproducible sample, not a secret
+    rng = random.Random(seed)
     return sorted(rng.sample(found, min(size, len(found))), key=lambda g: g.qid)
 
 

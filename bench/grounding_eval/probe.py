@@ -1,6 +1,6 @@
 """The real tools behind the grounding measurement's probe: lookup, the pre-execution check, reads.
 
-See :class:`~saga_kgqa.eval.grounding.measurement.GroundingProbe`.
+See :class:`~bench.grounding_eval.measurement.GroundingProbe`.
 
 * lookup is :meth:`GroundingToolkit.lookup`, one toolkit per compatibility mode;
 * the pre-execution check is :func:`~saga_kgqa.tools.preflight.preflight`, what
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from bench.grounding_eval.gold_patterns import PropertyUse
+from bench.grounding_eval.measurement import MODES, LookupView
+from bench.grounding_eval.spinach_format import outgoing_edges, spinach_entry
 from saga_kgqa.errors import QueryRejected, QueryTimeout, SagaError
-from saga_kgqa.eval.grounding.gold_patterns import PropertyUse
-from saga_kgqa.eval.grounding.measurement import MODES, LookupView
-from saga_kgqa.eval.grounding.spinach_format import outgoing_edges, spinach_entry
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex

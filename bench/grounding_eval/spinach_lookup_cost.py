@@ -5,7 +5,7 @@ SPINACH's ``get_wikidata_entry`` sends the raw neighbourhood to a second LLM cal
 reference-systems.md §1.2). SAGA's compact lookup replaces both, so the paper's token
 argument compares the compact text with all three parts:
 
-* the raw JSON (:mod:`saga_kgqa.eval.grounding.lookup_tokens`, :mod:`saga_kgqa.eval.grounding.spinach_format`);
+* the raw JSON (:mod:`bench.grounding_eval.lookup_tokens`, :mod:`bench.grounding_eval.spinach_format`);
 * the pruning prompt's fixed text: its instruction and two worked examples,
   :data:`SPINACH_PRUNE_PROMPT_TOKENS`;
 * the pruned output: SPINACH's own recorded pruned observation of that entity in its released
@@ -21,10 +21,10 @@ import statistics
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from bench.grounding_eval.measurement import TokenSample
+from bench.grounding_eval.tokens import count_tokens
 from saga_kgqa.dialects.model import WIKIDATA_ENTITY
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.grounding.measurement import TokenSample
-from saga_kgqa.eval.tokens import count_tokens
 
 #: cl100k_base tokens of ``spinach_agent/prompts/prune_outgoing_edges.prompt`` (stanford-oval/spinach at
 #: 8bb2d9c) with its four placeholders (entity, outgoing edges, past turns, question) left empty.

@@ -3,7 +3,7 @@
 GRASP's two released CK25 runs (``grasp_ck25/``, gpt-4.1-mini) record every ``execute``
 tool call of every trajectory. Each query is checked and run here on the CK25 graph, which we
 hold completely (so what it returns is measured, not read back), by the shared path of
-:mod:`saga_kgqa.eval.grounding.trajectories` (its docstring defines the figures); with the
+:mod:`bench.grounding_eval.trajectories` (its docstring defines the figures); with the
 default settings, so the data-confirmed vacuous-pattern blocks count too (each block says what
 to use instead).
 
@@ -20,10 +20,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.grounding_eval.answer_checks_spinach import expected_kind
+from bench.grounding_eval.trajectories import TrajectoryQuery, TrajectoryTally, measure_trajectories
 from saga_kgqa.checks import CHECKS, CheckInput, run_checks
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.grounding.answer_checks_spinach import expected_kind
-from saga_kgqa.eval.grounding.trajectories import TrajectoryQuery, TrajectoryTally, measure_trajectories
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.tools.execute.tool import ExecuteSettings, execute

@@ -5,7 +5,7 @@
   keeps the triple's property), reduction (share of each looked-up head's properties
   hidden), detection (the triple's property swapped, seeded, for one whose domain excludes
   the head's types; blocked by the pre-execution check) and tokens of the compact lookup
-  against SPINACH's raw JSON (:mod:`saga_kgqa.eval.grounding.lookup_tokens`) for every head, summed over
+  against SPINACH's raw JSON (:mod:`bench.grounding_eval.lookup_tokens`) for every head, summed over
   heads with at least 20 values for the headline ratio; optionally also of the paper's
   property-only entries (a toolkit reading no sample values).
 * Gold SPARQL (Wikidata and Freebase): the share wrongly blocked by the pre-execution
@@ -22,6 +22,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.grounding_eval.gold_patterns import property_uses
+from bench.grounding_eval.lookup_tokens import TokenComparison, compare
+from bench.grounding_eval.probe import matches_nothing
 from saga_kgqa.dialects.model import (
     WIKIDATA_CLAIM,
     WIKIDATA_DIRECT,
@@ -30,9 +33,6 @@ from saga_kgqa.dialects.model import (
     WIKIDATA_STATEMENT,
 )
 from saga_kgqa.errors import QueryRejected
-from saga_kgqa.eval.grounding.gold_patterns import property_uses
-from saga_kgqa.eval.grounding.lookup_tokens import TokenComparison, compare
-from saga_kgqa.eval.grounding.probe import matches_nothing
 from saga_kgqa.kg.core.profiles import WIKIDATA_PREFIXES
 from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
@@ -100,7 +100,7 @@ def codex_test_sample(data_dir: Path, *, size: int, seed: int) -> list[tuple[str
         for s, p, o in read_triples([data_dir / "codex" / "triples" / "codex-m" / "test.txt.gz"])
         if typed.get(s)
     ]
-    rng = random.Random(seed)  # noqa: S311 - a seeded, reproducible sample, not a secret
+    rng = random.Random(seed)
     return sorted(rng.sample(triples, min(size, len(triples))))
 
 
@@ -119,7 +119,7 @@ def measure_codex(
     to block (``settings.block_sources``), excludes the head's types. ``paper_kit``, when
     given, renders the same lookups without sample values for a second token count.
     """
-    rng = random.Random(seed)  # noqa: S311 - a seeded, reproducible sample, not a secret
+    rng = random.Random(seed)
     tally = CodexMeasurement()
     looked: dict[str, frozenset[str]] = {}
     prefixes = kit.prefixes

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from rdflib.term import Literal
 from rdflib.util import from_n3
 
+from bench.grounding_eval.gold_patterns import property_uses
 from saga_kgqa.errors import QueryTimeout, SagaError
-from saga_kgqa.eval.grounding.gold_patterns import property_uses
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.tools.patterns.model import Direction, Pattern

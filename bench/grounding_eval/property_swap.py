@@ -16,8 +16,8 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from bench.grounding_eval.gold_patterns import PropertyUse
 from saga_kgqa.benchmarks.datasets import GoldQuestion
-from saga_kgqa.eval.grounding.gold_patterns import PropertyUse
 from saga_kgqa.kg.guard.sparql_lexer import Token, tokenize
 from saga_kgqa.kg.guard.sparql_terms import iri, unescape_local_name
 from saga_kgqa.schema import SchemaIndex

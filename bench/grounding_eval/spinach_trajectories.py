@@ -7,7 +7,7 @@ query's outcome is the recorded one (:func:`recorded_outcome`) and the check rea
 types: the offline Wikidata store (``saga wikidata build-store``) and the offline schema index.
 
 The check runs with the offline Wikidata settings of the gold measurement
-(:data:`saga_kgqa.eval.grounding.wikidata.CHECK_SETTINGS`) and without the vacuous-pattern
+(:data:`bench.grounding_eval.wikidata.CHECK_SETTINGS`) and without the vacuous-pattern
 block: that block proves a pattern matches nothing in the graph, and the offline store holds a
 small part of Wikidata, so its absences prove nothing about the live graph.
 """
@@ -19,9 +19,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from bench.grounding_eval.trajectories import Outcome, TrajectoryQuery, TrajectoryTally, measure_trajectories
+from bench.grounding_eval.wikidata import CHECK_SETTINGS
 from saga_kgqa.dialects.spinach_trace import TRACE_FILE, load_traces
-from saga_kgqa.eval.grounding.trajectories import Outcome, TrajectoryQuery, TrajectoryTally, measure_trajectories
-from saga_kgqa.eval.grounding.wikidata import CHECK_SETTINGS
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.tools.execute.models import ExecuteSettings

@@ -27,11 +27,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from bench.grounding_eval.gold_patterns import PropertyUse, property_uses
+from bench.grounding_eval.property_swap import PropertySwap, choose_swap
+from bench.grounding_eval.tokens import count_tokens
 from saga_kgqa.benchmarks.datasets import GoldQuestion
 from saga_kgqa.errors import SagaError
-from saga_kgqa.eval.grounding.gold_patterns import PropertyUse, property_uses
-from saga_kgqa.eval.grounding.property_swap import PropertySwap, choose_swap
-from saga_kgqa.eval.tokens import count_tokens
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex
 from saga_kgqa.state import TypeEvidence, TypeState, type_state_of
 
@@ -282,7 +282,7 @@ def _measure_question(
             empty = probe.matches_nothing(question.sparql) if empty is None else empty
             tally = result.modes[mode]
             (tally.empty_gold_blocks if empty else tally.false_blocks)[question.qid] = blocked
-    rng = random.Random(f"{settings.seed}:{question.qid}")  # noqa: S311 - a reproducible benchmark draw
+    rng = random.Random(f"{settings.seed}:{question.qid}")
     swap = choose_swap(question, uses, subject_types, schema, rng, prefixes=settings.prefixes)
     if swap is None:
         result.no_swap += 1

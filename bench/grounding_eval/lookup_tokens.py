@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from bench.grounding_eval.measurement import TokenSample
+from bench.grounding_eval.spinach_format import Edge, QueryRunner, outgoing_edges, spinach_entry
+from bench.grounding_eval.tokens import count_tokens
 from saga_kgqa.dialects.model import WIKIBASE_EXTERNAL_ID, WIKIDATA_DIRECT, WIKIDATA_ENTITY
-from saga_kgqa.eval.grounding.measurement import TokenSample
-from saga_kgqa.eval.grounding.spinach_format import Edge, QueryRunner, outgoing_edges, spinach_entry
-from saga_kgqa.eval.tokens import count_tokens
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.tools import GroundingToolkit
 from saga_kgqa.tools.results import LookupResult

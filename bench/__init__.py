@@ -1,0 +1,1 @@
+"""Benchmarks (scripts) and the bench-only measurement library they share (``bench.grounding_eval``)."""
