@@ -121,9 +121,17 @@ def _start_background(store: Path) -> None:
     from saga_kgqa.tools.search.background_index import LOG_FILE, start_background_build
 
     try:
-        pid = start_background_build(store)
+        pid, started = start_background_build(store)
     except OSError as exc:
         fail(ConfigurationError(f"cannot start the name index build: {exc}"))
+    if not started:  # one builder per store: the running one indexes the new content when it ends
+        stdout.print(
+            f"the store's names are already being indexed in the background (process {pid}; log "
+            f"{store / LOG_FILE}); it indexes this load's content too when it ends",
+            markup=False,
+            highlight=False,
+        )
+        return
     stdout.print(
         f"indexing names in the background (process {pid}; log {store / LOG_FILE}); "
         "searches meanwhile read the store's names directly, and say so",

@@ -17,7 +17,13 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import build_schema_index
 from saga_kgqa.tools import GroundingToolkit
 from saga_kgqa.tools.context import ToolCaps
-from saga_kgqa.tools.search.background_index import PENDING_FILE, pending_build
+from saga_kgqa.tools.search.background_index import (
+    acquire_build_lock,
+    build_marker,
+    pending_build,
+    release_build_lock,
+    start_background_build,
+)
 from saga_kgqa.tools.search.fulltext import FullTextIndex
 
 EX = "http://example.org/bg/"
@@ -42,9 +48,9 @@ def test_load_returns_and_the_index_is_built_in_the_background(tmp_path: Path) -
     assert done.returncode == 0, done.stderr
     assert "in the background" in done.stdout
     deadline = time.monotonic() + 120
-    while (store / PENDING_FILE).exists() and time.monotonic() < deadline:
+    while build_marker(store).exists() and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not (store / PENDING_FILE).exists(), (store / "saga-fulltext.log").read_text(encoding="utf-8")
+    assert not build_marker(store).exists(), (store / "saga-fulltext.log").read_text(encoding="utf-8")
     assert "names indexed so far" in (store / "saga-fulltext.log").read_text(encoding="utf-8")  # progress, logged
     index = FullTextIndex.open(store / "saga-fulltext")
     assert [m.resource for m in index.search("entity 41 named", limit=1)] == [f"{EX}e41"]
@@ -57,7 +63,7 @@ def test_load_with_index_off_builds_none(tmp_path: Path) -> None:
     store = tmp_path / "store"
     done = _saga("load", str(_graph(tmp_path / "g.nt")), "--store", str(store), "--index", "off", cache=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert not (store / "saga-fulltext").exists() and not (store / PENDING_FILE).exists()
+    assert not (store / "saga-fulltext").exists() and not build_marker(store).exists()
 
 
 @pytest.fixture()
@@ -68,7 +74,7 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _search_while_pending(store: Path, pid: int) -> tuple[object, list[str], list[str]]:
-    (store / PENDING_FILE).write_text(json.dumps({"pid": pid}), encoding="utf-8")
+    build_marker(store).write_text(json.dumps({"pid": pid}), encoding="utf-8")
     backend = EmbeddedStore(store)
     # A threshold below the graph's names: without a pending build this search would stream an index.
     kit = GroundingToolkit(KnowledgeGraph(backend), build_schema_index(backend), caps=ToolCaps(fulltext_names=10))
@@ -101,3 +107,56 @@ def test_load_builds_the_schema_index_the_commands_open(tmp_path: Path) -> None:
     searched = _saga("search", "entity 3 named", "--data", str(store), cache=tmp_path)
     assert searched.returncode == 0, searched.stderr
     assert "using the schema index built on the fly for this content before" in searched.stderr
+
+
+def _wait_gone(pid: int, seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
+
+
+def test_one_background_builder_per_store(store: Path) -> None:
+    # Two `saga load --index background` on one store: the second finds the first's lock and starts none.
+    first, started = start_background_build(store)
+    second, again = start_background_build(store)
+    try:
+        assert started and not again and second == first
+        assert pending_build(store) == first
+    finally:
+        _wait_gone(first)
+    assert pending_build(store) is None and not build_marker(store).exists()
+    assert "names indexed so far" in (store / "saga-fulltext.log").read_text(encoding="utf-8")
+
+
+def test_a_killed_builders_lock_is_recovered_and_a_non_owner_never_clears_it(store: Path) -> None:
+    holder = subprocess.Popen(  # a builder: takes the lock, then is killed -9 while "building"
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; "
+            "from saga_kgqa.tools.search.background_index import acquire_build_lock; "
+            "assert acquire_build_lock(Path(sys.argv[1])) is not None; print('held', flush=True); time.sleep(120)",
+            str(store),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    assert acquire_build_lock(store) is None and pending_build(store) == holder.pid
+    # Another build ending (a second job started by hand) leaves the owner's marker alone.
+    job = subprocess.run(
+        [sys.executable, "-m", "saga_kgqa.cli.index_job", str(store)], capture_output=True, text=True, timeout=120
+    )
+    assert job.returncode == 0 and "already" in job.stdout + job.stderr, job.stdout + job.stderr
+    assert pending_build(store) == holder.pid and not (store / "saga-fulltext").exists()
+    holder.kill()
+    holder.wait()
+    assert pending_build(store) is None  # the dead owner's marker counts as none
+    lock = acquire_build_lock(store)  # and its lock is free again
+    assert lock is not None
+    release_build_lock(store, lock)
+    assert not build_marker(store).exists()

@@ -234,6 +234,43 @@ def _snapshot(target: Path, building: Path) -> None:
             shutil.copy2(entry, building / entry.name)
 
 
+def remove_dead_builds(target: Path) -> list[Path]:
+    """Remove the build folders (``.S.building-PID``, ``.S.replaced-PID``) that loads of ``target`` left when killed.
+
+    A folder is removed only when its process is gone: a load still running keeps its own. A load
+    killed between its two renames left no store but the old one as ``.S.replaced-PID``: that is put
+    back in place, not removed. Returns the folders removed.
+    """
+    pattern = re.compile(rf"^\.{re.escape(target.name)}\.(building|replaced)-(\d+)$")
+    removed: list[Path] = []
+    try:
+        entries = list(target.parent.iterdir())
+    except OSError:
+        return removed
+    for entry in entries:
+        found = pattern.match(entry.name)
+        if found is None or _alive(int(found[2])) or entry.is_symlink() or not entry.is_dir():
+            continue
+        if found[1] == "replaced" and not target.exists():
+            entry.rename(target)
+            continue
+        shutil.rmtree(entry, ignore_errors=True)
+        removed.append(entry)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True  # this load's own folders are handled by the load itself
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True  # another user's live process (or not a pid we can judge): left alone
+    return True
+
+
 def build_store(
     store_dir: Path,
     paths: Iterable[Path],
@@ -262,6 +299,7 @@ def build_store(
     target.parent.mkdir(parents=True, exist_ok=True)
     building = target.with_name(f".{target.name}.building-{os.getpid()}")
     retired = target.with_name(f".{target.name}.replaced-{os.getpid()}")
+    remove_dead_builds(target)
     shutil.rmtree(building, ignore_errors=True)
     fresh = not target.exists()
     try:
