@@ -18,6 +18,7 @@ from saga_kgqa.cli.eval_options import (
     LanguageOption,
     benchmark_questions,
 )
+from saga_kgqa.cli.eval_preflight import check_model_reachable, check_scoring_runtime
 from saga_kgqa.cli.options import (
     AnswerShapeOption,
     DataOption,
@@ -305,6 +306,10 @@ def run_command(
             embedding_runtime,
         )
         switches = {**switches, "answer_shape": answer_shape, "final_query": final_query}
+        gold_store = None
+        if gold is not None:  # inputs first: a campaign must not fail after its last question
+            check_scoring_runtime()
+            gold_store = GoldStore.load(gold)
         context = run_context(data, endpoint, profile, model, base_url, max_steps, tools, switches)
         cache = cache_settings(endpoint, cache_dir, cache_mode, out.with_name(out.name + ".cache"))
         examples_info: dict[str, Any] | None = None
@@ -331,6 +336,7 @@ def run_command(
         else:
             factory = chat_model_factory(context, model_concurrency=model_concurrency)
             toolbox = open_toolbox(data, endpoint, profile, *cache, tools)
+            check_model_reachable(factory(context, "controller"))  # one request, after the data opened
             chosen = agent_answerer_for(factory, toolbox, max_seconds, max_tokens, method)(context)
             config |= {"context": dataclasses.asdict(context), "max_seconds": max_seconds, "max_tokens": max_tokens}
             config["method"] = method
@@ -351,12 +357,12 @@ def run_command(
             # How the runs ended, as every face reports it (docs/outcomes.md).
             "outcomes": outcome_counts([done.records[q.id] for q in questions if q.id in done.records]),
         }
-        if gold is not None:
+        if gold_store is not None:
             from saga_kgqa.examples.run_examples import verify_run_examples
 
             verify_run_examples(config, every_question)
             records = [done.records[q.id] for q in questions if q.id in done.records]
-            report["summary"] = run_summary(score_run(records, GoldStore.load(gold)))
+            report["summary"] = run_summary(score_run(records, gold_store))
     except SagaError as exc:
         fail(exc)
     print_json(report)
