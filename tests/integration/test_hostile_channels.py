@@ -139,6 +139,9 @@ def test_ask_text_cells_cannot_add_lines_tags_or_bidi() -> None:
         question="q",
         sparql="SELECT ?x WHERE { ?s ?p ?x }",
         rows=[{"x": TermOut(kind="literal", value=HOSTILE, text=HOSTILE + "\nstatus: answered")}],
+        status="answered",
+        row_count=1,
+        rows_shown=1,
     )
     text = ask_text(output, f"endpoint said {HOSTILE}")
     assert _leaks("ask text", text) == []

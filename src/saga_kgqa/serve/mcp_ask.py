@@ -26,6 +26,7 @@ from saga_kgqa.serve.mcp_models import AskOutput, cap_rows
 from saga_kgqa.serve.mcp_terms import TermOut, rows_of
 from saga_kgqa.serve.mcp_tooling import RETRY_NOTE, ToolHost, ToolSpec
 from saga_kgqa.sources.catalog import UnknownName
+from saga_kgqa.state.outcome import RowCounts, counts_text
 from saga_kgqa.text_safety import graph_text
 
 
@@ -147,8 +148,11 @@ def ask_tools(host: ToolHost) -> list[ToolSpec]:
         if output.boolean is None:
             # Each IRI as "Label (short)" in the run's language; the structured rows keep the exact IRIs.
             cells = _display_cells(output.rows)
-            shown = await anyio.to_thread.run_sync(readable_rows, view, output.variables, cells, context.language)
-        return host.result(ask_text(output, outcome.error, shown), output, is_error=outcome.sparql is None)
+            shown = await anyio.to_thread.run_sync(
+                readable_rows, view, output.variables, cells, context.language, len(cells)
+            )
+        failed = outcome.outcome.status in ("failed", "timed_out") and not output.resumable
+        return host.result(ask_text(output, outcome.error, shown), output, is_error=failed or outcome.sparql is None)
 
     return [
         ToolSpec(
@@ -156,8 +160,9 @@ def ask_tools(host: ToolHost) -> list[ToolSpec]:
             "Answer a question (whole agent)",
             "Answer a question with the whole SAGA agent: it searches, looks up, checks and runs queries itself "
             "and returns its final SPARQL and the answer rows. Slow (many model calls): pass a progress token to "
-            "get progress; a cancelled or timed-out run resumes with its run_id. Status other than 'answered' "
-            "means it found no confident query; asking the same again rarely helps.\n"
+            "get progress; a cancelled or timed-out run resumes with its run_id. status says how the run ended "
+            "(answered, partial, empty, failed, timed_out, refused, needs_clarification); only answered and partial "
+            "rows are an answer, and row_count is the answer's size. Asking the same again rarely helps.\n"
             f"{RETRY_NOTE}",
             ask,
             read_only=True,
@@ -172,28 +177,51 @@ def ask_text(output: AskOutput, error: str | None, rows_text: str | None = None)
     Each cell is graph text (a value cannot add lines, tags or bidi overrides to the table). ``rows_text``:
     the rows as :func:`~saga_kgqa.runs.answer_view.readable_rows` shows them (labels and short names).
     """
-    text = f"status: {output.status} (run_id {output.run_id})\nSPARQL:\n{output.sparql or '(none)'}\n"
+    text = f"status: {output.status} (run_id {output.run_id})\n"
+    if output.message and output.status != "answered":
+        text += f"{graph_text(output.message, 600)}\n"
+    text += f"SPARQL:\n{output.sparql or '(none)'}\n"
+    counts = counts_text(RowCounts(total=output.row_count, truncated=output.rows_cut), output.rows_shown)
     if output.boolean is not None:
         text += f"answer: {str(output.boolean).lower()}\n"
-    elif rows_text is not None:
-        text += f"{len(output.rows)} row(s)\n{rows_text}"
+    elif output.status in ("answered", "partial"):
+        if rows_text is None:
+            rows_text = "\n".join(" | ".join(graph_text(cell.text) for cell in row.values()) for row in output.rows)
+        text += f"{counts}\n{rows_text}"
     else:
-        shown = [" | ".join(graph_text(cell.text) for cell in row.values()) for row in output.rows[:20]]
-        text += f"{len(output.rows)} row(s)\n" + "\n".join(shown)
+        text += f"{counts}\n"
+    if output.diagnosis:
+        text += f"\nwhy it is empty: {graph_text(output.diagnosis, 600)}"
+    if output.earlier_sparql:
+        text += f"\nan earlier result, not the answer:\n{output.earlier_sparql}"
     if error:
         text += f"\nerror: {graph_text(error, 500)}"
-    if output.status in ("cancelled", "timeout"):
+    if output.resumable:
         text += f"\nResume with run_id={output.run_id!r}."
     return text
 
 
 def fill_output(host: ToolHost, output: AskOutput, outcome: AskOutcome) -> None:
-    """Copy a finished (or stopped) run's query, typed rows, status and steps into ``output``, capped."""
+    """Copy a finished (or stopped) run's outcome, query, typed rows and steps into ``output``, capped.
+
+    The counts are the run's own (:class:`~saga_kgqa.state.outcome.RunOutcome`); the rows listed
+    are cut to fit the size cap, and ``rows_shown`` says how many are listed in both channels.
+    """
+    run = outcome.outcome
     output.sparql = outcome.sparql
     output.variables, output.rows, output.boolean = rows_of(outcome.answers)
-    output.status = outcome.status
+    del output.rows[run.rows.total :]
+    output.status = run.status
+    output.reason = run.reason
+    output.message = run.message
+    output.row_count = run.rows.total
+    output.rows_cut = run.rows.truncated
+    output.diagnosis = run.diagnosis
+    output.earlier_sparql = run.earlier.sparql if run.earlier is not None else None
+    output.resumable = run.reason in ("run_deadline", "cancelled")
     output.steps = outcome.steps
     cap_rows(output, "rows", host.max_chars)
+    output.rows_shown = len(output.rows)
 
 
 def _display_cells(rows: list[dict[str, TermOut]]) -> list[dict[str, str]]:

@@ -14,7 +14,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.runnables import RunnableConfig
 
@@ -25,7 +25,7 @@ from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.eval.qa.agent_answerer import TOOL_NODES
 from saga_kgqa.eval.qa.gold import GOLD_LIMITS
 from saga_kgqa.graph.builder import SagaGraph, run_config
-from saga_kgqa.graph.finalize import choose_final_query, without_exploratory_limit
+from saga_kgqa.graph.finalize import choose_final_query, earlier_result, without_exploratory_limit
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.runs.persistence import CheckpointStore, CheckpointTarget, RunIdentity
 from saga_kgqa.runs.stream import stream_run
@@ -33,6 +33,7 @@ from saga_kgqa.sources.catalog import Catalog
 from saga_kgqa.state import QueryAttempt
 from saga_kgqa.state.checkpointing import checkpoint_serde
 from saga_kgqa.state.graph_state import InputState
+from saga_kgqa.state.outcome import RunOutcome, outcome_of, stopped_outcome
 
 #: Called after each graph step with the number of agent actions so far and the node that ran.
 OnStep = Callable[[int, str], None]
@@ -44,15 +45,15 @@ class AskOutcome:
 
     Attributes:
         run_id: The checkpoint thread; pass it back to resume.
-        status: ``answered``, ``gave_up``, ``budget_exhausted``, ``failed``, ``timeout`` or ``cancelled``.
-        sparql: The final query, or the best one so far when stopped early.
-        answers: Its SPARQL JSON result (run again behind the guard), or ``None``.
+        outcome: How the run ended (the run's own outcome, or ``timed_out``/``failed`` when stopped early).
+        sparql: The final query, or the last one executed so far when stopped early.
+        answers: Its SPARQL JSON result (run again behind the guard) when its rows are the answer, else ``None``.
         steps: Agent actions taken in the whole run (resumed parts included).
         error: Why the final query could not run, if it could not.
     """
 
     run_id: str
-    status: str
+    outcome: RunOutcome
     sparql: str | None = None
     answers: dict[str, Any] | None = None
     steps: int = 0
@@ -112,7 +113,7 @@ class AskRuns:
     ) -> AskOutcome:
         """Run (``question`` given) or resume (``None``) the thread ``run_id`` until it ends, stops or times out.
 
-        Errors of the final query's run become a ``failed`` outcome; others propagate.
+        The outcome is the run's own (decided in finalize), or ``timed_out``/``failed`` when stopped early.
         """
         config = run_config(context, thread_id=run_id)
         started = time.monotonic()
@@ -143,18 +144,24 @@ class AskRuns:
     ) -> AskOutcome:
         if values.get("status") and stopped is None:
             sparql = values.get("final_sparql")
-            outcome = AskOutcome(run_id, str(values["status"]), sparql if isinstance(sparql, str) else None)
+            outcome = AskOutcome(run_id, outcome_of(values), sparql if isinstance(sparql, str) else None)
         else:
+            # Stopped between steps: the last query executed so far is shown, never an earlier one as the answer.
             attempts = [a for a in values.get("attempts") or [] if isinstance(a, QueryAttempt)]
             chosen = choose_final_query(attempts)
-            sparql = None if chosen is None else without_exploratory_limit(chosen.sparql)
-            outcome = AskOutcome(run_id, stopped or "failed", sparql)
+            ran = chosen is not None and chosen.status not in ("rejected", "blocked")
+            sparql = without_exploratory_limit(chosen.sparql) if chosen is not None and ran else None
+            why: Literal["run_deadline", "cancelled"] = "run_deadline" if stopped == "timeout" else "cancelled"
+            outcome = AskOutcome(run_id, stopped_outcome(why, earlier_result(attempts, chosen)), sparql)
         outcome.steps = steps
-        if outcome.sparql is not None:
+        if outcome.sparql is not None and outcome.outcome.is_answer:
             try:
                 outcome.answers = kg.query(outcome.sparql, GOLD_LIMITS).to_sparql_json()
             except SagaError as exc:
-                outcome = replace(outcome, status="failed", error=f"{type(exc).__name__}: {exc.message}")
+                # The run's outcome stands; the rows could not be read again for this reply.
+                outcome = replace(
+                    outcome, error=f"the rows could not be read again: {type(exc).__name__}: {exc.message}"
+                )
         return outcome
 
 

@@ -164,7 +164,22 @@ class AskOutput(ToolOutput):
     rows: list[dict[str, TermOut]] = Field(default_factory=list, description="Each cell a typed RDF term.")
     boolean: bool | None = None
     steps: int = 0
-    status: str = Field(default="", description="answered, gave_up, budget_exhausted, failed, timeout, cancelled.")
+    status: str = Field(
+        default="",
+        description="How the run ended: answered, partial, empty, failed, timed_out, refused or needs_clarification.",
+    )
+    reason: str = Field(
+        default="", description="Why (stop, row_cap, step_budget, guard, run_deadline, cancelled, ...)."
+    )
+    message: str = Field(default="", description="The outcome in one sentence.")
+    row_count: int = Field(default=0, description="Rows the final query returned (the answer's size).")
+    rows_cut: bool = Field(default=False, description="The row cap cut the result: more rows exist.")
+    rows_shown: int = Field(default=0, description="Rows listed here (fewer than row_count when cut to fit).")
+    diagnosis: str | None = Field(default=None, description="Why the final query returned nothing, when known.")
+    earlier_sparql: str | None = Field(
+        default=None, description="An earlier query that returned rows: an earlier result, not the answer."
+    )
+    resumable: bool = Field(default=False, description="The run stopped early: ask again with run_id to resume it.")
 
 
 def cap_rows(output: ToolOutput, field: str, max_chars: int) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from saga_kgqa.state import ANSWER_KEY, AnswerType, Step, TypeState
+from saga_kgqa.state.outcome import counts_text, outcome_of
 from saga_kgqa.state.records import Answer
 from saga_kgqa.state.type_state import merge_type_state
 from saga_kgqa.text_safety import clean_structure
@@ -59,21 +60,30 @@ def theta_event(theta: TypeState, prefixes: Mapping[str, str]) -> Event:
 
 
 def final_event(values: Mapping[str, Any], labeller: Labeller | None = None) -> Event:
-    """The final query, its status and the answer table (each IRI's label and short name in ``views``)."""
+    """The run's outcome, the final query and the answer table (each IRI's label and short name in ``views``).
+
+    The outcome and its counts are the run's own (:func:`~saga_kgqa.state.outcome.outcome_of`);
+    rows are listed only when they are the answer (``answered`` or ``partial``).
+    """
     answer = values.get("answer")
+    outcome = outcome_of(values)
     event: Event = {
         "kind": "final",
-        "status": str(values.get("status") or ""),
+        "status": outcome.status,
+        "outcome": outcome.model_dump(mode="json"),
         "sparql": values.get("final_sparql"),
         "variables": [],
         "rows": [],
         "boolean": None,
         "views": {},
+        "counts": "",
     }
-    if isinstance(answer, Answer):
+    if isinstance(answer, Answer) and outcome.is_answer:
         event |= {"variables": list(answer.variables), "rows": list(answer.rows), "boolean": answer.boolean}
         if labeller is not None:
             event["views"] = labeller(answer)
+    if event["boolean"] is None:
+        event["counts"] = counts_text(outcome.rows, len(event["rows"]))
     # The page sets text, never HTML; bidi overrides and zero-width characters would still reorder a label.
     cleaned: Event = clean_structure(event)
     return cleaned

@@ -95,11 +95,17 @@ function fail(message, resumable) {
 
 function showFinal(event) {
   $("progress").hidden = true;
-  $("status").textContent = "Finished: " + event.status;
+  const outcome = event.outcome || {};
+  $("status").textContent = "Finished: " + event.status + (outcome.message ? " (" + outcome.message + ")" : "");
+  $("status").dataset.outcome = event.status;
   if (event.sparql) highlight($("sparql"), event.sparql);
   else $("sparql").textContent = "(no final query)";
   const answer = $("answer");
   answer.replaceChildren();
+  if (outcome.diagnosis) answer.append(el("p", "Why it is empty: " + outcome.diagnosis, "diagnosis"));
+  if (outcome.earlier) {
+    answer.append(el("p", `An earlier result, not the answer: step ${outcome.earlier.step} returned ${outcome.earlier.row_count} row(s).`, "earlier"));
+  }
   if (event.boolean !== null && event.boolean !== undefined) {
     answer.append(el("p", event.boolean ? "true" : "false", "boolean"));
     return;
@@ -114,7 +120,9 @@ function showFinal(event) {
     for (const variable of event.variables) line.append(cell(row[variable], (event.views || {})[row[variable]]));
     table.append(line);
   }
-  answer.append(table, el("div", `${event.rows.length} row(s)`));
+  const counts = el("div", event.counts || `${event.rows.length} rows`);
+  counts.id = "answer-counts";
+  answer.append(table, counts);
 }
 
 function show(event) {
