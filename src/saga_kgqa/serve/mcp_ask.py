@@ -22,6 +22,7 @@ from pydantic import Field
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.runs.answer_view import readable_rows
 from saga_kgqa.serve.mcp_ask_run import AskOutcome, AskRuns
+from saga_kgqa.serve.mcp_limits import caller_key
 from saga_kgqa.serve.mcp_models import AskOutput, cap_rows
 from saga_kgqa.serve.mcp_terms import TermOut, rows_of
 from saga_kgqa.serve.mcp_tooling import RETRY_NOTE, ToolHost, ToolSpec
@@ -98,7 +99,7 @@ def ask_tools(host: ToolHost) -> list[ToolSpec]:
         name = host.source_name(source)
         try:
             catalog.model(model)
-            thread, resumed = runs.start(run_id, question, name, model)
+            thread, resumed = runs.start(run_id, question, name, model, caller_key(ctx.request_context.request))
         except (UnknownName, ConfigurationError) as exc:
             raise ToolError(f"{exc.message}. Hint: check model and run_id, or omit them.") from None
         with lock:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -34,6 +35,11 @@ from saga_kgqa.state import QueryAttempt
 from saga_kgqa.state.checkpointing import checkpoint_serde
 from saga_kgqa.state.graph_state import InputState
 from saga_kgqa.state.outcome import RunOutcome, outcome_of, stopped_outcome
+
+#: The one caller of a stdio server (see :func:`saga_kgqa.serve.mcp_limits.caller_key`).
+STDIO_OWNER = "stdio"
+#: Runs whose starting caller is remembered.
+MAX_OWNED_RUNS = 10_000
 
 #: Called after each graph step with the number of agent actions so far and the node that ran.
 OnStep = Callable[[int, str], None]
@@ -76,26 +82,40 @@ class AskRuns:
             checkpointer=self.store.saver,
         )
         self._lock = threading.Lock()
+        # run id -> the caller that started it (newest last); beyond the bound the oldest become unknown runs.
+        self._owners: OrderedDict[str, str] = OrderedDict()
 
     def close(self) -> None:
         """Close the checkpoint store."""
         self.store.close()
 
-    def start(self, run_id: str | None, question: str, source: str, model: str | None) -> tuple[str, bool]:
-        """The run's id and whether it resumes: a new id for a new run, or the given one if it is known.
+    def start(
+        self, run_id: str | None, question: str, source: str, model: str | None, owner: str = STDIO_OWNER
+    ) -> tuple[str, bool]:
+        """The run's id and whether it resumes: a new id for a new run, or the given one if ``owner`` started it.
+
+        A run belongs to the caller that started it (:func:`~saga_kgqa.serve.mcp_limits.caller_key`:
+        its HTTP session, or its connection on the stateless protocol): asked from anywhere else,
+        its id is an unknown run, worded exactly as one that never existed. The one client of a
+        stdio server may resume any run of its checkpoint database (the operator's own, as
+        ``saga ask --resume`` may).
 
         Raises:
-            ConfigurationError: ``run_id`` names no run, or a run on another source.
+            ConfigurationError: ``run_id`` names no run of ``owner``'s, or a run on another source.
         """
         identity = RunIdentity(graph=f"source {source}", model=f"model {model}" if model else "default model")
         with self._lock:
             if run_id is None:
                 new = uuid.uuid4().hex[:12]
                 self.store.start_thread(new, identity, question)
+                self._owners[new] = owner
+                while len(self._owners) > MAX_OWNED_RUNS:
+                    self._owners.popitem(last=False)
                 return new, False
-            record = self.store.thread(run_id)
+            mine = owner == STDIO_OWNER or self._owners.get(run_id) == owner
+            record = self.store.thread(run_id) if mine else None
         if record is None:
-            raise ConfigurationError(f"no run {run_id!r} to resume: omit run_id to start a new one")
+            raise ConfigurationError(f"unknown run {run_id!r}: omit run_id to start a new one")
         if record.identity.graph != identity.graph:
             raise ConfigurationError(f"run {run_id!r} asked {record.identity.graph}, not source {source!r}")
         return run_id, True

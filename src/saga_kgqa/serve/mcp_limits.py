@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 SESSION_HEADER = b"mcp-session-id"
@@ -41,6 +42,25 @@ class HttpLimits:
 
     session_idle_s: float = 300.0
     sessions_per_client: int = 64
+
+
+def caller_key(request: object | None) -> str:
+    """Whose call this is, by what the client cannot mint: its HTTP session, else its connection, else stdio.
+
+    A session id counts only on the session protocol (2025-11-25), where the SDK answers an id it did
+    not issue with 404 before any tool runs; a 2026-07-28 request is stateless, so a session id it
+    carries is the client's own invention and is ignored: the request's TCP connection (peer address
+    and port) keys it. The one client of a stdio server is ``stdio``.
+    """
+    headers = getattr(request, "headers", None)
+    if headers is None:
+        return "stdio"
+    version = headers.get("mcp-protocol-version")
+    session = headers.get("mcp-session-id")
+    if session and (version is None or version in HANDSHAKE_PROTOCOL_VERSIONS):
+        return f"session {session}"
+    client = getattr(request, "client", None)
+    return f"connection {getattr(client, 'host', '?')}:{getattr(client, 'port', '?')}"
 
 
 def client_key(scope: Scope) -> str:
