@@ -143,6 +143,41 @@ def quoted(text: str, cap: int = DEFAULT_TEXT_CAP) -> str:
     return '"' + graph_text(text, cap).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+# Whitespace that would break a line or a quoted literal, written as SPARQL string escapes.
+_SPARQL_ESCAPES = {
+    "\\": "\\\\",
+    '"': '\\"',
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\x0b": "\\u000B",
+    "\x0c": "\\u000C",
+    "\x85": "\\u0085",
+    "\u2028": "\\u2028",
+    "\u2029": "\\u2029",
+}
+_ESCAPED = str.maketrans(_SPARQL_ESCAPES)
+
+
+def stored_literal(text: str, cap: int = DEFAULT_TEXT_CAP) -> str:
+    r"""Return a literal's lexical form as stored, quoted in SPARQL syntax, made safe like :func:`graph_text`.
+
+    Unlike :func:`quoted`, whitespace is kept as stored: leading and trailing spaces stay inside
+    the quotes, and line breaks and tabs are written as escapes (``\n``, ``\t``), so ``" XX"``
+    is shown as ``" XX"`` (not ``"XX"``) and a value copied from a table is the stored term.
+    Invisible and other control characters are removed and tag-like text defanged; a value over
+    ``cap`` characters is cut and ends with ``…``.
+    """
+    text = text[: cap * 4 + 64].translate(_BRACKET_LOOKALIKES)
+    text = _TAG_LIKE.sub(_defang_tag, _INVISIBLE.sub("", text))
+    text = "".join(
+        ch for ch in text if ch in _SPARQL_ESCAPES or unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co")
+    )
+    cut = len(text) > cap
+    text = text[: max(cap - 1, 0)] if cut else text
+    return '"' + text.translate(_ESCAPED) + (ELLIPSIS if cut else "") + '"'
+
+
 def cap_block(text: str, max_chars: int) -> str:
     """Cap a whole multi-line observation at ``max_chars``, saying how much was cut."""
     if len(text) <= max_chars:

@@ -1,17 +1,23 @@
 """The bridge's score: evidence that generalises, each part shown to the model.
 
-A join candidate is scored on five parts in [0, 1], weighted into one number:
+A join candidate is scored on five parts in [0, 1], weighted into one number. The evidence
+in the key sets comes first; the names only break ties:
 
-* ``containment``: shared keys as a share of the smaller side's distinct keys (a foreign key
-  is contained in the key it points at), damped when fewer than :data:`SUPPORT` keys are shared;
-* ``distinct``: how close the more distinct side is to one value per row (ids, not categories);
-* ``names``: similarity of the two properties' names (``stadium_id`` ~ ``stadiumId``; a bare
-  ``id`` borrows its class's name, so ``visit.visitor_id`` ~ ``visitor.id``);
-* ``datatypes``: 1 when the terms match exactly, less when a normalisation was needed;
-* ``second_batch``: agreement of the containment measured on two disjoint halves of the sample.
+* ``containment`` (0.55): shared keys as a share of the smaller side's distinct keys (a foreign
+  key is contained in the key it points at), damped when fewer than :data:`SUPPORT` are shared;
+* ``distinct`` (0.2): how close the more distinct side is to one value per row (ids, not categories);
+* ``datatypes`` (0.1): 1 when the terms match exactly, less for each shown transformation a
+  match needed (:func:`~saga_kgqa.sources.key_match.loss`); a lossy step (local name, prefix,
+  case) costs more than the whole names part can give, so a lossy match ranks below an exact
+  one of equal containment;
+* ``second_batch`` (0.1): agreement of the containment measured on two disjoint halves of the sample;
+* ``names`` (0.025): similarity of the two properties' names (``stadium_id`` ~ ``stadiumId``; a
+  bare ``id`` borrows its class's name, so ``visit.visitor_id`` ~ ``visitor.id``).
 
 Raw shared counts are not a part: small integer ids (1-10) collide across unrelated columns,
-and a column with one more distinct value would otherwise outrank the real key.
+and a column with one more distinct value would otherwise outrank the real key. Names weighed
+as much as containment once, and a numeric-code coincidence with similar names outranked the
+true string-code join (docs/faults.md N10).
 """
 
 from __future__ import annotations
@@ -22,12 +28,11 @@ from difflib import SequenceMatcher
 
 from pydantic import BaseModel, ConfigDict
 
-from saga_kgqa.sources.key_match import Normalisation
+from saga_kgqa.sources.key_match import Normalisation, loss
 
-WEIGHTS = {"containment": 0.3, "distinct": 0.15, "names": 0.3, "datatypes": 0.1, "second_batch": 0.15}
+WEIGHTS = {"containment": 0.55, "distinct": 0.2, "datatypes": 0.1, "second_batch": 0.1, "names": 0.025}
 #: Shared keys below this count damp the containment (one shared value proves little).
 SUPPORT = 3
-_DATATYPE_PART: dict[Normalisation, float] = {"exact": 1.0, "datatype": 0.6, "numeric": 0.5, "zero-padding": 0.5}
 _GENERIC = frozenset({"id", "ids", "key", "code", "no", "num", "number", "identifier", "uid"})
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 
@@ -87,8 +92,8 @@ def containment(shared: int, left: int, right: int) -> float:
 
 
 def datatype_part(normalisation: Normalisation) -> float:
-    """How much a normalisation costs the datatype part."""
-    return _DATATYPE_PART[normalisation]
+    """The datatype part of a transformation: 1 for ``exact``, less the lossier its steps."""
+    return round(1.0 - loss(normalisation), 3)
 
 
 def agreement(first: float, second: float) -> float:

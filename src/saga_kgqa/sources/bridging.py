@@ -22,7 +22,7 @@ from saga_kgqa.kg.core.result import Term
 from saga_kgqa.kg.guard.sparql_terms import iri, result_term
 from saga_kgqa.schema.queries import batched, path_alternative
 from saga_kgqa.sources.bridge_score import ScoreParts, agreement, containment, hash_half
-from saga_kgqa.sources.key_match import Normalisation
+from saga_kgqa.sources.key_match import Normalisation, expression, normalisation
 from saga_kgqa.sources.session import OpenSource, SourceSet
 from saga_kgqa.sources.summary import RESULT_CHARS
 from saga_kgqa.sources.value_bridges import ValueMatch, match_values, sample_literals
@@ -62,7 +62,9 @@ class BridgeCandidate(BaseModel):
         plan: Step 1 on the left source, step 2 on the right one.
         score: The weighted sum of ``parts``; candidates are ordered by it.
         parts: The score's parts (containment, distinct, names, datatypes, second batch).
-        normalisation: The rewrite that joined the keys (``exact``, ``datatype``, ``numeric``, ``zero-padding``).
+        normalisation: The transformation that joined the keys: ``exact`` or its steps (``datatype``,
+            ``trim``, ``numeric``, ``zero-padding``, ``local-name``, ``prefix``, ``case``, joined by ``+``).
+        transformation: The transformation as a rule on the two properties (``a:code = lower(b:usedIn)``).
         datatypes: The key's datatype on the left and on the right (``""``: an IRI or a plain string).
     """
 
@@ -80,6 +82,7 @@ class BridgeCandidate(BaseModel):
     score: float = 0.0
     parts: ScoreParts = ScoreParts()
     normalisation: Normalisation = "exact"
+    transformation: str = ""
     datatypes: tuple[str, str] = ("", "")
 
 
@@ -155,7 +158,14 @@ def _value_candidate(a: OpenSource, b: OpenSource, match: ValueMatch, prefixes: 
         term_text(left, prefixes) + ("" if left == right else " = " + term_text(right, prefixes))
         for left, right in match.examples
     )
-    first_left, first_right = match.examples[0]
+    first_left, first_right = max(match.examples, key=lambda pair: len(normalisation(*pair)))
+    rule = expression(
+        match.normalisation,
+        first_left,
+        first_right,
+        f"{a.name} {compact_iri(match.left[1], prefixes)}",
+        f"{b.name} {compact_iri(match.right[1], prefixes)}",
+    )
     candidate = BridgeCandidate(
         kind="shared_value",
         left_class=match.left[0],
@@ -168,6 +178,7 @@ def _value_candidate(a: OpenSource, b: OpenSource, match: ValueMatch, prefixes: 
         score=match.parts.score,
         parts=match.parts,
         normalisation=match.normalisation,
+        transformation=rule,
         datatypes=(first_left.datatype or "", first_right.datatype or ""),
     )
     return candidate.model_copy(update={"plan": _plan(a, b, candidate)})
@@ -281,7 +292,7 @@ def _plan(a: OpenSource, b: OpenSource, c: BridgeCandidate) -> tuple[PlanStep, P
     else:
         second = f"SELECT ?y ?key WHERE {{{typed} ?y {iri(c.right_property)} ?key }}"
     fill = f"run both with join({a.name}: step 1 ==> {b.name}: step 2): step 1's ?key values are bound into step 2" + (
-        "" if c.normalisation == "exact" else f" in the right side's form ({c.normalisation} normalisation)"
+        "" if c.normalisation == "exact" else f" in the right side's stored form ({c.normalisation} normalisation)"
     )
     return (
         PlanStep(source=a.name, sparql=first, note="the keys on the left"),
@@ -303,7 +314,7 @@ def render_bridge(result: BridgeResult, prefixes: Mapping[str, str], max_chars: 
         )
         if c.kind == "shared_value":
             kinds = " = ".join(iri_text(d, prefixes) if d else "plain string" for d in c.datatypes)
-            lines.append(f"   matched by {c.normalisation} normalisation ({kinds})")
+            lines.append(f"   matched by {c.normalisation} normalisation: {c.transformation} ({kinds})")
         if c.examples:
             lines.append(f"   shared keys e.g. {'; '.join(c.examples)}")
         for step, plan in enumerate(c.plan, 1):

@@ -28,7 +28,7 @@ from saga_kgqa.kg.core.result import QueryResult, Row, Term
 from saga_kgqa.kg.guard.sparql_lexer import tokenize
 from saga_kgqa.kg.guard.sparql_terms import result_term
 from saga_kgqa.sources.grounding import execute_on_source
-from saga_kgqa.sources.key_match import Normalisation, match_key, normalisation, right_form, weakest
+from saga_kgqa.sources.key_match import Normalisation, expression, match_key, normalisation, render, weakest, written
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.tools.execute.models import ExecuteSettings, ExecuteStatus
 from saga_kgqa.tools.render import cap_bytes, iri_text, render_result_table
@@ -37,6 +37,8 @@ from saga_kgqa.tools.render import cap_bytes, iri_text, render_result_table
 MAX_KEYS = 300
 #: Rows of query 2 read to learn the right side's key forms.
 PROBE_ROWS = 20
+#: Key forms (shapes the probe saw) each key is written in at most.
+MAX_SHAPES = 6
 #: Keys longer than this are not bound (no identifier is; the bound query must stay small).
 MAX_BOUND_KEY_CHARS = 512
 #: Left rows between two deadline checks.
@@ -122,12 +124,13 @@ def join_sources(sources: SourceSet, request: str, *, settings: ExecuteSettings 
         return JoinOutcome(
             status=probe.status, text=f"step 2 on {right}: {probe.text}", key=key, left=names[0], right=names[1]
         )
-    # One form per shape the probe saw (typed, plain, padded to some width): keys meet whichever the rows use.
-    shapes = list({_shape(row[key]): row[key] for row in probe.result.rows if key in row}.values())
-    forms = [right_form(term, like) for term in keys[:MAX_KEYS] for like in shapes] if shapes else keys[:MAX_KEYS]
-    bound_terms = _distinct(forms)
+    # One form per shape the probe saw (typed, plain, padded, prefixed, cased, an IRI): keys meet the stored form.
+    seen = [written(row[key]) for row in probe.result.rows if key in row and row[key].kind in ("uri", "literal")]
+    shapes = list({shape.shape: shape for shape in seen}.values())[:MAX_SHAPES]
+    forms = [render(term, like) for term in keys[:MAX_KEYS] for like in shapes] if shapes else keys[:MAX_KEYS]
+    bound_terms, _ = _bindable(_distinct(forms))
     bound = bind_values(second, key, bound_terms)
-    b = execute_on_source(sources, right, bound, settings=_within(settings, deadline))
+    b = execute_on_source(sources, right, bound, settings=_within(settings, deadline), rematch=False)
     if b.result is None or b.status not in ("ok", "empty"):
         return JoinOutcome(
             status=b.status,
@@ -137,7 +140,7 @@ def join_sources(sources: SourceSet, request: str, *, settings: ExecuteSettings 
             left=names[0],
             right=names[1],
         )
-    joined, rule, product = _join(a.result, b.result, key, cap=settings.max_result_rows, deadline=deadline)
+    joined, rule, product, example = _join(a.result, b.result, key, cap=settings.max_result_rows, deadline=deadline)
     prefixes = sources.get(right).toolkit().prefixes
     table = render_result_table(
         joined, max_rows=settings.max_rows_shown, max_cell_chars=settings.max_cell_chars, prefixes=prefixes
@@ -145,7 +148,7 @@ def join_sources(sources: SourceSet, request: str, *, settings: ExecuteSettings 
     lines = [
         f"join of {left} (step 1: {len(a.result.rows)} rows, {len(keys)} distinct ?{key}) with {right} "
         f"(step 2 bound to {len(bound_terms)} keys: {len(b.result.rows)} rows) on ?{key}, "
-        f"{rule} normalisation:",
+        f"{rule} normalisation{_shown(rule, example, key, left, right)}:",
         table,
     ]
     if product > len(joined.rows):
@@ -193,12 +196,6 @@ def _key_variable(variables: tuple[str, ...], second: str) -> str:
     return "key" if "key" in named else named[0]
 
 
-def _shape(term: Term) -> tuple[str, str | None, str | None, int]:
-    """A key's written form: kind, datatype, language and, for a zero-padded code, its width."""
-    padded = len(term.value) if term.value[:1] == "0" and len(term.value) > 1 else 0
-    return term.kind, term.datatype, term.lang, padded
-
-
 def _distinct(terms: list[Term]) -> list[Term]:
     return list(dict.fromkeys(term for term in terms if term.kind in ("uri", "literal")))
 
@@ -230,9 +227,16 @@ def _bindable(terms: list[Term]) -> tuple[list[Term], int]:
     return kept, len(terms) - len(kept)
 
 
+def _shown(rule: Normalisation, example: tuple[Term, Term] | None, key: str, left: str, right: str) -> str:
+    """`` (lower(left ?key) = right ?key)``: the transformation that met the keys, on one matched pair."""
+    if example is None or rule == "exact":
+        return ""
+    return f" ({expression(rule, example[0], example[1], f'{left} ?{key}', f'{right} ?{key}')})"
+
+
 def _join(
     a: QueryResult, b: QueryResult, key: str, *, cap: int, deadline: Deadline
-) -> tuple[QueryResult, Normalisation, int]:
+) -> tuple[QueryResult, Normalisation, int, tuple[Term, Term] | None]:
     """Rows of ``a`` and ``b`` whose keys match after normalisation (``a``'s key kept), and the product's size.
 
     Streams the product and stops building rows at ``cap`` (or when the deadline passes): the
@@ -244,6 +248,7 @@ def _join(
             by_key.setdefault(match_key(row[key]), []).append(row)
     rows: list[Row] = []
     used: dict[Normalisation, int] = {}
+    example: tuple[Term, Term] | None = None
     product = 0
     out_of_time = False
     for n, row in enumerate(a.rows):
@@ -258,11 +263,13 @@ def _join(
                 break
             rule = normalisation(row[key], other[key])
             used[rule] = used.get(rule, 0) + 1
+            if example is None or (rule != "exact" and len(rule) > len(normalisation(*example))):
+                example = (row[key], other[key])
             rows.append({**other, **row})
     variables = list(a.variables) + [v for v in b.variables if v not in a.variables]
     truncated = a.truncated or b.truncated or product > len(rows)
     joined = QueryResult(form="SELECT", variables=variables, rows=rows, truncated=truncated)
-    return joined, weakest(used), product
+    return joined, weakest(used), product, example
 
 
 def _empty_reason(a: QueryResult, b: QueryResult, probe: QueryResult, key: str, prefixes: Mapping[str, str]) -> str:

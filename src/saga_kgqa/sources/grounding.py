@@ -13,6 +13,7 @@ from __future__ import annotations
 from saga_kgqa.sources.bridging import BridgeResult, bridge_sources
 from saga_kgqa.sources.cross_hints import elsewhere
 from saga_kgqa.sources.expansion import Expansion, expand_entity
+from saga_kgqa.sources.pasted_keys import rematch_pasted
 from saga_kgqa.sources.resolution import EntityResolution, name_index, resolve_entity
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.sources.summary import SourceSummary, source_summary
@@ -69,14 +70,30 @@ def execute_on_source(
     *,
     theta: TypeState | None = None,
     settings: ExecuteSettings | None = None,
+    rematch: bool = True,
 ) -> ExecuteOutcome:
     """The execute tool on a named source: guard, pre-execution type check with its schema, then run.
+
+    An empty answer to a query with pasted ``VALUES`` keys is tried again with the keys in the
+    form this source stores them (:mod:`saga_kgqa.sources.pasted_keys`) unless ``rematch`` is off.
 
     Raises:
         UnknownName: No source has that name (a bad query is an outcome, never raised).
     """
     opened = sources.get(source)
     outcome = execute(sparql, graph=opened.graph, schema=opened.schema(), theta=theta, settings=settings)
+    if outcome.status == "empty" and rematch:
+        # Keys pasted in another source's form: bound again in the form this source stores them (42.3).
+        again = rematch_pasted(
+            sparql,
+            outcome,
+            graph=opened.graph,
+            schema=opened.schema(),
+            theta=theta,
+            settings=settings or ExecuteSettings(),
+            prefixes=opened.toolkit().prefixes,
+        )
+        outcome = again or outcome
     if outcome.status in ("blocked", "empty"):
         # A property of another catalog source is named as living there (docs/faults.md N4).
         hints = elsewhere(sources, source, sparql)

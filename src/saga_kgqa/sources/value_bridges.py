@@ -1,10 +1,13 @@
-"""Shared identifier values between two sources, matched after normalisation and scored.
+"""Shared identifier values between two sources, matched under shown transformations and scored.
 
-Each side's literal-valued properties are sampled per surveyed class (one bounded query per
-class and property, :data:`VALUES_PER_GROUP` values at most); the samples are compared in
-memory on :func:`~saga_kgqa.sources.key_match.match_key`, so ``1``, ``"1"``, ``1.0`` and
-``"001"`` meet, and each pair of properties that shares a value becomes a :class:`ValueMatch`
-with its score's parts (:mod:`saga_kgqa.sources.bridge_score`).
+Each side's literal-valued properties (and, after them, its IRI-valued ones, compared by local
+name) are sampled per surveyed class (one bounded query per class and property,
+:data:`VALUES_PER_GROUP` values at most); the samples are compared in memory on
+:func:`~saga_kgqa.sources.key_match.match_key`, so ``1``, ``"1"``, ``"001"``, ``"XX"``,
+``"xx"``, ``" XX"``, ``"SCHEME:XX"`` and ``<…/XX>`` meet. Each pair of properties that shares a
+value becomes a :class:`ValueMatch`: of the transformations its shared keys needed, the one that
+contains the most keys (the least lossy on a tie) is chosen, and the match is scored on the keys
+it joins (:mod:`saga_kgqa.sources.bridge_score`).
 """
 
 from __future__ import annotations
@@ -24,13 +27,15 @@ from saga_kgqa.sources.bridge_score import (
     name_similarity,
     name_words,
 )
-from saga_kgqa.sources.key_match import MAX_KEY_CHARS, Normalisation, match_key, normalisation, weakest
+from saga_kgqa.sources.key_match import MAX_KEY_CHARS, STEPS, Normalisation, loss, match_key, normalisation
 from saga_kgqa.sources.session import OpenSource
 
 #: Values read per (class, property) of each side.
 VALUES_PER_GROUP = 2000
 #: (class, property) groups sampled per side at most.
 MAX_GROUPS = 120
+#: Of those, IRI-valued groups (compared by local name) at most; literal groups are sampled first.
+MAX_IRI_GROUPS = 40
 
 Group = tuple[str, str]  # (class, literal-valued property)
 
@@ -41,6 +46,7 @@ class Sample:
 
     rows: int = 0
     keys: dict[str, Term] = field(default_factory=dict)
+    iris: bool = False
 
     @property
     def distinct(self) -> float:
@@ -68,22 +74,32 @@ def sample_literals(source: OpenSource, notes: list[str]) -> dict[Group, Sample]
     reads = source.toolkit().context.reads()
     type_path = path_alternative(source.schema().type_predicates)
     samples: dict[Group, Sample] = {}
-    for cls in survey.classes:
-        for prop in cls.properties:
-            if not any(k.kind == "literal" for k in prop.object_kinds) or len(samples) >= MAX_GROUPS:
-                continue
-            body = (
-                f"SELECT ?v WHERE {{ ?s {type_path} {iri(cls.iri)} . ?s {iri(prop.iri)} ?v "
-                f"FILTER(isLiteral(?v) && STRLEN(STR(?v)) <= {MAX_KEY_CHARS}) }}"
-            )
-            rows = reads.select(body, limit=VALUES_PER_GROUP, what=f"values of {prop.iri} in {source.name}").rows
-            sample = Sample(rows=len(rows))
-            for row in rows:
-                term = row.get("v")
-                if term is not None:
-                    sample.keys.setdefault(match_key(term), term)
-            if sample.keys:
-                samples[(cls.iri, prop.iri)] = sample
+    groups = [(cls.iri, prop, "literal") for cls in survey.classes for prop in cls.properties] + [
+        (cls.iri, prop, "iri") for cls in survey.classes for prop in cls.properties
+    ]
+    iri_groups = 0
+    for cls_iri, prop, kind in groups:
+        if not any(k.kind == kind for k in prop.object_kinds) or len(samples) >= MAX_GROUPS:
+            continue
+        if kind == "iri" and iri_groups >= MAX_IRI_GROUPS:
+            continue
+        test = f"isLiteral(?v) && STRLEN(STR(?v)) <= {MAX_KEY_CHARS}" if kind == "literal" else "isIRI(?v)"
+        body = f"SELECT ?v WHERE {{ ?s {type_path} {iri(cls_iri)} . ?s {iri(prop.iri)} ?v FILTER({test}) }}"
+        rows = reads.select(body, limit=VALUES_PER_GROUP, what=f"values of {prop.iri} in {source.name}").rows
+        sample = Sample(rows=len(rows), iris=kind == "iri")
+        for row in rows:
+            term = row.get("v")
+            if term is not None:
+                sample.keys.setdefault(match_key(term), term)
+        if sample.keys:
+            iri_groups += kind == "iri"
+            key = (cls_iri, prop.iri)
+            if key in samples:  # a property holding literals and IRIs: one sample of both
+                samples[key].rows += sample.rows
+                for k, term in sample.keys.items():
+                    samples[key].keys.setdefault(k, term)
+            else:
+                samples[key] = sample
     notes.extend(reads.notes)
     return samples
 
@@ -95,13 +111,13 @@ def match_values(left: dict[Group, Sample], right: dict[Group, Sample]) -> list[
         lwords = name_words(lgroup[1], lgroup[0])
         halves = [{k for k in lsample.keys if hash_half(k) == h} for h in (0, 1)]
         for rgroup, rsample in right.items():
-            shared = lsample.keys.keys() & rsample.keys.keys()
+            if lsample.iris and rsample.iris:
+                continue  # IRIs on both sides: the same-IRI kind compares them whole
+            rights = rsample.keys.keys()
+            shared, rule = best_rule(lsample, rsample)
             if not shared:
                 continue
-            rights = rsample.keys.keys()
-            found = Counter(normalisation(lsample.keys[k], rsample.keys[k]) for k in shared)
-            rule = weakest(found)
-            per_half = [len(half & rights) / len(half) if half else 1.0 for half in halves]
+            per_half = [len(half & shared) / len(half) if half else 1.0 for half in halves]
             parts = ScoreParts(
                 containment=containment(len(shared), len(lsample.keys), len(rights)),
                 distinct=round(max(lsample.distinct, rsample.distinct), 3),
@@ -123,3 +139,26 @@ def match_values(left: dict[Group, Sample], right: dict[Group, Sample]) -> list[
                 )
             )
     return matches
+
+
+def best_rule(left: Sample, right: Sample) -> tuple[set[str], Normalisation]:
+    """The shared keys under the transformation that contains the most of them, and that transformation.
+
+    Each shared key needs some steps (:func:`~saga_kgqa.sources.key_match.normalisation`); a
+    transformation joins the keys whose steps it includes. Of the rules the keys needed, the one
+    joining the most keys wins, the least lossy on a tie (``exact`` before ``case``).
+    """
+    shared = left.keys.keys() & right.keys.keys()
+    needed = {key: normalisation(left.keys[key], right.keys[key]) for key in shared}
+    if not needed:
+        return set(), "exact"
+    union = "+".join(s for s in STEPS if any(s in r.split("+") for r in needed.values())) or "exact"
+    counts = Counter([*needed.values(), union])
+
+    def covers(rule: Normalisation) -> set[str]:
+        allowed = set(rule.split("+")) if rule != "exact" else set()
+        return {k for k, r in needed.items() if r == "exact" or set(r.split("+")) <= allowed}
+
+    rules = sorted(counts, key=lambda r: (loss(r), [STEPS.index(s) for s in r.split("+")] if r != "exact" else []))
+    best = max(rules, key=lambda r: (len(covers(r)), -loss(r)))
+    return covers(best), best

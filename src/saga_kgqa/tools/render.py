@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from saga_kgqa.kg.core.result import QueryResult, Term
-from saga_kgqa.text_safety import graph_text, quoted
+from saga_kgqa.text_safety import graph_text, quoted, stored_literal
 
 _XSD = "http://www.w3.org/2001/XMLSchema#"
 #: SPARQL's bare literal forms (grammar rules INTEGER, DECIMAL, DOUBLE, BooleanLiteral): a value is shown
@@ -100,7 +100,7 @@ def literal_text(value: str, *, datatype: str | None, lang: str | None, datatype
     form = _BARE_FORMS.get(datatype or "")
     if form is not None and len(value) <= cap and form.fullmatch(value):
         return value
-    text = quoted(value, cap)
+    text = stored_literal(value, cap)
     if lang:
         return f"{text}@{graph_text(lang, 20)}"
     if datatype:

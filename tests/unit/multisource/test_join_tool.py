@@ -66,13 +66,27 @@ def test_malformed_requests_are_typed_errors(concert_sources: Callable[[str], So
 
 
 @pytest.mark.parametrize("form", ["string", "double"])
-def test_an_empty_values_query_names_both_datatypes(concert_sources: Callable[[str], SourceSet], form: str) -> None:
+def test_pasted_integer_keys_find_the_rows_stored_as_strings_or_doubles(
+    concert_sources: Callable[[str], SourceSet], form: str
+) -> None:
+    # Keys copied from the other side's table (integers) into VALUES: the stored forms are bound too (42.4).
     sources = concert_sources(form)
-    query = f"SELECT ?s WHERE {{ VALUES ?key {{ 1 2 }} ?s <{R}stadiumId> ?key }}"
+    query = f"SELECT ?s ?key WHERE {{ VALUES ?key {{ 1 2 }} ?s <{R}stadiumId> ?key }}"
+    outcome = execute_on_source(sources, "venues", query)
+    assert outcome.status == "ok", outcome.text
+    assert outcome.result is not None
+    assert sorted(row["s"].value[-1] for row in outcome.result.rows) == ["1", "2"]
+    stored = {"string": '"1"', "double": '"1"^^xsd:double'}[form]
+    assert f"1 → {stored} (datatype)" in outcome.text and "stored form" in outcome.text, outcome.text
+
+
+def test_pasted_keys_that_no_form_matches_are_told_why(concert_sources: Callable[[str], SourceSet]) -> None:
+    sources = concert_sources("string")
+    query = f"SELECT ?s WHERE {{ VALUES ?key {{ 98 99 }} ?s <{R}stadiumId> ?key }}"
     outcome = execute_on_source(sources, "venues", query)
     assert outcome.status == "empty"
-    assert "datatype mismatch" in outcome.text.lower(), outcome.text
-    assert "xsd:integer" in outcome.text and {"string": "xsd:string", "double": "xsd:double"}[form] in outcome.text
+    assert "none of the 2 pasted ?key values is stored here in any form tried" in outcome.text, outcome.text
+    assert 'like "' in outcome.text
 
 
 def test_padded_codes_of_several_widths_are_all_bound(tmp_path: Path) -> None:
