@@ -165,7 +165,7 @@ def _induce(
 
 
 def _used_properties(runner: TemplateRunner, limit: int) -> set[str]:
-    rows = runner.select("SELECT DISTINCT ?p WHERE { ?s ?p ?o }", limit=limit, what="used properties")
+    rows = runner.select("SELECT DISTINCT ?p WHERE { ?s ?p ?o }", limit=limit, what="used properties", whole_graph=True)
     return {row["p"].value for row in rows}
 
 
@@ -179,6 +179,7 @@ def _survey_classes(
             limit=max_classes + 1,
             what="classes in use",
             aggregate=True,
+            whole_graph=True,
         )
     except QueryTimeout:
         runner.notes.append("classes in use: timed out; no class-stratified sample")

@@ -50,7 +50,9 @@ class TemplateRunner:
     notes: list[str] = field(default_factory=list)
     queries: int = 0
 
-    def select(self, body: str, *, limit: int, what: str, aggregate: bool = False) -> list[Row]:
+    def select(
+        self, body: str, *, limit: int, what: str, aggregate: bool = False, whole_graph: bool = False
+    ) -> list[Row]:
         """Run ``body`` with ``LIMIT limit`` appended and return its rows.
 
         Args:
@@ -59,11 +61,14 @@ class TemplateRunner:
             what: A short description used in the note when the limit is reached.
             aggregate: The query returns a fixed number of aggregate rows, so reaching
                 the limit is expected and not noted.
+            whole_graph: The query reads every triple of a pattern that grows with the graph (the
+                predicates in use, every typed resource), whatever its LIMIT: an embedded store runs
+                it in its killable worker, under the deadline and beside the caller, not in-process.
 
         Raises:
             BackendError: The backend failed (typed, see :mod:`saga_kgqa.errors`).
         """
-        query = from_template(f"{body}\nLIMIT {limit}", "SELECT", limit=limit)
+        query = from_template(f"{body}\nLIMIT {limit}", "SELECT", limit=limit, bounded=not whole_graph)
         result = self.backend.execute(query, ExecutionLimits(deadline_s=self.deadline_s, max_rows=limit))
         self.queries += 1
         if not aggregate and (result.truncated or len(result.rows) >= limit):

@@ -224,3 +224,14 @@ def test_supported_types_share_is_over_typed_values() -> None:
     )
     assert supported_types(evidence, InductionSettings(support=0.1)) == {EX + "A"}
     assert supported_types(evidence, InductionSettings(support=0.05)) == {EX + "A", EX + "B"}
+
+
+def test_whole_graph_queries_run_in_the_worker_and_anchored_ones_in_process(ontology_store: EmbeddedStore) -> None:
+    # issue 39: the predicates in use and the classes in use scan the whole graph; on an embedded store they
+    # ran in the host, unstoppable by the deadline. Unbounded templates go to the killable worker.
+    backend = RecordingBackend(ontology_store)
+    build_schema_index(backend)  # type: ignore[arg-type]
+    unbounded = [q.text for q in backend.queries if not q.bounded]
+    assert any("SELECT DISTINCT ?p WHERE { ?s ?p ?o }" in text for text in unbounded)
+    assert any("SELECT DISTINCT ?t WHERE" in text for text in unbounded)
+    assert len(unbounded) == 2  # the sampled, LIMITed reads keep the in-process path

@@ -62,6 +62,16 @@ def budget_bytes_from_env() -> int:
     return int(raw) * 1024 * 1024
 
 
+def writer_threads(budget: int) -> int:
+    """Indexing threads of the writer: two, each with half the budget, when the budget gives each tantivy's minimum.
+
+    The budget bounds the writer's memory whatever the thread count (tantivy splits it between them). With
+    the names read in a child process (:mod:`saga_kgqa.tools.search.store_names`) this process only turns
+    rows into documents, so a second indexing thread no longer waits on a single Python loop (issue 39).
+    """
+    return 2 if budget >= 2 * _MIN_BUDGET_MB * 1024 * 1024 else 1
+
+
 def build_from_store(
     path: Path,
     names: StoreNames,
@@ -118,7 +128,7 @@ def build_from_store(
         if index is None:
             start, count = (0, 0), 0
             index = _create(building)
-        writer = index.writer(heap_size=budget, num_threads=1)
+        writer = index.writer(heap_size=budget, num_threads=writer_threads(budget))
         plan = NamePlan(
             names, tuple(extra), frozenset(identifier_sources), tuple(secondary_sources), tuple(notes), detected
         )
