@@ -66,6 +66,7 @@ from saga_kgqa.tools.patterns.embeddings import build_embeddings
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the modules beside this file, run as a script
 from examples_dev import FOLDS, SEED, _folds, _runtime_dev, _shape_predictors, _tune, choose
 from examples_tally import VARIANTS, Tally, _fixed, _leave_one_out, _mean, _measure, _QueryCache, _screened
+from paired import Paired, paired
 
 #: Pairs whose property coverage is judged by local name (see the module docstring).
 LOCAL_NAME_PAIRS = frozenset({"spider-other-db"})
@@ -177,11 +178,13 @@ def main() -> None:
             f",feat5={_mean(e.issue_features):.3f}/{_mean(b.issue_features):.3f}/{_mean(r.issue_features):.3f}"
             f",feat={_mean(e.features):.3f}/{_mean(b.features):.3f}/{_mean(r.features):.3f}"
             f",words_only={_mean(ew.properties):.3f}/{_mean(bw.properties):.3f}|{_mean(ew.features):.3f}/{_mean(bw.features):.3f}"
-            f",feat5_wins={_wins(e.issue_features, b.issue_features)},feat_wins={_wins(e.features, b.features)}"
+            f",feat5_wins={paired(e.issue_features, b.issue_features).field()}"
+            f",feat_wins={paired(e.features, b.features).field()}"
             f",none={sum(v == 0 for v in e.properties) / max(len(e.properties), 1):.3f}"
             f",tok={_mean(e.tokens):.0f}"
         )
     fields.extend(_order_fields(results))
+    fields.extend(_pooled_fields(results))
     print(
         f"(P/C/F: top-{args.k} coverage of gold properties/classes/features; emb/bm25/random, then words-only "
         "emb/bm25 for properties|features (seven); F5/feat5 = the five features issue 25 names (COUNT, ORDER BY, "
@@ -189,7 +192,8 @@ def main() -> None:
         "(properties, feat5), _7feat the same with the seven; "
         "spider-other-db's properties by local name (prop_local: no property IRI crosses its databases); "
         "X = share of the shown features the gold lacks; "
-        "feat5_wins/feat_wins = questions where the embedding shows more gold features : where BM25 does; "
+        "feat5_wins/feat_wins = questions where the embedding shows more gold features : where BM25 does, "
+        "p = two-sided exact sign test over those questions; emb_vs_bm25_* = the same pooled over every pair; "
         "none = share of questions whose embedding top-k shows no gold property; "
         f"{time.perf_counter() - started:.0f} s)"
     )
@@ -216,15 +220,26 @@ def _order_fields(results: dict[str, dict[str, Tally]]) -> list[str]:
     return [f"{name}={sum(counts[name])}/{len(counts[name])}" for name in names]
 
 
-def _wins(embedding: list[float], bm25: list[float]) -> str:
-    """``E:B``: the questions on which the embedding's top-k shows more of the gold's features, and BM25's.
+def _pooled_fields(results: dict[str, dict[str, Tally]]) -> list[str]:
+    """Embedding vs BM25 pooled over every pair's questions: wins, losses and the sign-test p.
 
-    The two lists are per question, in the same order (both rankings score the same questions). A mean's
-    order can hang on one question; these counts say how many questions it hangs on.
+    Per measure (properties -- by local name on Spider's other-database pair --, the five features, the
+    seven), the questions where the two rankings' top-k cover different shares of the gold: how many the
+    embedding wins, how many BM25 wins, and the two-sided exact sign test's p over them. The order of two
+    means can hang on a few questions; these say how many, and how likely such a split is by chance.
     """
-    ahead = sum(x > y for x, y in zip(embedding, bm25, strict=True))
-    behind = sum(x < y for x, y in zip(embedding, bm25, strict=True))
-    return f"{ahead}:{behind}"
+    pooled = {"prop": Paired(0, 0, 0), "feat5": Paired(0, 0, 0), "feat": Paired(0, 0, 0)}
+    for pair, tallies in results.items():
+        e, b = tallies["embedding"], tallies["bm25"]
+        properties = "properties_local" if pair in LOCAL_NAME_PAIRS else "properties"
+        for name, measure in (("prop", properties), ("feat5", "issue_features"), ("feat", "features")):
+            pooled[name] = pooled[name] + paired(getattr(e, measure), getattr(b, measure))
+    fields = []
+    for name, counts in pooled.items():
+        fields.append(f"emb_vs_bm25_{name}_wins={counts.wins}")
+        fields.append(f"emb_vs_bm25_{name}_losses={counts.losses}")
+        fields.append(f"emb_vs_bm25_{name}_sign_p={counts.p:.3g}")
+    return fields
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import typer
 
 from saga_kgqa.app.open import open_graph
 from saga_kgqa.cli.eval_ablate_command import ablate_command
+from saga_kgqa.cli.eval_kit_command import kit_command
 from saga_kgqa.cli.eval_merge_command import merge_command
 from saga_kgqa.cli.eval_options import (
     BenchmarkArgument,
@@ -73,13 +74,20 @@ def _score_spinach_output(path: Path, as_json: bool) -> Scored:
 
 
 def _score_predictions(path: Path, gold_path: Path | None, as_json: bool) -> Scored:
-    if gold_path is None:
-        raise ConfigurationError("--format predictions needs --gold (a gold store written by `saga eval gold`)")
     from saga_kgqa.eval.qa.ablation import score_run
     from saga_kgqa.eval.qa.gold import GoldStore
+    from saga_kgqa.eval.qa.kit import is_kit, read_kit
     from saga_kgqa.eval.qa.predictions import read_predictions
 
-    scored = score_run(read_predictions(path), GoldStore.load(gold_path))
+    if is_kit(path):
+        if gold_path is not None:
+            raise ConfigurationError("a kit carries its own gold: drop --gold")
+        kit = read_kit(path)
+        scored = score_run(kit.records, kit.gold)
+    elif gold_path is None:
+        raise ConfigurationError("--format predictions needs --gold (a gold store written by `saga eval gold`)")
+    else:
+        scored = score_run(read_predictions(path), GoldStore.load(gold_path))
     if as_json:
         for item in scored:
             line: dict[str, Any] = {
@@ -98,7 +106,7 @@ def _score_predictions(path: Path, gold_path: Path | None, as_json: bool) -> Sco
 
 @eval_app.command("score")
 def score(
-    file: Annotated[Path, typer.Argument(help="The predictions file.")],
+    file: Annotated[Path, typer.Argument(help="The predictions file, or a kit from `saga eval kit` (offline).")],
     file_format: Annotated[
         PredictionFormat, typer.Option("--format", help="spinach-output: SPINACH's released output JSON (.gz ok).")
     ] = PredictionFormat.PREDICTIONS,
@@ -208,7 +216,7 @@ def gold_command(
 @eval_app.command("drift")
 def drift_command(
     benchmark: BenchmarkArgument,
-    gold: Annotated[Path, typer.Option(help="Gold store written by `saga eval gold`.")],
+    gold: Annotated[Path, typer.Option(help="Gold store written by `saga eval gold`, or a kit from `saga eval kit`.")],
     data_dir: DataDirOption = None,
     language: LanguageOption = "en",
     graph_name: GraphOption = None,
@@ -218,10 +226,11 @@ def drift_command(
 ) -> None:
     """Re-run the gold queries on --data or --endpoint and report what changed since the gold was frozen."""
     from saga_kgqa.eval.qa.gold import GoldStore, drift_report
+    from saga_kgqa.eval.qa.kit import is_kit, read_kit
 
     try:
         questions = benchmark_questions(benchmark, data_dir, language, graph_name)
-        store = GoldStore.load(gold)
+        store = read_kit(gold).gold if is_kit(gold) else GoldStore.load(gold)
         graph = _optional_graph(data, endpoint, profile)
         if graph is None:
             raise ConfigurationError("drift needs a graph: give --data or --endpoint")
@@ -235,7 +244,15 @@ def drift_command(
             "run_at": report.run_at.isoformat(),
             "counts": report.counts(),
             "entries": [
-                {"question_id": e.question_id, "outcome": e.outcome, "missing": e.missing, "extra": e.extra}
+                {
+                    "question_id": e.question_id,
+                    "outcome": e.outcome,
+                    "gold_made_at": e.gold_made_at.isoformat() if e.gold_made_at else "dataset",
+                    "missing": e.missing,
+                    "extra": e.extra,
+                    "missing_answers": list(e.missing_answers),
+                    "extra_answers": list(e.extra_answers),
+                }
                 | ({"error": e.error} if e.error else {})
                 for e in report.entries
                 if e.outcome != "same"
@@ -269,4 +286,5 @@ def register(app: typer.Typer) -> None:
     eval_app.command("run")(run_command)
     eval_app.command("ablate")(ablate_command)
     eval_app.command("merge")(merge_command)
+    eval_app.command("kit")(kit_command)
     app.add_typer(eval_app, name="eval")

@@ -340,6 +340,7 @@ def run_command(
             chosen = agent_answerer_for(factory, toolbox, max_seconds, max_tokens, method)(context)
             config |= {"context": dataclasses.asdict(context), "max_seconds": max_seconds, "max_tokens": max_tokens}
             config["method"] = method
+        manifest = _start_manifest(config, benchmark, data_dir, data, gold, out)
         with progress_bar(f"{benchmark}: questions", len(questions)) as advance:
             done = run_benchmark(
                 questions,
@@ -350,6 +351,7 @@ def run_command(
                 concurrency=concurrency,
                 progress=lambda _record: advance(),
             )
+        _finish_manifest(manifest, out, len(done.records))
         report: dict[str, Any] = {
             "predictions": str(out),
             "answered": done.answered,
@@ -357,6 +359,7 @@ def run_command(
             # How the runs ended, as every face reports it (docs/outcomes.md).
             "outcomes": outcome_counts([done.records[q.id] for q in questions if q.id in done.records]),
         }
+        report["manifest"] = str(_manifest_file(out))
         if gold_store is not None:
             from saga_kgqa.examples.run_examples import verify_run_examples
 
@@ -366,6 +369,32 @@ def run_command(
     except SagaError as exc:
         fail(exc)
     print_json(report)
+
+
+def _manifest_file(out: Path) -> Path:
+    from saga_kgqa.eval.qa.manifest import manifest_path
+
+    return manifest_path(out)
+
+
+def _start_manifest(
+    config: dict[str, Any], benchmark: str, data_dir: Path | None, data: list[Path] | None, gold: Path | None, out: Path
+) -> dict[str, Any]:
+    """Write the run's manifest before the first question (see :mod:`saga_kgqa.eval.qa.manifest`)."""
+    from saga_kgqa import settings
+    from saga_kgqa.eval.qa.manifest import build_manifest, write_manifest
+
+    manifest = build_manifest(
+        config, benchmark=benchmark, data_dir=settings.data_dir(data_dir), data_files=data or (), gold=gold
+    )
+    write_manifest(_manifest_file(out), manifest)
+    return manifest
+
+
+def _finish_manifest(manifest: dict[str, Any], out: Path, records: int) -> None:
+    from saga_kgqa.eval.qa.manifest import finish_manifest, write_manifest
+
+    write_manifest(_manifest_file(out), finish_manifest(manifest, out, records))
 
 
 def _with_examples(

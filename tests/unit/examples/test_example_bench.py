@@ -85,10 +85,42 @@ def test_the_tally_counts_coverage_by_iri_and_by_local_name(bench: ModuleType) -
 
 def test_feature_wins_count_the_questions_a_mean_hangs_on(bench: ModuleType) -> None:
     # Per question, in the same order: one question each way, two ties.
-    assert bench._wins([1.0, 0.5, 1.0, 0.0], [0.5, 0.5, 1.0, 1.0]) == "1:1"
-    assert bench._wins([], []) == "0:0"
+    counts = bench.paired([1.0, 0.5, 1.0, 0.0], [0.5, 0.5, 1.0, 1.0])
+    assert (counts.wins, counts.losses, counts.ties) == (1, 1, 2)
+    assert counts.field() == "1:1(p=1)"
+    assert bench.paired([], []).field() == "0:0(p=1)"
     with pytest.raises(ValueError):
-        bench._wins([1.0], [])  # unaligned tallies are a bench fault, not a count
+        bench.paired([1.0], [])  # unaligned tallies are a bench fault, not a count
+
+
+def test_sign_test_is_the_exact_two_sided_binomial(bench: ModuleType) -> None:
+    from paired import sign_test
+
+    # By hand: n = 5, split 5:0 -> 2 * (1/32); split 4:1 -> 2 * (1 + 5)/32.
+    assert sign_test(5, 0) == pytest.approx(2 / 32)
+    assert sign_test(1, 4) == pytest.approx(12 / 32)
+    assert sign_test(3, 3) == 1.0 and sign_test(0, 0) == 1.0
+    # Issue 40's pooled figure: 100 wins to 23 losses is far beyond chance.
+    assert sign_test(100, 23) < 1e-11
+    scipy_stats = pytest.importorskip("scipy.stats")
+    for wins, losses in ((100, 23), (7, 2), (12, 12), (0, 9)):
+        assert sign_test(wins, losses) == pytest.approx(scipy_stats.binomtest(wins, wins + losses).pvalue)
+
+
+def test_pooled_fields_add_every_pairs_questions(bench: ModuleType) -> None:
+    def tally(properties: list[float], features: list[float]) -> object:
+        return bench.Tally(
+            properties=properties, properties_local=properties, features=features, issue_features=features
+        )
+
+    results = {
+        "a": {"embedding": tally([1.0, 0.5], [1.0, 1.0, 0.0]), "bm25": tally([0.5, 0.5], [0.0, 0.0, 1.0])},
+        "b": {"embedding": tally([1.0], [1.0]), "bm25": tally([0.0], [0.0])},
+    }
+    fields = dict(field.split("=") for field in bench._pooled_fields(results))
+    assert (fields["emb_vs_bm25_prop_wins"], fields["emb_vs_bm25_prop_losses"]) == ("2", "0")
+    assert (fields["emb_vs_bm25_feat5_wins"], fields["emb_vs_bm25_feat5_losses"]) == ("3", "1")
+    assert float(fields["emb_vs_bm25_feat5_sign_p"]) == pytest.approx(2 * 5 / 16)
 
 
 def test_the_issue_measure_counts_its_five_features_and_the_bench_keeps_seven_beside_it(bench: ModuleType) -> None:

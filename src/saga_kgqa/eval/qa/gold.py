@@ -31,6 +31,8 @@ from saga_kgqa.eval.qa.metrics import answer_terms, answer_values, is_empty
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.core.result import QueryResult
 
+#: Changed answers a drift entry lists by name per side (the counts are always complete).
+DRIFT_SHOWN = 20
 #: Limits for running gold queries: generous, since a cut gold answer is unusable.
 GOLD_LIMITS = ExecutionLimits(deadline_s=60.0, max_rows=100_000)
 
@@ -242,9 +244,12 @@ class DriftEntry:
     Attributes:
         question_id: The question.
         outcome: ``same``, ``changed`` or ``fresh_failed``.
-        missing: Frozen answers the fresh run no longer returns.
-        extra: Fresh answers the frozen gold lacks.
+        missing: How many frozen answers the fresh run no longer returns.
+        extra: How many fresh answers the frozen gold lacks.
         error: Why the fresh run failed.
+        missing_answers: Those frozen answers (sorted, at most :data:`DRIFT_SHOWN`).
+        extra_answers: Those fresh answers (sorted, at most :data:`DRIFT_SHOWN`).
+        gold_made_at: When the frozen gold was computed (``None``: shipped with the dataset).
     """
 
     question_id: str
@@ -252,6 +257,9 @@ class DriftEntry:
     missing: int = 0
     extra: int = 0
     error: str | None = None
+    missing_answers: tuple[str, ...] = ()
+    extra_answers: tuple[str, ...] = ()
+    gold_made_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,15 +299,31 @@ def drift_report(
             continue
         fresh, error = _run_gold(graph, question.gold_sparql, limits)
         if fresh is None:
-            entries.append(DriftEntry(question.id, "fresh_failed", error=error))
+            entries.append(DriftEntry(question.id, "fresh_failed", error=error, gold_made_at=record.computed_at))
             continue
         frozen_answers, fresh_answers = (
             _comparable(record.result(), record.answers_are_values),
             _comparable(fresh, record.answers_are_values),
         )
-        missing, extra = len(frozen_answers - fresh_answers), len(fresh_answers - frozen_answers)
-        entries.append(DriftEntry(question.id, "changed" if missing or extra else "same", missing, extra))
+        missing, extra = frozen_answers - fresh_answers, fresh_answers - frozen_answers
+        entries.append(
+            DriftEntry(
+                question.id,
+                "changed" if missing or extra else "same",
+                len(missing),
+                len(extra),
+                missing_answers=_shown(missing),
+                extra_answers=_shown(extra),
+                gold_made_at=record.computed_at,
+            )
+        )
     return DriftReport(endpoint_id=graph.endpoint_id, run_at=clock(), entries=tuple(entries))
+
+
+def _shown(answers: frozenset[Any]) -> tuple[str, ...]:
+    """The first :data:`DRIFT_SHOWN` answers as text, sorted (a term by its value)."""
+    texts = sorted(str(getattr(answer, "value", answer)) for answer in answers)
+    return tuple(texts[:DRIFT_SHOWN])
 
 
 def _comparable(result: QueryResult, values_only: bool) -> frozenset[Any]:
