@@ -24,9 +24,9 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
+from saga_kgqa.benchmarks.datasets import CK25_DIR, SPIDER_DIR
+from saga_kgqa.benchmarks.loaders.text2sparql import DB25_DIR
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.datasets import CK25_DIR, SPIDER_DIR
-from saga_kgqa.eval.loaders.text2sparql import DB25_DIR
 
 #: Manifest layout version (bump when a key changes meaning).
 MANIFEST_VERSION = 1
