@@ -222,6 +222,41 @@ def test_two_source_question_through_the_join_tool(two_sources: tuple[SourceSet,
     assert "join(LEFT: query 1 ==> RIGHT: query 2)" in run.model.prompt_text(1)
 
 
+def test_keys_pasted_from_the_left_table_find_the_right_sides_iris(tmp_path: Path) -> None:
+    # The right side stores each ORCID as an IRI; the model pastes the left side's string literals (issue 42.4).
+    fixture = split_graph(LAB, tmp_path / "split", split_class=L + "Scientist", id_property=L + "orcid")
+    right = re.sub(rf'(<{L}orcid>) "([0-9X-]+)"', r"\1 <https://orcid.org/\2>", fixture.right.read_text())
+    assert "<https://orcid.org/0000-0001-2345-6789>" in right
+    fixture.right.write_text(right)
+    catalog = Catalog(
+        sources={
+            "proteins": SourceRecord(name="proteins", data=(fixture.left,), title="Proteins and who studied them"),
+            "people": SourceRecord(name="people", data=(fixture.right,), title="Scientists"),
+        },
+        default_source="proteins",
+    )
+    toolbox = open_toolbox([fixture.left])
+    script: list[AIMessage | str | Callable[[list[BaseMessage]], AIMessage]] = [
+        answer_type("person"),
+        tool_call("resolve", request="proteins: Kinase A"),
+        tool_call("bridge", sources="proteins: people"),
+        _keys_query,
+        _join_query,
+        tool_call("stop"),
+    ]
+    try:
+        with SourceSet(catalog, survey_dir=tmp_path / "cache") as sources:
+            run = run_agent(toolbox, script, question=QUESTION, sources=sources)  # type: ignore[arg-type]
+    finally:
+        toolbox.graph.close()
+    last = run.state["history"][-1]
+    assert last.outcome == "ok" and "local-name" in last.observation, last.observation
+    assert run.output["status"] == "answered"
+    # The attempt the final run repeats binds the stored IRIs, so the answer is the rows the source holds.
+    assert "<https://orcid.org/0000-0001-2345-6789>" in run.output["attempts"][-1].sparql
+    assert {row["n"] for row in run.output["answer"].rows} == _oracle_names(tmp_path) == {"Alice Adler"}
+
+
 def test_an_unreadable_source_answer_is_an_observation_and_the_run_goes_on(
     two_sources: tuple[SourceSet, SagaToolbox], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -213,6 +213,7 @@ class SourceToolNodes:
     def execute_on(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
         """Run ``execute_on(SOURCE: sparql)``: guard, the source's type check, run; the attempt names its source."""
         from saga_kgqa.sources.grounding import execute_on_source
+        from saga_kgqa.sources.pasted_keys import rematched_query
 
         context, action, step = begin_step(state, runtime)
         try:
@@ -224,7 +225,8 @@ class SourceToolNodes:
             return _failed(action, step, exc)
         attempt = QueryAttempt(
             step=step,
-            sparql=sparql,
+            # Pasted keys rebound in the source's stored form: the rebound query is the one that answered.
+            sparql=rematched_query(result) or sparql,
             status=result.status,
             row_count=result.row_count,
             boolean=result.boolean,

@@ -36,6 +36,8 @@ MAX_SHAPES = 6
 #: Pasted keys rewritten at most.
 MAX_KEYS = 300
 _FORMS = ("SELECT", "ASK", "CONSTRUCT", "DESCRIBE")
+#: How the note of an answer found by rebinding pasted keys starts (:func:`rematched_query` reads it).
+REBOUND = "Note: the pasted ?"
 
 
 @dataclass(frozen=True)
@@ -141,12 +143,17 @@ def rematch_pasted(
         return outcome.model_copy(update={"text": f"{outcome.text}\n{note}", "notes": (*outcome.notes, note)})
     matched = _matched(again, block.variable, rewritten, prefixes)
     note = (
-        f"Note: the pasted ?{block.variable} values matched nothing as written; this source stores them "
+        f"{REBOUND}{block.variable} values matched nothing as written; this source stores them "
         f"otherwise, so they were also bound in its stored form ({matched}). The rows are for the stored forms."
     )
     return again.model_copy(
         update={"text": cap_bytes(f"{note}\n{again.text}", settings.max_bytes), "notes": (*again.notes, note)}
     )
+
+
+def rematched_query(outcome: ExecuteOutcome) -> str | None:
+    """The query that answered when :func:`rematch_pasted` rebound the keys (the one to repeat), else ``None``."""
+    return outcome.query if any(note.startswith(REBOUND) for note in outcome.notes) and outcome.query else None
 
 
 def _writable(term: Term) -> bool:
