@@ -1,0 +1,345 @@
+"""Agent overhead per step: the controller's own time beside the tools' time, with a model that answers at once.
+
+The agent graph runs questions with a scripted model (``tests/support/scripted_model.py``) whose
+answers cost nothing, so what is left of each step besides its tool is the controller's own work:
+LangGraph's scheduling and checkpointing, state updates, prompt building, the knowledge log,
+finalize. Two stores:
+
+* **CK25** (``text2sparql_ck25``'s product graph): each reference question gets a script of
+  search (its first words), lookup (the first IRI of its gold query), examples (the gold's first
+  ``pv:`` property) and execute (the gold query), then stop.
+* **a 10M-triple store** (``bench/scale_graph.py``, loaded by ``saga load``; ``--big-store DIR``
+  reuses one): per sampled entity, search (its label), lookup, examples (``rdfs:label``) and
+  execute (its outgoing triples).
+
+A step is one tool action: from the end of the tool before it (or the run's start) to the end of
+its own tool, the last one lasting to the run's end (finalize, which runs the final query again).
+Its tool time is the time inside the tool view's methods and the graph's query calls (outermost
+only, so nothing counts twice); its model time is the scripted model's own ``_generate``. The
+graph overhead is the rest. Reports p50 and p90 per store of the overhead, the tool time and their
+ratio per step, and the controller's top costs (a profiled extra pass, the profiler paused inside
+every tool and model call: the functions with the most own time). Ends with
+``RESULT ck25_overhead_ratio_p90=… big_overhead_ratio_p90=… …`` (target ≤ 0.10 on both).
+
+Usage: python bench/agent_overhead.py --data-dir ../shared/data [--questions 20] [--big-triples 10M]
+       [--big-store DIR] [--scratch DIR] [--no-big]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import itertools
+import json
+import os
+import pstats
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # tests.support, when run as a script
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # scale_graph
+
+import yaml  # noqa: E402
+from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
+
+import scale_graph  # noqa: E402
+from saga_kgqa.app.graphs import build_graph  # noqa: E402
+from saga_kgqa.app.open import OpenOptions  # noqa: E402
+from saga_kgqa.app.toolboxes import toolbox_over  # noqa: E402
+from saga_kgqa.context import SagaContext  # noqa: E402
+from saga_kgqa.graph.builder import run_config  # noqa: E402
+from saga_kgqa.kg.knowledge_graph import KnowledgeGraph  # noqa: E402
+from saga_kgqa.kg.opening import open_backend  # noqa: E402
+from saga_kgqa.state.checkpointing import checkpoint_serde  # noqa: E402
+from saga_kgqa.tools.toolbox import SagaToolbox, ToolView  # noqa: E402
+from tests.support.scripted_model import ScriptedChatModel, ScriptItem, answer_type, tool_call  # noqa: E402
+
+_TOOL_METHODS = ("search", "lookup", "patterns", "examples", "execute", "mentions")
+#: The tool view's methods a tool node calls for a model's action; ``mentions`` (answer checks) is tool time only.
+_ACTIONS = frozenset({"search", "lookup", "patterns", "examples", "execute"})
+
+
+@dataclass
+class Clock:
+    """Spans of tool and model time, recorded from whichever thread runs a node."""
+
+    tool: list[tuple[float, float]] = field(default_factory=list)
+    model: list[tuple[float, float]] = field(default_factory=list)
+    #: Ends of the tool actions' spans (search, lookup, …, execute called by a tool node): the steps' ends.
+    actions: list[float] = field(default_factory=list)
+    depth: threading.local = field(default_factory=threading.local)
+    #: While set, profiling is paused inside every span, so the profile holds the controller's time only.
+    profiler: cProfile.Profile | None = None
+
+    @contextmanager
+    def span(self, kind: str, action: bool = False) -> Iterator[None]:
+        """Record an outermost span of ``kind`` (a tool's nested calls are the outer one's)."""
+        depth = getattr(self.depth, "spans", 0)
+        self.depth.spans = depth + 1
+        profiler = self.profiler if depth == 0 else None
+        if profiler is not None:
+            profiler.disable()
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.depth.spans = depth
+            if depth == 0:
+                ended = time.perf_counter()
+                (self.tool if kind == "tool" else self.model).append((started, ended))
+                if action:
+                    self.actions.append(ended)
+                if profiler is not None:
+                    profiler.enable()
+
+
+CLOCK = Clock()
+
+
+def _instrument() -> None:
+    """Wrap the tool view's methods, the graph's query calls and the scripted model in the clock's spans."""
+
+    def timed(function: Callable[..., Any], kind: str, action: bool = False) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with CLOCK.span(kind, action):
+                return function(*args, **kwargs)
+
+        return wrapper
+
+    for name in _TOOL_METHODS:
+        setattr(ToolView, name, timed(getattr(ToolView, name), "tool", action=name in _ACTIONS))
+    for name in ("query", "execute"):
+        setattr(KnowledgeGraph, name, timed(getattr(KnowledgeGraph, name), "tool"))
+    ScriptedChatModel._generate = timed(ScriptedChatModel._generate, "model")  # type: ignore[method-assign]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One tool step: its wall time and its tool, model and graph-overhead parts, in seconds."""
+
+    wall: float
+    tool: float
+    model: float
+
+    @property
+    def overhead(self) -> float:
+        """The controller's own time in the step."""
+        return max(self.wall - self.tool - self.model, 0.0)
+
+
+class Runner:
+    """One compiled graph per store, as a server or ``saga ask`` keeps it; each question gets a fresh model."""
+
+    def __init__(self, toolbox: SagaToolbox) -> None:
+        """Compile the graph over ``toolbox`` with an in-memory checkpointer."""
+        self.model = ScriptedChatModel([])
+        self.graph = build_graph(
+            model_factory=lambda _context, _role: self.model,
+            toolbox_factory=lambda _context: toolbox,
+            checkpointer=InMemorySaver(serde=checkpoint_serde()),
+        )
+
+
+def run_question(runner: Runner, script: list[ScriptItem], question: str, thread: str) -> list[Step]:
+    """Run one question; its steps (one per tool action, finalize in the last)."""
+    runner.model = ScriptedChatModel(script)
+    graph = runner.graph
+    context = SagaContext()
+    config = dict(run_config(context, thread_id=thread))
+    tools_before, models_before, actions_before = len(CLOCK.tool), len(CLOCK.model), len(CLOCK.actions)
+    started = time.perf_counter()
+    output = graph.invoke({"question": question}, context=context, config=config)  # type: ignore[arg-type]
+    ended = time.perf_counter()
+    if output.get("status") not in {"answered", "empty"}:
+        raise SystemExit(f"{question!r} ended {output.get('status')}: the script no longer fits the graph")
+    tools, models = CLOCK.tool[tools_before:], CLOCK.model[models_before:]
+    # A step ends where a tool action ends; the answer checks' and finalize's queries are tool time of theirs.
+    ends = CLOCK.actions[actions_before:]
+    bounds = [started, *ends[:-1], ended] if ends else [started, ended]
+    steps = []
+    for low, high in itertools.pairwise(bounds):
+        tool = sum(min(e, high) - max(s, low) for s, e in tools if e > low and s < high)
+        spent = sum(min(e, high) - max(s, low) for s, e in models if e > low and s < high)
+        steps.append(Step(high - low, tool, spent))
+    return steps
+
+
+def ck25_cases(data_dir: Path, limit: int) -> list[tuple[str, list[ScriptItem]]]:
+    """CK25 reference questions with their scripts (see the module doc)."""
+    questions = yaml.safe_load((data_dir / "text2sparql_ck25" / "questions.yml").read_text(encoding="utf-8"))
+    cases = []
+    for item in questions["questions"]:
+        gold = item["query"]["sparql"]
+        entity = re.search(r"<(http://ld\.company\.org/prod-instances/[^>]+)>", gold)
+        prop = re.search(r"pv:(\w+)", gold)
+        if entity is None or prop is None or "SELECT" not in gold:
+            continue
+        question = item["question"]["en"]
+        words = " ".join(re.findall(r"[A-Z][a-z]+", question)[-2:]) or question.split()[-1]
+        script: list[ScriptItem] = [
+            answer_type("thing"),
+            tool_call("search", text=words),
+            tool_call("lookup", entity=f"<{entity.group(1)}>"),
+            tool_call("examples", property=f"pv:{prop.group(1)}"),
+            tool_call("execute", sparql=gold),
+            tool_call("stop"),
+        ]
+        cases.append((question, script))
+    return cases[:limit]
+
+
+def big_cases(entities: int, limit: int) -> list[tuple[str, list[ScriptItem]]]:
+    """Questions about sampled entities of the scale graph, with their scripts (seeded sample)."""
+    import random
+
+    rng = random.Random(3939)
+    cases = []
+    for n in rng.sample(range(entities), limit):
+        iri, label = scale_graph.entity_iri(n), scale_graph.entity_label(n)
+        script: list[ScriptItem] = [
+            answer_type("thing"),
+            tool_call("search", text=label),
+            tool_call("lookup", entity=f"<{iri}>"),
+            tool_call("examples", property="rdfs:label"),
+            tool_call("execute", sparql=f"SELECT ?p ?o WHERE {{ <{iri}> ?p ?o }}"),
+            tool_call("stop"),
+        ]
+        cases.append((f"What do we know about {label}?", script))
+    return cases
+
+
+def measure(name: str, toolbox: SagaToolbox, cases: list[tuple[str, list[ScriptItem]]]) -> dict[str, Any]:
+    """Every case once as a warm-up, then once measured; figures of the steps, and a profiled pass's top costs."""
+    runner = Runner(toolbox)
+    for n, (question, script) in enumerate(cases[:2]):
+        run_question(runner, list(script), question, f"{name}-warm-{n}")
+    steps: list[Step] = []
+    for n, (question, script) in enumerate(cases):
+        steps.extend(run_question(runner, list(script), question, f"{name}-{n}"))
+    profiler = cProfile.Profile()
+    CLOCK.profiler = profiler
+    profiler.enable()
+    for n, (question, script) in enumerate(cases[:5]):
+        run_question(runner, list(script), question, f"{name}-profiled-{n}")
+    profiler.disable()
+    CLOCK.profiler = None
+    ratios = [s.overhead / s.tool for s in steps if s.tool > 0]
+    return {
+        "store": name,
+        "questions": len(cases),
+        "steps": len(steps),
+        "overhead_ms": _percentiles([s.overhead * 1000 for s in steps]),
+        "tool_ms": _percentiles([s.tool * 1000 for s in steps]),
+        "model_ms": _percentiles([s.model * 1000 for s in steps]),
+        "overhead_ratio": _percentiles(ratios),
+        "overhead_share_of_run": round(sum(s.overhead for s in steps) / sum(s.wall for s in steps), 3),
+        "top_costs": _top_costs(profiler, 8),
+    }
+
+
+def _percentiles(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    if not ordered:
+        return {"p50": float("nan"), "p90": float("nan"), "max": float("nan")}
+    p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
+    return {"p50": round(statistics.median(ordered), 4), "p90": round(p90, 4), "max": round(ordered[-1], 4)}
+
+
+def _top_costs(profiler: cProfile.Profile, count: int) -> list[str]:
+    """The controller's functions with the most own time in the profiled pass (paused in tools and the model)."""
+    stats = pstats.Stats(profiler)
+    rows = []
+    for (filename, line, function), (_, calls, own, _cumulative, _) in stats.stats.items():  # type: ignore[attr-defined]
+        rows.append((own, calls, _short(filename), line, function))
+    rows.sort(reverse=True)
+    return [f"{fn} {path}:{line} {own * 1000:.1f} ms own, {calls} calls" for own, calls, path, line, fn in rows[:count]]
+
+
+def _short(filename: str) -> str:
+    for marker in ("site-packages/", "src/"):
+        if marker in filename:
+            return filename.split(marker, 1)[1]
+    return filename
+
+
+def _toolbox(data: list[Path]) -> SagaToolbox:
+    backend = open_backend(data=data, endpoint=None, profile=None)
+    return toolbox_over(KnowledgeGraph(backend), OpenOptions(), data=data)
+
+
+def _big_store(args: argparse.Namespace, scratch: Path) -> tuple[Path, int]:
+    """The 10M-triple store: the one given, else the scale graph generated and loaded with ``saga load``."""
+    triples = int(float(args.big_triples.upper().rstrip("M")) * 1_000_000)
+    entities = triples // scale_graph.TRIPLES_PER_ENTITY
+    if args.big_store is not None:
+        return args.big_store, entities
+    nt = scratch / "graph.nt"
+    _, entities = scale_graph.generate(nt, triples)
+    store = scratch / "store"
+    env = {**os.environ, "SAGA_SURVEY_DIR": str(scratch / "cache")}
+    subprocess.run([sys.executable, "-m", "saga_kgqa", "load", str(nt), "--store", str(store)], env=env, check=True)
+    nt.unlink()
+    return store, entities
+
+
+def main() -> None:
+    """Measure both stores, print their figures as JSON and end with RESULT."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data-dir", type=Path, default=Path("../shared/data"))
+    parser.add_argument("--questions", type=int, default=20, help="questions per store")
+    parser.add_argument("--big-triples", default="10M", help="size of the generated store (M triples)")
+    parser.add_argument(
+        "--big-store", type=Path, default=None, help="a store loaded by `saga load` from bench/scale_graph.py"
+    )
+    parser.add_argument("--scratch", type=Path, default=None, help="where the generated store goes (default: /tmp)")
+    parser.add_argument("--no-big", action="store_true", help="CK25 only")
+    args = parser.parse_args()
+    os.environ.setdefault("LANGSMITH_TRACING", "false")
+    _instrument()
+    reports = []
+    ck25 = _toolbox(
+        [args.data_dir / "text2sparql_ck25" / "prod-inst.ttl", args.data_dir / "text2sparql_ck25" / "prod-vocab.ttl"]
+    )
+    try:
+        reports.append(measure("ck25", ck25, ck25_cases(args.data_dir, args.questions)))
+    finally:
+        ck25.graph.close()
+    print(json.dumps(reports[-1]), flush=True)
+    if not args.no_big:
+        scratch = args.scratch or Path(tempfile.mkdtemp(prefix="saga-agent-overhead-"))
+        scratch.mkdir(parents=True, exist_ok=True)
+        try:
+            store, entities = _big_store(args, scratch)
+            os.environ.setdefault("SAGA_SURVEY_DIR", str(scratch / "cache"))
+            big = _toolbox([store])
+            try:
+                reports.append(measure("big", big, big_cases(entities, args.questions)))
+            finally:
+                big.graph.close()
+            print(json.dumps(reports[-1]), flush=True)
+        finally:
+            if args.scratch is None and args.big_store is None:
+                shutil.rmtree(scratch, ignore_errors=True)
+    figures = " ".join(
+        f"{r['store']}_overhead_ratio_p90={r['overhead_ratio']['p90']:.3f} "
+        f"{r['store']}_overhead_ratio_p50={r['overhead_ratio']['p50']:.3f} "
+        f"{r['store']}_overhead_p90_ms={r['overhead_ms']['p90']:.1f} {r['store']}_tool_p50_ms={r['tool_ms']['p50']:.1f}"
+        for r in reports
+    )
+    print(f"RESULT {figures} load_average={os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
