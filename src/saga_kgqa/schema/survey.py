@@ -37,6 +37,7 @@ from saga_kgqa.schema.survey_model import (
     SurveyedProperty,
     SurveyLimits,
 )
+from saga_kgqa.schema.survey_ontology import ontology_profile
 from saga_kgqa.schema.survey_prober import Prober
 from saga_kgqa.schema.vocab import META_NAMESPACES, RDFS_SUBCLASS_OF, SchemaVocabulary
 
@@ -76,7 +77,7 @@ def survey_source(
     prober = Prober(graph, limits, tuple(graphs))
     type_path = path_alternative(vocabulary.type_predicates)
     named = () if graphs else _named_graphs(prober)
-    ranked, class_count = _ranked_classes(prober, type_path, limits)
+    ranked, class_count, ontology = _ranked_classes(prober, type_path, limits)
     workers = max(1, min(limits.max_concurrency, graph.profile.max_concurrency))
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="saga-survey") as pool:
         classes = list(
@@ -93,6 +94,7 @@ def survey_source(
         for c in classes
     ]
     parents = _parents(prober, [c.iri for c in classes])
+    profile = ontology_profile(prober, classes, type_path) if ontology else None
     index = index_from_evidence(graph.endpoint_id, classes, parents, vocabulary, limits)
     survey = SourceSurvey(
         source=source,
@@ -104,6 +106,7 @@ def survey_source(
         class_count=class_count,
         classes=tuple(classes),
         failures=tuple(prober.failures),
+        ontology=profile,
         requests=prober.requests,
         seconds=round(time.perf_counter() - started, 3),
         index=index,
@@ -116,17 +119,24 @@ def _named_graphs(prober: Prober) -> tuple[str, ...]:
     return tuple(sorted(row["g"].value for row in rows or () if "g" in row))
 
 
-def _ranked_classes(prober: Prober, type_path: str, limits: SurveyLimits) -> tuple[list[tuple[str, int]], int | None]:
-    """The most instantiated classes (schema vocabulary left out), and how many classes there are.
+def _ranked_classes(
+    prober: Prober, type_path: str, limits: SurveyLimits
+) -> tuple[list[tuple[str, int]], int | None, bool]:
+    """The most instantiated classes (schema vocabulary left out), how many there are, and whether it is an ontology.
 
     The type triples are grouped by class first and the classes filtered after: a filter on
     ``STR(?c)`` under the grouping ran once per type triple (at 10M triples 4.1 s against 0.23 s
     grouped first; at 100M every one of these probes ran past its 20 s deadline and the survey found no
     class). One pass gives both answers when the graph has fewer than :data:`CLASSES_COUNTED` classes:
     the ranking's rows are then every class; only past that are they counted apart.
+
+    Classes of the modelling vocabularies (``owl:Class``, ``rdf:Property``) describe the schema, not
+    the data, and are left out, except in an ontology (:func:`is_ontology`): when most typed
+    subjects are typed by them, the terms are the graph's entities and are surveyed as such
+    (an OWL ontology surveyed as 0 classes and 0 of its 48 predicates: issue 42).
     """
-    # Classes of the modelling vocabularies (owl:Class, rdf:Property) describe the schema, not the data.
-    data_class = " && ".join(["isIRI(?c)", *(f"!STRSTARTS(STR(?c), {string_literal(ns)})" for ns in META_NAMESPACES)])
+    meta = " || ".join(f"STRSTARTS(STR(?c), {string_literal(ns)})" for ns in META_NAMESPACES)
+    data_class = f"isIRI(?c) && !({meta})"
     # The scope goes inside the grouping: a subquery under GRAPH ?g is not matched in ?g by every engine.
     grouped = f"SELECT ?c (COUNT(?s) AS ?n) WHERE {{ {prober.scoped(f'?s {type_path} ?c')} }} GROUP BY ?c"
     per_class = f"{{ {grouped} }} FILTER({data_class})"
@@ -147,11 +157,37 @@ def _ranked_classes(prober: Prober, type_path: str, limits: SurveyLimits) -> tup
         members = f"?s {type_path} ?c FILTER({data_class})"
         rows = prober.select("SELECT DISTINCT ?c", members, limit=limits.max_classes, what="classes (unranked)")
     ranked = [
-        (row["c"].value, prober.count(row, "n", "classes by instance count") or 0)
-        for row in (rows or ())[: limits.max_classes]
+        (row["c"].value, prober.count(row, "n", "classes by instance count") or 0) for row in (rows or ()) if "c" in row
+    ]
+    # The few vocabulary classes (owl:Class, owl:Restriction, owl:Axiom, ...) counted the same way.
+    vocabulary = prober.select(
+        "SELECT ?c ?n",
+        f"{{ {grouped} }} FILTER(isIRI(?c) && ({meta}))",
+        tail="ORDER BY DESC(?n) ?c",
+        limit=limits.max_classes,
+        what="vocabulary classes by instance count",
+        scope=False,
+    )
+    terms = [
+        (row["c"].value, prober.count(row, "n", "vocabulary classes by instance count") or 0)
+        for row in vocabulary or ()
         if "c" in row
     ]
-    return ranked, class_count
+    ontology = is_ontology(terms, ranked)
+    if ontology:
+        ranked = sorted([*terms, *ranked], key=lambda item: (-item[1], item[0]))
+        class_count = None if class_count is None else class_count + len(terms)
+    return ranked[: limits.max_classes], class_count, ontology
+
+
+def is_ontology(vocabulary_classes: Sequence[tuple[str, int]], data_classes: Sequence[tuple[str, int]]) -> bool:
+    """Whether most type triples name a modelling vocabulary's class (``owl:Class`` terms, restrictions, axioms).
+
+    Then the graph is an ontology: its terms are its entities. Counted over the ranked classes
+    (a data class past the ranking's rows is rarer than each of them).
+    """
+    terms = sum(n for _c, n in vocabulary_classes)
+    return terms > 0 and terms > sum(n for _c, n in data_classes)
 
 
 def _survey_class(

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from saga_kgqa.schema.model import SchemaIndex, TypeCount
 
 #: Version of the JSON layout of a cached survey; bump on incompatible change.
-SURVEY_FORMAT_VERSION = 1
+SURVEY_FORMAT_VERSION = 2
 
 ObjectKind = Literal["iri", "literal", "lang", "bnode"]
 
@@ -53,8 +53,13 @@ class SurveyLimits(BaseModel):
     support: float = Field(default=0.05, ge=0.0, le=1.0)
 
     def max_requests(self) -> int:
-        """The most queries a survey with these limits sends (4 for the source, 6 per class)."""
-        return 4 + 6 * self.max_classes
+        """The most queries a survey with these limits sends (8 for the source, 6 per class).
+
+        The source's: named graphs, the class ranking, its count or unranked fallback, the
+        vocabulary classes, superclasses, and an ontology's three (blank-node structures,
+        hierarchy, restrictions).
+        """
+        return 8 + 6 * self.max_classes
 
 
 class KindCount(BaseModel):
@@ -130,6 +135,39 @@ class SurveyedClass(BaseModel):
     example_query: ExampleQuery | None = None
 
 
+class RelationExample(BaseModel):
+    """A relation property of an ontology: how many restrictions use it, and one ``term prop filler`` example."""
+
+    model_config = _FROZEN
+
+    property: str
+    uses: int = Field(ge=0)
+    term: str | None = None
+    filler: str | None = None
+
+
+class OntologyProfile(BaseModel):
+    """What a survey says of a graph whose entities are ontology terms (``owl:Class``, ``rdfs:Class``).
+
+    Attributes:
+        terms: Terms (IRIs typed by a class of the modelling vocabularies' term classes).
+        depth: Longest ``rdfs:subClassOf`` chain between named terms (``None``: not read).
+        hierarchy_edges: Subclass links between named terms that were read.
+        annotation_properties: Literal-valued properties of the terms, the most used first.
+        relation_properties: Properties restrictions are on (``owl:onProperty``), the most used first.
+        structures: Properties of untyped blank nodes the terms reach (lists, fillers, facets).
+    """
+
+    model_config = _FROZEN
+
+    terms: int = Field(ge=0)
+    depth: int | None = None
+    hierarchy_edges: int = Field(default=0, ge=0)
+    annotation_properties: tuple[str, ...] = ()
+    relation_properties: tuple[RelationExample, ...] = ()
+    structures: tuple[str, ...] = ()
+
+
 class ProbeFailure(BaseModel):
     """A probe that failed or was not sent; the survey went on without it."""
 
@@ -156,6 +194,8 @@ class SourceSurvey(BaseModel):
         requests: Queries sent.
         seconds: Wall-clock time of the survey.
         index: The schema index built from the evidence (domains and ranges ``surveyed``).
+        ontology: Set when most typed subjects are ontology terms: the terms were surveyed as
+            the graph's entities, and this profile describes the ontology.
     """
 
     model_config = _FROZEN
@@ -170,6 +210,7 @@ class SourceSurvey(BaseModel):
     class_count: int | None = None
     classes: tuple[SurveyedClass, ...] = ()
     failures: tuple[ProbeFailure, ...] = ()
+    ontology: OntologyProfile | None = None
     requests: int = Field(default=0, ge=0)
     seconds: float = Field(default=0.0, ge=0)
     index: SchemaIndex

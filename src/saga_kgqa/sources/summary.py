@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from saga_kgqa.schema.survey_model import SourceSurvey, SurveyedClass
+from saga_kgqa.schema.survey_model import OntologyProfile, RelationExample, SourceSurvey, SurveyedClass
 from saga_kgqa.sources import summary_text
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.sources.summary_model import ClassSummary, PropertyLine, SourceSummary
@@ -22,6 +22,8 @@ from saga_kgqa.tools.search.label_index import local_name as _local
 #: Characters of one grounding tool result shown to a model (AutoSchema, appendix A.3).
 RESULT_CHARS = 6000
 _TYPES_SHOWN = 3
+_ANNOTATIONS_SHOWN = 12
+_RELATIONS_SHOWN = 6
 
 __all__ = [
     "RESULT_CHARS",
@@ -44,6 +46,9 @@ def derived_title(survey: SourceSurvey) -> str:
 def derived_description(survey: SourceSurvey) -> str:
     """A description from the surveyed classes and their most used properties."""
     parts = []
+    if survey.ontology is not None:
+        depth = f", hierarchy depth {survey.ontology.depth}" if survey.ontology.depth is not None else ""
+        parts.append(f"ontology of {survey.ontology.terms} terms{depth}")
     for cls in survey.classes[:6]:
         props = ", ".join(_local(p.iri) for p in cls.properties[:4])
         parts.append(
@@ -52,7 +57,8 @@ def derived_description(survey: SourceSurvey) -> str:
     if not parts:
         # A survey whose probes failed found nothing because it could not look: never "no classes".
         return "survey incomplete: the source failed to answer" if survey.partial else "no classes found by the survey"
-    return "classes: " + "; ".join(parts) + (" (partial survey)" if survey.partial else "")
+    head = f"{parts.pop(0)}; " if survey.ontology is not None else ""
+    return head + "classes: " + "; ".join(parts) + (" (partial survey)" if survey.partial else "")
 
 
 def source_summary(sources: SourceSet, source: str, *, refresh: bool = False) -> SourceSummary:
@@ -81,8 +87,42 @@ def source_summary(sources: SourceSet, source: str, *, refresh: bool = False) ->
         named_graphs=survey.named_graphs,
         classes=tuple(_class(cls, prefixes) for cls in survey.classes),
         coverage=survey.coverage(),
+        ontology=ontology_lines(survey.ontology, prefixes) if survey.ontology is not None else (),
     )
     return summary.model_copy(update={"text": render_summary(summary)})
+
+
+def ontology_lines(profile: OntologyProfile, prefixes: Mapping[str, str]) -> tuple[str, ...]:
+    """An ontology described as one: its terms are the entities, its hierarchy is data."""
+    depth = (
+        f", hierarchy depth {profile.depth} over {profile.hierarchy_edges} rdfs:subClassOf links"
+        if profile.depth
+        else ""
+    )
+    lines = [
+        f"ontology: {profile.terms} terms (owl:Class / rdfs:Class){depth}. The terms are the entities: find them "
+        "by label or synonym, walk the hierarchy with rdfs:subClassOf (or rdfs:subClassOf*), not rdf:type"
+    ]
+    if profile.annotation_properties:
+        shown = ", ".join(compact_iri(p, prefixes) for p in profile.annotation_properties[:_ANNOTATIONS_SHOWN])
+        lines.append(f"annotation properties of the terms: {shown}")
+    if profile.relation_properties:
+        lines.append(
+            "relation properties (owl:Restriction, owl:onProperty): "
+            + "; ".join(_relation(r, prefixes) for r in profile.relation_properties[:_RELATIONS_SHOWN])
+        )
+    if profile.structures:
+        lines.append(f"blank-node structures use: {', '.join(compact_iri(p, prefixes) for p in profile.structures)}")
+    return tuple(lines)
+
+
+def _relation(relation: RelationExample, prefixes: Mapping[str, str]) -> str:
+    prop = compact_iri(relation.property, prefixes)
+    text = f"{prop} ({relation.uses})"
+    if relation.term is not None:
+        filler = f" of {compact_iri(relation.filler, prefixes)}" if relation.filler is not None else ""
+        text += f" e.g. {compact_iri(relation.term, prefixes)} rdfs:subClassOf [owl:onProperty {prop}{filler}]"
+    return text
 
 
 def _class(cls: SurveyedClass, prefixes: Mapping[str, str]) -> ClassSummary:

@@ -47,6 +47,7 @@ class SourceSummary(BaseModel):
         named_graphs: The named graphs the source lists.
         classes: The surveyed classes.
         coverage: What the survey did not cover.
+        ontology: An ontology's lines (terms, hierarchy depth, annotation and relation properties), if it is one.
         text: The capped observation for a model.
     """
 
@@ -61,4 +62,5 @@ class SourceSummary(BaseModel):
     named_graphs: tuple[str, ...] = ()
     classes: tuple[ClassSummary, ...] = ()
     coverage: tuple[str, ...] = ()
+    ontology: tuple[str, ...] = ()
     text: str = ""

@@ -76,6 +76,7 @@ def _head(summary: SourceSummary) -> list[str]:
         f"  schema for type checks: {'declared' if summary.declared_schema else 'surveyed (sampled)'}; "
         f"surveyed {summary.built_at}",
     ]
+    lines.extend(f"  {graph_text(line, 600)}" for line in summary.ontology)
     if summary.graphs:
         lines.append(f"  queries must use the named graphs: {', '.join(summary.graphs)}")
     elif summary.named_graphs:
