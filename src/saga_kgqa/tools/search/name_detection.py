@@ -2,12 +2,15 @@
 
 Graphs no one tuned the tools for name their resources in ``concert_name``, ``song_name``,
 ``first_name`` + ``last_name``, and hold the values a question quotes ("France", "Week 1")
-in categorical properties such as ``nationality``. Each literal-valued property of the
-schema (up to :attr:`DetectionLimits.properties`) is sampled once, bounded, and its values
-decide its kind:
+in categorical properties such as ``nationality``; ontologies keep a term's other names in
+``oboInOwl:hasExactSynonym`` or ``skos:altLabel``. The candidates (:func:`name_candidates`) are
+the literal-valued properties of the schema and every predicate holding a literal in a bounded
+sample of the data's triples (a survey that saw no class still leaves the names findable,
+issue 42), up to :attr:`DetectionLimits.properties`. Each is sampled once, bounded, and its
+values decide its kind:
 
 * ``name``: short strings, distinct per subject, language-tagged, or a local name that says
-  "name", "title" or "label" (``concert_name``, ``firstName``);
+  "name", "title", "label" or "synonym" (``concert_name``, ``firstName``, ``hasExactSynonym``);
 * ``text``: short strings that repeat (``nationality``, ``theme``): searchable, ranked after names;
 * ``identifier``: codes and numbers kept as strings (``"32"``, ``A1``): a separate kind that
   never outranks a name match on a name query;
@@ -35,7 +38,23 @@ from saga_kgqa.tools.search.label_index import NameEntry, local_name
 
 NameKind = Literal["name", "text", "identifier"]
 
-_NAME_WORDS = frozenset({"name", "names", "label", "title", "alias", "fullname", "nickname", "caption"})
+_NAME_WORDS = frozenset(
+    {
+        "name",
+        "names",
+        "label",
+        "title",
+        "alias",
+        "aliases",
+        "fullname",
+        "nickname",
+        "caption",
+        "synonym",
+        "synonyms",
+        "abbreviation",
+        "acronym",
+    }
+)
 _FIRST = re.compile(r"^(first|given|fore|f)_?name$|^firstname$|^givenname$|^fname$")
 _LAST = re.compile(r"^(last|family|sur|l)_?name$|^surname$|^lastname$|^familyname$|^lname$")
 _WORD_SPLIT = re.compile(r"[^a-z0-9]+")
@@ -54,6 +73,8 @@ class DetectionLimits:
     properties: int = 300
     values: int = 100
     compound_names: int = 200_000
+    #: Triples read to find the predicates holding literals that the schema does not list.
+    triples: int = 200_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,12 +156,7 @@ def detect_names(
         limits: Properties sampled and values read.
     """
     limits = limits or DetectionLimits()
-    taken = set(known) | set(skip)
-    candidates = [
-        prop
-        for prop, entry in sorted(schema.properties.items())
-        if prop not in taken and all(is_datatype(r) for r in entry.range)
-    ][: limits.properties]
+    candidates = name_candidates(reads, schema, taken=(*known, *skip), limits=limits)
     kinds: dict[NameKind, list[str]] = {"name": [], "text": [], "identifier": []}
     for prop in candidates:
         try:
@@ -160,6 +176,37 @@ def detect_names(
         identifiers=tuple(kinds["identifier"]),
         compounds=compound_pairs(names),
     )
+
+
+def name_candidates(
+    reads: Reads, schema: SchemaIndex, *, taken: Sequence[str] = (), limits: DetectionLimits | None = None
+) -> list[str]:
+    """The properties the detection samples: the schema's literal-valued ones, then those found in the data.
+
+    The data's are the predicates holding a literal among the first :attr:`DetectionLimits.triples`
+    triples (one bounded read): a property no surveyed class showed (an ontology's
+    ``oboInOwl:hasExactSynonym`` when the survey found no class, a predicate of untyped subjects)
+    is still classified. A failed read is noted and the schema's stand.
+    """
+    limits = limits or DetectionLimits()
+    skipped = set(taken)
+    found = {
+        prop: None
+        for prop, entry in sorted(schema.properties.items())
+        if prop not in skipped and all(is_datatype(r) for r in entry.range)
+    }
+    try:
+        rows = reads.select(
+            f"SELECT DISTINCT ?p WHERE {{ {{ SELECT ?p ?o WHERE {{ ?s ?p ?o }} LIMIT {limits.triples} }} "
+            "FILTER(isLiteral(?o)) }",
+            limit=limits.properties,
+        ).rows
+    except SagaError:
+        reads.notes.append("names: the data's literal-valued predicates were not read; the schema's were sampled")
+        rows = []
+    in_data = sorted(r["p"].value for r in rows if "p" in r)
+    found.update((prop, None) for prop in in_data if prop not in skipped and prop not in schema.properties)
+    return list(found)[: limits.properties]
 
 
 def compound_pairs(names: Sequence[str]) -> tuple[tuple[str, str], ...]:
