@@ -60,6 +60,14 @@ def load(
         ),
     ] = IndexWhen.NOW,
     name_index: Annotated[bool, typer.Option(hidden=True, help="Old spelling: --no-name-index is --index off.")] = True,
+    lenient: Annotated[
+        bool,
+        typer.Option(
+            "--lenient",
+            help="Load what parses: a syntax error's part (RDF/XML's stray text, else its line) is left out and "
+            "named, up to 100 per file; a file that still fails is refused whole.",
+        ),
+    ] = False,
 ) -> None:
     """Load RDF files into a persisted store directory for later runs: all of them, or the store stays as it was."""
     from saga_kgqa.cli.progress import progress_bar
@@ -67,16 +75,25 @@ def load(
     from saga_kgqa.kg.embedded.loading import build_store
 
     started = time.perf_counter()
+    left_out: list[str] = []
     try:
         declared = read_declared_prefixes(files)
         with progress_bar(f"loading {len(files)} file(s)", len(files)) as advance:
             count = build_store(
-                store, files, finish=lambda built: save_store_prefixes(built, declared), loaded=lambda _: advance()
+                store,
+                files,
+                finish=lambda built: save_store_prefixes(built, declared),
+                loaded=lambda _: advance(),
+                lenient=lenient,
+                skipped=lambda part: left_out.append(part.describe()),
             )
     except SagaError as exc:
         fail(exc)
+    for line in left_out:
+        stderr.print(line, markup=False, highlight=False)
+    partly = f"; {len(left_out)} unparsable part(s) skipped, listed above (--lenient)" if left_out else ""
     stdout.print(
-        f"{count} triples in {store} (loaded {len(files)} file(s) in {time.perf_counter() - started:.1f} s)",
+        f"{count} triples in {store} (loaded {len(files)} file(s) in {time.perf_counter() - started:.1f} s{partly})",
         markup=False,
         highlight=False,
     )

@@ -8,6 +8,10 @@
 * A UTF-8 byte order mark at the start of a file is skipped (pyoxigraph rejects it with an
   error that shows the invisible character).
 * A token over pyoxigraph's 16 MiB parser buffer (one huge literal) is a typed error.
+* A syntax error names the file, line and column (RDF/XML's placed by
+  :mod:`~saga_kgqa.kg.embedded.lenient`, pyoxigraph gives none). ``lenient=True`` (``saga load
+  --lenient``) parses first with pyoxigraph's lenient mode, blanks out what does not parse,
+  loads the rest and reports each part skipped; what cannot be placed is still refused whole.
 * :func:`build_store` loads into a directory beside the target and renames it into place
   only when every file loaded, so a failed ``saga load good.ttl bad.ttl --store S`` leaves
   ``S`` as it was. Appending starts from a hard-linked checkpoint of ``S``, not a copy, and
@@ -28,6 +32,7 @@ from pathlib import Path
 import pyoxigraph as ox
 
 from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.kg.embedded.lenient import Skipped, error_position, locate_xml_error, repair
 from saga_kgqa.kg.embedded.oxigraph_terms import rdf_format_for
 
 # An RDF/XML document starts with a declaration, a comment/doctype, or a root element
@@ -136,19 +141,27 @@ def _check_expansion(path: Path, sizes: dict[bytes, int], body_start: int) -> No
         raise ConfigurationError(f"cannot load {path}: its entity references would expand to over {budget} bytes")
 
 
-def _load_one(store: ox.Store, path: Path) -> None:
+def _load_one(store: ox.Store, path: Path, *, lenient: bool = False) -> list[Skipped]:
     if not path.is_file():
         raise ConfigurationError(f"RDF file not found: {path}")
     try:
         fmt = sniff_rdf_format(path)
         if fmt == ox.RdfFormat.RDF_XML:
             check_xml_entities(path)
+        if lenient:
+            # Parsed (and mended) before anything is written: a failed bulk load leaves its first triples behind.
+            data, skipped = repair(path, path.read_bytes().removeprefix(_BOM), fmt)
+            store.bulk_load(input=data, format=fmt, lenient=True)
+            return skipped
         with path.open("rb") as handle:
             if handle.read(len(_BOM)) == _BOM:
                 store.bulk_load(input=handle, format=fmt)  # the handle is past the BOM
-                return
+                return []
         store.bulk_load(path=str(path), format=fmt)
-    except (ValueError, SyntaxError) as exc:
+        return []
+    except SyntaxError as exc:
+        raise ConfigurationError(f"cannot load {_where(path, exc)}: {exc}") from exc
+    except ValueError as exc:
         raise ConfigurationError(f"cannot load {path}: {exc}") from exc
     except MemoryError as exc:
         if _PARSER_BUFFER in str(exc):
@@ -158,8 +171,23 @@ def _load_one(store: ox.Store, path: Path) -> None:
         raise ConfigurationError(f"cannot load {path}: out of memory while loading it") from None
 
 
+def _where(path: Path, exc: SyntaxError) -> str:
+    """The file, line and column of a syntax error (RDF/XML's found by reading the file again)."""
+    position = error_position(exc)
+    if position is None and sniff_rdf_format(path) == ox.RdfFormat.RDF_XML:
+        found = locate_xml_error(path.read_bytes().removeprefix(_BOM))
+        position = found[:2] if found is not None else None
+    return f"{path}, line {position[0]}, column {position[1]}" if position is not None else str(path)
+
+
 def load_files(
-    store_dir: Path, paths: Iterable[Path], *, loaded: Callable[[Path], None] | None = None, optimize: bool = True
+    store_dir: Path,
+    paths: Iterable[Path],
+    *,
+    loaded: Callable[[Path], None] | None = None,
+    optimize: bool = True,
+    lenient: bool = False,
+    skipped: Callable[[Skipped], None] | None = None,
 ) -> int:
     """Bulk-load RDF files into a (new or existing) store directory, in place.
 
@@ -170,6 +198,8 @@ def load_files(
         paths: RDF files to load.
         loaded: Called after each file.
         optimize: Compact the whole store afterwards (an append skips it: it would rewrite every file).
+        lenient: Load what parses, leaving out what does not (see the module docstring).
+        skipped: Called with each part a lenient load left out.
 
     Returns:
         The number of triples in the store afterwards.
@@ -181,7 +211,9 @@ def load_files(
     store = ox.Store(str(store_dir))
     try:
         for path in paths:
-            _load_one(store, path)
+            for part in _load_one(store, path, lenient=lenient):
+                if skipped is not None:
+                    skipped(part)
             if loaded is not None:
                 loaded(path)
         store.flush()
@@ -277,12 +309,15 @@ def build_store(
     *,
     finish: Callable[[Path], None] | None = None,
     loaded: Callable[[Path], None] | None = None,
+    lenient: bool = False,
+    skipped: Callable[[Skipped], None] | None = None,
 ) -> int:
     """Load RDF files into ``store_dir`` atomically: all of them, or the directory is left as it was.
 
     The store is built in a sibling directory (a hard-linked snapshot of ``store_dir`` when it
     exists), then renamed into place. ``finish`` runs on the built directory before the rename
-    (to save the files' prefixes beside the store, say); ``loaded`` after each file. The store
+    (to save the files' prefixes beside the store, say); ``loaded`` after each file; ``lenient`` and
+    ``skipped`` as :func:`load_files`. The store
     records a content key (:data:`CONTENT_FILE`) that identifies what it holds.
 
     Returns:
@@ -306,7 +341,7 @@ def build_store(
         previous = None if fresh else read_content_key(target)
         if not fresh:
             _snapshot(target, building)
-        count = load_files(building, files, loaded=loaded, optimize=fresh)
+        count = load_files(building, files, loaded=loaded, optimize=fresh, lenient=lenient, skipped=skipped)
         _record_content(building, previous, files, fresh)
         if finish is not None:
             finish(building)
