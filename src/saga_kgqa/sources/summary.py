@@ -23,7 +23,7 @@ from saga_kgqa.tools.search.label_index import local_name as _local
 RESULT_CHARS = 6000
 _TYPES_SHOWN = 3
 _ANNOTATIONS_SHOWN = 12
-_RELATIONS_SHOWN = 6
+_RELATIONS_SHOWN = 5
 
 __all__ = [
     "RESULT_CHARS",
@@ -45,10 +45,14 @@ def derived_title(survey: SourceSurvey) -> str:
 
 def derived_description(survey: SourceSurvey) -> str:
     """A description from the surveyed classes and their most used properties."""
-    parts = []
     if survey.ontology is not None:
+        # The ontology's own lines say the rest; the kinds of terms by name are enough here.
         depth = f", hierarchy depth {survey.ontology.depth}" if survey.ontology.depth is not None else ""
-        parts.append(f"ontology of {survey.ontology.terms} terms{depth}")
+        kinds = ", ".join(f"{_local(c.iri)} ({c.instances})" for c in survey.classes[:6])
+        return f"ontology of {survey.ontology.terms} terms{depth}; {kinds}" + (
+            " (partial survey)" if survey.partial else ""
+        )
+    parts = []
     for cls in survey.classes[:6]:
         props = ", ".join(_local(p.iri) for p in cls.properties[:4])
         parts.append(
@@ -57,8 +61,7 @@ def derived_description(survey: SourceSurvey) -> str:
     if not parts:
         # A survey whose probes failed found nothing because it could not look: never "no classes".
         return "survey incomplete: the source failed to answer" if survey.partial else "no classes found by the survey"
-    head = f"{parts.pop(0)}; " if survey.ontology is not None else ""
-    return head + "classes: " + "; ".join(parts) + (" (partial survey)" if survey.partial else "")
+    return "classes: " + "; ".join(parts) + (" (partial survey)" if survey.partial else "")
 
 
 def source_summary(sources: SourceSet, source: str, *, refresh: bool = False) -> SourceSummary:
@@ -104,22 +107,29 @@ def ontology_lines(profile: OntologyProfile, prefixes: Mapping[str, str]) -> tup
         "by label or synonym, walk the hierarchy with rdfs:subClassOf (or rdfs:subClassOf*), not rdf:type"
     ]
     if profile.annotation_properties:
-        shown = ", ".join(compact_iri(p, prefixes) for p in profile.annotation_properties[:_ANNOTATIONS_SHOWN])
-        lines.append(f"annotation properties of the terms: {shown}")
+        names = ", ".join(compact_iri(p, prefixes) for p in profile.annotation_properties[:_ANNOTATIONS_SHOWN])
+        lines.append(f"annotation properties of the terms: {names}")
     if profile.relation_properties:
+        # One example is enough to show the pattern; the rest by name and count.
+        shown = profile.relation_properties[:_RELATIONS_SHOWN]
         lines.append(
             "relation properties (owl:Restriction, owl:onProperty): "
-            + "; ".join(_relation(r, prefixes) for r in profile.relation_properties[:_RELATIONS_SHOWN])
+            + "; ".join(_relation(r, prefixes, example=i == 0) for i, r in enumerate(shown))
+            + (
+                f" (+{len(profile.relation_properties) - len(shown)} more)"
+                if len(profile.relation_properties) > len(shown)
+                else ""
+            )
         )
     if profile.structures:
         lines.append(f"blank-node structures use: {', '.join(compact_iri(p, prefixes) for p in profile.structures)}")
     return tuple(lines)
 
 
-def _relation(relation: RelationExample, prefixes: Mapping[str, str]) -> str:
+def _relation(relation: RelationExample, prefixes: Mapping[str, str], *, example: bool) -> str:
     prop = compact_iri(relation.property, prefixes)
     text = f"{prop} ({relation.uses})"
-    if relation.term is not None:
+    if example and relation.term is not None:
         filler = f" of {compact_iri(relation.filler, prefixes)}" if relation.filler is not None else ""
         text += f" e.g. {compact_iri(relation.term, prefixes)} rdfs:subClassOf [owl:onProperty {prop}{filler}]"
     return text
