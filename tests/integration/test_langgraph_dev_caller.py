@@ -96,3 +96,18 @@ def test_a_refused_context_reaches_the_sdk_caller_with_its_reason(server: DevSer
     thread = client.threads.create()
     with pytest.raises(Exception, match=r"CallerContextRefused: max_steps=10000 exceeds the operator's limit of \d+"):
         client.runs.wait(thread["thread_id"], "saga", input={"question": QUESTION}, context={"max_steps": 10000})
+
+
+def test_an_unknown_source_reaches_the_sdk_caller_with_its_reason(server: DevServer) -> None:
+    """The refusal names the source and the configured ones, not "internal error" (issue 43)."""
+    from langgraph_sdk import get_sync_client
+
+    client = get_sync_client(url=server.url)
+    thread = client.threads.create()
+    with pytest.raises(Exception, match=r"UnknownNameRefused: unknown source 'elsewhere'; configured sources: space"):
+        client.runs.wait(
+            thread["thread_id"],
+            "saga",
+            input={"question": QUESTION},
+            context={"source": "elsewhere", "model": "scripted"},
+        )

@@ -11,6 +11,8 @@ import typer
 from saga_kgqa.errors import ConfigurationError, QueryRejected, SagaError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.console import Console
 
     from saga_kgqa.kg.core.result import QueryResult, Term
@@ -93,8 +95,8 @@ def _cell(term: Term | None) -> str:
     return term.n3() if term.kind != "uri" else term.value
 
 
-def print_result(result: QueryResult) -> None:
-    """Render a query result as a table (or a boolean) with its metadata."""
+def print_result(result: QueryResult, iri: Callable[[Term], str] | None = None) -> None:
+    """Render a query result as a table (or a boolean) with its metadata; ``iri`` renders IRI cells."""
     from rich.table import Table
 
     if result.form == "ASK":
@@ -102,7 +104,10 @@ def print_result(result: QueryResult) -> None:
     else:
         table = Table(*result.variables, show_lines=False, highlight=False)
         for row in result.rows:
-            table.add_row(*(_cell(row.get(v)) for v in result.variables))
+            cells = (row.get(v) for v in result.variables)
+            table.add_row(
+                *(iri(t) if iri is not None and t is not None and t.kind == "uri" else _cell(t) for t in cells)
+            )
         stdout.print(table)
         stdout.print(f"{len(result.rows)} row(s) in {result.elapsed_s * 1000:.1f} ms", markup=False, style="dim")
     for note in result.notes:

@@ -201,20 +201,32 @@ def sparql(
     cache_dir: CacheDirOption = None,
     cache_mode: CacheModeOption = CacheMode.OFF,
 ) -> None:
-    """Run one read-only SPARQL query; a rejected query exits with status 2 and a one-line reason."""
+    """Run one read-only SPARQL query; a rejected query exits with status 2 and a one-line reason.
+
+    IRIs print with the query's own prefixes and the graph's labels; an empty result says which part of
+    the query matches nothing (on standard error), as ``saga execute`` finds it.
+    """
+    from saga_kgqa.cli.sparql_view import cell_renderer, display_prefixes, empty_reason, graph_labels
     from saga_kgqa.kg.core.backend import ExecutionLimits
 
     text = read_query(query)
     limits = ExecutionLimits(deadline_s=timeout, max_rows=max_rows)
+    started = time.monotonic()
+    reason = None
     try:
         with open_graph(data, endpoint, profile, cache_dir, cache_mode) as graph:
             result = graph.query(text, limits=limits)
+            if result.form != "ASK" and not result.rows and result.complete:
+                reason = empty_reason(graph, text, deadline_s=max(0.1, timeout - (time.monotonic() - started)))
+            iri = None if as_json else cell_renderer(display_prefixes(graph, text), graph_labels(graph, result))
     except SagaError as exc:
         fail(exc)
     if as_json:
         print_json(result.to_dict())
     else:
-        print_result(result)
+        print_result(result, iri)
+    if reason:
+        stderr.print(f"why it is empty: {reason}", markup=False, highlight=False, style="yellow")
     if result.truncated:
         stderr.print("note: the result was truncated by a cap", style="yellow")
 

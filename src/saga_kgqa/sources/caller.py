@@ -14,7 +14,7 @@ import dataclasses
 
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.sources.catalog import Catalog, ModelRecord, SourceRecord
+from saga_kgqa.sources.catalog import Catalog, ModelRecord, SourceRecord, UnknownName
 
 #: Context fields that choose infrastructure; a caller leaves them unset and names a source or model instead.
 INFRASTRUCTURE_FIELDS = (
@@ -42,6 +42,14 @@ class CallerContextRefused(ConfigurationError, ValueError):
     """
 
 
+class UnknownNameRefused(UnknownName, ValueError):
+    """A caller's run context named a source or model the operator did not configure.
+
+    Still an :class:`~saga_kgqa.sources.catalog.UnknownName`; also a :class:`ValueError`, so the LangGraph API
+    passes the reason (the unknown name and the configured ones) to its caller instead of "internal error".
+    """
+
+
 def check_caller_context(context: SagaContext, catalog: Catalog) -> tuple[SourceRecord, ModelRecord | None]:
     """Check a caller's context against the operator's catalog and return what it names.
 
@@ -54,7 +62,7 @@ def check_caller_context(context: SagaContext, catalog: Catalog) -> tuple[Source
 
     Raises:
         CallerContextRefused: An infrastructure field is set, or a budget exceeds the operator's limit.
-        UnknownName: The named source or model is not configured.
+        UnknownNameRefused: The named source or model is not configured.
     """
     defaults = {item.name: item.default for item in dataclasses.fields(SagaContext)}
     given = [name for name in INFRASTRUCTURE_FIELDS if getattr(context, name) != defaults[name]]
@@ -68,4 +76,7 @@ def check_caller_context(context: SagaContext, catalog: Catalog) -> tuple[Source
         value, most = getattr(context, name), getattr(limits, name)
         if value > most:
             raise CallerContextRefused(f"{name}={value} exceeds the operator's limit of {most}")
-    return catalog.source(context.source), catalog.model(context.model)
+    try:
+        return catalog.source(context.source), catalog.model(context.model)
+    except UnknownName as exc:
+        raise UnknownNameRefused(str(exc)) from exc

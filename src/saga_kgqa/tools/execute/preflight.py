@@ -100,7 +100,7 @@ def preflight(
         )
         return Preflight(checked=checked, stop=timed_out)
     prefixes = dict(graph.profile.prefixes)
-    display = {**prefixes, **dict(_declared_prefixes(checked.text))}
+    display = {**prefixes, **dict(declared_prefixes(checked.text))}
     root, pattern_types, notes = _analyse(checked, prefixes, schema, step)
     report = TypeCheckReport()
     if settings.type_check and root is not None and schema.properties:
@@ -215,6 +215,6 @@ def _constant_evidence(report: TypeCheckReport, step: int | None) -> TypeState:
     return delta
 
 
-def _declared_prefixes(text: str) -> list[tuple[str, str]]:
+def declared_prefixes(text: str) -> list[tuple[str, str]]:
     """The PREFIX declarations of a query, for shortening IRIs the way the model wrote them."""
     return [(match.group(1) or "", match.group(2)) for match in _PREFIX_DECLARATION.finditer(text)]
