@@ -14,7 +14,7 @@ unexport LANGCHAIN_TRACING_V2
 
 # The official MCP conformance suite (npm): 0.2.0-alpha runs both requirement sets (2025-11-25, 2026-07-28).
 # It needs Node 22 (fs.globSync); Debian has Node 20, so Node 22 comes from npm's `node` package beside it
-# (tests/integration/test_mcp_conformance.py puts that folder's .bin first on PATH).
+# (tests/integration/serve/test_mcp_conformance.py puts that folder's .bin first on PATH).
 CONFORMANCE_VERSION ?= 0.2.0-alpha.12
 CONFORMANCE_NODE ?= 22.23.3
 CONFORMANCE := .tools/conformance/node_modules/.bin/conformance

@@ -121,7 +121,7 @@ def default():
         "6: saga_kgqa.app.defaults.toolbox_from_context",
         "7: saga_kgqa.examples.serving",
     ]
-    assert upward_imports("saga_kgqa.cli.ask_command", source) == []
+    assert upward_imports("saga_kgqa.cli.ask.command", source) == []
     assert upward_imports("saga_kgqa.examples.leakage", "import saga_kgqa.sources.bridging\n") == [
         "1: saga_kgqa.sources.bridging"
     ]

@@ -14,11 +14,11 @@ from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus
 from saga_kgqa.eval.qa.runner import read_run
-from saga_kgqa.serve.mcp_server import build_server
-from saga_kgqa.serve.mcp_tooling import ToolHost
+from saga_kgqa.serve.mcp.server import build_server
+from saga_kgqa.serve.mcp.tooling import ToolHost
 from saga_kgqa.serve.named_sources import NamedSources
-from saga_kgqa.serve.text2sparql import Text2SparqlService, build_app
-from saga_kgqa.serve.web import build_app as build_web_app
+from saga_kgqa.serve.text2sparql.app import Text2SparqlService, build_app
+from saga_kgqa.serve.web.app import build_app as build_web_app
 from saga_kgqa.sources.catalog import Catalog, SourceRecord
 
 
@@ -64,7 +64,7 @@ def test_a_deeply_nested_catalog_is_a_configuration_error(tmp_path: Path) -> Non
 
 
 class StubRuns:
-    """The part of :class:`~saga_kgqa.serve.web_runs.WebRuns` the start route uses, over a real catalog."""
+    """The part of :class:`~saga_kgqa.serve.web.runs.WebRuns` the start route uses, over a real catalog."""
 
     def __init__(self, tmp_path: Path) -> None:
         graph = tmp_path / "g.ttl"

@@ -26,7 +26,7 @@ from saga_kgqa.cli.groups import command_group
 from saga_kgqa.cli.lazy_group import LazyCommand, LazyGroup
 
 _STORE = "saga_kgqa.cli.store_commands"
-_TOOLS = "saga_kgqa.cli.tool_commands"
+_TOOLS = "saga_kgqa.cli.tools.commands"
 _SERVE = "saga_kgqa.cli.serve_commands"
 
 #: Every top-level ``saga`` command, in the order ``saga --help`` lists them.
@@ -46,14 +46,14 @@ COMMANDS: dict[str, LazyCommand] = {
     ),
     "examples": LazyCommand(_TOOLS, "Show a property's domain and range and a few triples that use it."),
     "execute": LazyCommand(
-        "saga_kgqa.cli.execute_command", "Type-check and run one SPARQL query as the agent's execute tool does."
+        "saga_kgqa.cli.tools.execute", "Type-check and run one SPARQL query as the agent's execute tool does."
     ),
     "ask": LazyCommand(
-        "saga_kgqa.cli.ask_command",
+        "saga_kgqa.cli.ask.command",
         "Answer a question with an executable SPARQL query, built step by step by the SAGA agent.",
     ),
-    "index": LazyCommand("saga_kgqa.cli.index_commands", "Build and inspect schema indexes."),
-    "eval": LazyCommand("saga_kgqa.cli.eval_commands", "Score, run and ablate benchmarks."),
+    "index": LazyCommand("saga_kgqa.cli.index.commands", "Build and inspect schema indexes."),
+    "eval": LazyCommand("saga_kgqa.cli.eval.commands", "Score, run and ablate benchmarks."),
     "wikidata": LazyCommand(
         "saga_kgqa.cli.wikidata_commands", "The offline Wikidata store (CoDEx and recorded Wikidata responses)."
     ),

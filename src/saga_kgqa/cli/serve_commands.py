@@ -54,7 +54,7 @@ def mcp(
 ) -> None:
     """Serve the SAGA tools (kg_search, kg_lookup, kg_execute, ...; kg_ask with a model) as an MCP server."""
     try:
-        from saga_kgqa.serve.mcp_main import McpOptions, run_mcp
+        from saga_kgqa.serve.mcp.main import McpOptions, run_mcp
     except ImportError as exc:
         fail(_missing_extra("mcp", exc))
     options = McpOptions(
@@ -101,7 +101,7 @@ def text2sparql(
 ) -> None:
     """Answer `GET /?dataset=…&question=…` with {"dataset", "question", "query"} (the TEXT2SPARQL API)."""
     try:
-        from saga_kgqa.serve.text2sparql_main import AnswererKind, run_text2sparql
+        from saga_kgqa.serve.text2sparql.main import AnswererKind, run_text2sparql
     except ImportError as exc:
         fail(_missing_extra("serve", exc))
     try:
@@ -134,7 +134,7 @@ def web(
 ) -> None:
     """A local page: ask a named source a question and watch the run step by step; reopen earlier runs."""
     try:
-        from saga_kgqa.serve.web_main import run_web
+        from saga_kgqa.serve.web.main import run_web
     except ImportError as exc:
         fail(_missing_extra("serve", exc))
     try:

@@ -1,6 +1,6 @@
 """Embedding the SAGA graph in a larger LangGraph agent.
 
-There are two ways, both tested in ``tests/integration/test_subgraph_embedding.py``:
+There are two ways, both tested in ``tests/integration/graph/test_subgraph_embedding.py``:
 
 1. **Shared keys.** When the parent state has a ``question`` key (and wants some of
    ``final_sparql``, ``answer``, ``status``, ``summary``, ``attempts``), add the compiled

@@ -12,7 +12,7 @@ from saga_kgqa.app.dialects import (
     open_entity_search,
     tool_dialect,
 )
-from saga_kgqa.cli.eval_run_commands import tool_settings
+from saga_kgqa.cli.eval.run import tool_settings
 from saga_kgqa.context import SagaContext
 from saga_kgqa.dialects import FREEBASE_DIALECT, WIKIDATA_DIALECT
 from saga_kgqa.errors import ConfigurationError

@@ -160,7 +160,7 @@ def test_a2_semicolons_inside_patterns_and_aggregates_are_fine() -> None:
     assert EMBEDDED.check(text).form == "SELECT"
 
 
-# --- A3: SERVICE (no network here; tests/integration/test_guard_embedded.py has the listener) ---
+# --- A3: SERVICE (no network here; tests/integration/kg/test_guard_embedded.py has the listener) ---
 
 LOOPBACK = "http://127.0.0.1:9/sparql"
 METADATA = "http://169.254.169.254/latest"

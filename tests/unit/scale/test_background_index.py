@@ -149,7 +149,7 @@ def test_a_killed_builders_lock_is_recovered_and_a_non_owner_never_clears_it(sto
     assert acquire_build_lock(store) is None and pending_build(store) == holder.pid
     # Another build ending (a second job started by hand) leaves the owner's marker alone.
     job = subprocess.run(
-        [sys.executable, "-m", "saga_kgqa.cli.index_job", str(store)], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "saga_kgqa.cli.index.job", str(store)], capture_output=True, text=True, timeout=120
     )
     assert job.returncode == 0 and "already" in job.stdout + job.stderr, job.stdout + job.stderr
     assert pending_build(store) == holder.pid and not (store / "saga-fulltext").exists()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.cli.index_commands import load_or_build_schema
+from saga_kgqa.cli.index.commands import load_or_build_schema
 from saga_kgqa.kg.embedded.loading import build_store
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph

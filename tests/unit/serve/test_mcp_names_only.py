@@ -18,8 +18,8 @@ from mcp import Client
 from mcp.types import CallToolResult
 
 from saga_kgqa.schema.survey_cache import forget_surveys
-from saga_kgqa.serve.mcp_server import build_server
-from saga_kgqa.serve.mcp_tooling import ToolHost
+from saga_kgqa.serve.mcp.server import build_server
+from saga_kgqa.serve.mcp.tooling import ToolHost
 from saga_kgqa.serve.named_sources import NamedSources
 from saga_kgqa.sources.catalog import Catalog, SourceRecord
 

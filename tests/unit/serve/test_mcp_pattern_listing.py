@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from saga_kgqa.context import SagaContext
-from saga_kgqa.serve.mcp_pattern_tools import pattern_tools
+from saga_kgqa.serve.mcp.pattern_tools import pattern_tools
 from saga_kgqa.tools.patterns.configured import ranking_unavailable
 
 

@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus
 from saga_kgqa.eval.qa.runner import read_run
-from saga_kgqa.serve.text2sparql import BestQueries, Text2SparqlService, build_app
+from saga_kgqa.serve.text2sparql.app import BestQueries, Text2SparqlService, build_app
 from saga_kgqa.state import QueryAttempt
 
 QUERY = "SELECT ?x WHERE { ?x ?p ?o } LIMIT 1"
@@ -117,10 +117,10 @@ def test_a_failed_run_still_answers_json_with_its_best_query(tmp_path: Path) -> 
 
 def test_each_request_logs_one_line_without_the_question_text(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     client = TestClient(build_app(service(tmp_path)))
-    with caplog.at_level(logging.INFO, logger="saga_kgqa.serve.text2sparql"):
+    with caplog.at_level(logging.INFO, logger="saga_kgqa.serve.text2sparql.app"):
         client.get("/", params={"dataset": "https://example.org/ds/", "question": "Which secret?"})
         client.get("/", params={"dataset": "https://example.org/other/", "question": "Which?"})
-    lines = [r.getMessage() for r in caplog.records if r.name == "saga_kgqa.serve.text2sparql"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "saga_kgqa.serve.text2sparql.app"]
     assert len(lines) == 2
     assert "status=200" in lines[0] and "outcome=answered" in lines[0] and "question_id=text2sparql:" in lines[0]
     assert "status=404" in lines[1] and "error=dataset" in lines[1]
@@ -166,7 +166,7 @@ def test_the_served_query_drops_a_column_named_by_the_sources_own_label_property
 
 
 def test_each_source_names_its_label_properties_from_the_catalog_without_opening_it(tmp_path: Path) -> None:
-    from saga_kgqa.serve.text2sparql_main import label_properties
+    from saga_kgqa.serve.text2sparql.main import label_properties
     from saga_kgqa.sources.catalog import Catalog
 
     catalog = Catalog.from_mapping(

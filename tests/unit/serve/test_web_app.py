@@ -12,8 +12,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from saga_kgqa.serve.perimeter import RunSlots
-from saga_kgqa.serve.web import build_app, perimeter_for
-from saga_kgqa.serve.web_runs import WebRuns
+from saga_kgqa.serve.web.app import build_app, perimeter_for
+from saga_kgqa.serve.web.runs import WebRuns
 from saga_kgqa.sources.catalog import Catalog
 from tests.support import gated_models
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from saga_kgqa.errors import BackendError, ConfigurationError, SagaError
-from saga_kgqa.serve.web_failures import explain
+from saga_kgqa.serve.web.failures import explain
 
 
 class APIConnectionError(Exception):

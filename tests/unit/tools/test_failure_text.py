@@ -13,8 +13,8 @@ from saga_kgqa.errors import (
     ToolInputError,
 )
 from saga_kgqa.graph import source_tools, tool_nodes
-from saga_kgqa.serve.mcp_models import ToolOutput
-from saga_kgqa.serve.mcp_tooling import ToolHost
+from saga_kgqa.serve.mcp.models import ToolOutput
+from saga_kgqa.serve.mcp.tooling import ToolHost
 from saga_kgqa.serve.named_sources import NamedSources
 from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.state import Action

@@ -134,7 +134,7 @@ def start_background_build(store_dir: Path) -> tuple[int, bool]:
     try:
         with (store_dir / LOG_FILE).open("ab") as log:
             process = subprocess.Popen(  # noqa: S603 - our own interpreter and module, a path argument
-                [sys.executable, "-m", "saga_kgqa.cli.index_job", str(store_dir), "--lock-fd", str(fd)],
+                [sys.executable, "-m", "saga_kgqa.cli.index.job", str(store_dir), "--lock-fd", str(fd)],
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,

@@ -1,0 +1,1 @@
+"""``saga ask``: its options, the run it starts and what it shows."""

@@ -1,0 +1,1 @@
+"""``saga eval``: score, run, merge and ablate benchmarks."""

@@ -1,0 +1,414 @@
+"""``saga eval run``: resumable benchmark runs, and the options and helpers ``saga eval ablate`` shares."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, cast
+
+import typer
+
+from saga_kgqa.app.open import OpenOptions, open_graph
+from saga_kgqa.cli.eval.options import (
+    BenchmarkArgument,
+    DataDirOption,
+    GraphOption,
+    LanguageOption,
+    benchmark_questions,
+)
+from saga_kgqa.cli.eval_preflight import check_model_reachable, check_scoring_runtime
+from saga_kgqa.cli.options import (
+    AnswerShapeOption,
+    DataOption,
+    EmbeddingRuntimeOption,
+    EndpointOption,
+    MarsAugmentedQuestionOption,
+    MarsExamplesOption,
+    MarsHopLimitOption,
+    MarsTopNOption,
+    MarsTypologyOption,
+    MarsVerificationOption,
+    PatternRankingOption,
+    ProfileOption,
+    dialect_name,
+    dialect_option,
+    mars_switches,
+)
+from saga_kgqa.cli.output import fail, print_json
+from saga_kgqa.cli.progress import progress_bar
+from saga_kgqa.context import EntitySearch, FinalQueryPolicy, Method
+from saga_kgqa.errors import ConfigurationError, SagaError
+from saga_kgqa.kg.cache.replay_cache import CacheMode
+
+if TYPE_CHECKING:
+    from saga_kgqa.context import SagaContext
+    from saga_kgqa.eval.qa.runner import Answerer
+    from saga_kgqa.graph.model_calls import ModelFactory
+    from saga_kgqa.tools.toolbox import SagaToolbox
+
+
+class AnswererKind(StrEnum):
+    """Who answers: the SAGA agent, or the scripted gold-replay baseline (no model)."""
+
+    AGENT = "agent"
+    GOLD_REPLAY = "gold-replay"
+
+
+ModelOption = Annotated[
+    str, typer.Option(help="Chat model name (else SAGA_MODEL / OPENAI_MODEL; key in SAGA_API_KEY / OPENAI_API_KEY).")
+]
+BaseUrlOption = Annotated[str | None, typer.Option(help="Base URL of an OpenAI-compatible server.")]
+MaxStepsOption = Annotated[int, typer.Option(min=1, help="Controller steps per question.")]
+ConcurrencyOption = Annotated[int, typer.Option(min=1, help="Questions answered at once.")]
+ModelConcurrencyOption = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        help="Requests in flight to the model server at once (else SAGA_MODEL_CONCURRENCY; default: no cap "
+        "beyond --concurrency). SPARQL endpoints have their own per-endpoint limit in their profile.",
+    ),
+]
+RetryOption = Annotated[bool, typer.Option("--retry-failed", help="Redo questions that failed or timed out.")]
+LimitOption = Annotated[int | None, typer.Option(min=1, help="Only the first N questions.")]
+MaxSecondsOption = Annotated[
+    float | None, typer.Option(min=0.1, help="Seconds per question (checked between agent steps).")
+]
+MaxTokensOption = Annotated[int | None, typer.Option(min=1, help="Tokens per question (checked between agent steps).")]
+CacheDirOption = Annotated[
+    Path | None, typer.Option(help="Record/replay cache directory (default: beside the predictions).")
+]
+CacheModeOption = Annotated[
+    CacheMode | None,
+    typer.Option(help="Record/replay cache mode (default: replay-or-record for --endpoint, else off)."),
+]
+DialectOption = Annotated[
+    str | None,
+    dialect_option(
+        "It sets the tools, vocabulary and schema index (default: wikidata under a wikidata/qlever "
+        "profile, else the benchmark's graph: wikidata for QALD/WWQ/SPINACH, freebase for CWQ/GrailQA/WebQ, "
+        "else generic). A dialect's schema index is built from --data-dir unless --schema is given."
+    ),
+]
+SchemaOption = Annotated[
+    Path | None, typer.Option("--schema", help="Schema index from `saga index build` (default: build it now).")
+]
+MethodOption = Annotated[Method, typer.Option(help="saga (the controller) or mars (the pattern pipeline).")]
+EntitySearchOption = Annotated[
+    EntitySearch,
+    typer.Option(help="Name search: off (the graph's names) or wikidata-api (wbsearchentities; SAGA_CONTACT)."),
+]
+
+
+def chat_model_factory(context: SagaContext, *, model_concurrency: int | None = None) -> ModelFactory:
+    """The configured chat models (:class:`~saga_kgqa.models.ConfiguredModelFactory`), checked before the run.
+
+    Building the controller's model once up front makes a missing model or key a
+    configuration error now, not one failed record per question.
+
+    Raises:
+        ConfigurationError: No model is configured, or the settings are unusable.
+    """
+    from saga_kgqa.models import ConfiguredModelFactory, ModelSettings
+
+    factory = ConfiguredModelFactory(ModelSettings(max_concurrency=model_concurrency))
+    factory(context, "controller")
+    return factory
+
+
+def run_context(
+    data: list[Path] | None,
+    endpoint: str | None,
+    profile: str | None,
+    model: str,
+    base_url: str | None,
+    steps: int,
+    tools: ToolSettings,
+    switches: Mapping[str, Any],
+) -> SagaContext:
+    """The run's context: the command's values, then ``switches`` given, else ``SAGA_<FIELD>``, else defaults."""
+    from saga_kgqa.context import SagaContext
+
+    joined = ",".join(str(p) for p in data) if data else None
+    return SagaContext.from_env(
+        model=model,
+        base_url=base_url,
+        data=joined,
+        endpoint=endpoint,
+        profile=profile,
+        max_steps=steps,
+        dialect=tools.dialect,
+        schema_index=str(tools.schema_file) if tools.schema_file else None,
+        entity_search=tools.entity_search,
+        **{name: value for name, value in switches.items() if value is not None},
+    )
+
+
+#: How the agent's tools read the graph (the composition root's options; the CLI's name for them).
+ToolSettings = OpenOptions
+
+
+def tool_settings(
+    benchmark: str,
+    profile: str | None,
+    dialect: str | None,
+    schema_file: Path | None,
+    data_dir: Path | None,
+    entity_search: EntitySearch,
+) -> ToolSettings:
+    """The tool settings of a run: an explicit dialect, else the profile's, else the benchmark's graph's.
+
+    Raises:
+        typer.BadParameter: ``dialect`` names no dialect.
+    """
+    from saga_kgqa.app.dialects import benchmark_dialect, dialect_implied_by_profile
+    from saga_kgqa.settings import data_dir as shared_data_dir
+
+    chosen = dialect_name(dialect) or dialect_implied_by_profile(profile) or benchmark_dialect(benchmark)
+    sources = shared_data_dir(data_dir) if chosen != "generic" else None
+    return ToolSettings(chosen, schema_file, sources, entity_search)
+
+
+def cache_settings(
+    endpoint: str | None, cache_dir: Path | None, cache_mode: CacheMode | None, default_dir: Path
+) -> tuple[Path | None, CacheMode]:
+    """Record/replay is on by default for endpoints (a rerun replays instead of asking again), off for local data."""
+    mode = cache_mode or (CacheMode.REPLAY_OR_RECORD if endpoint else CacheMode.OFF)
+    return (cache_dir or default_dir) if mode is not CacheMode.OFF else None, mode
+
+
+def open_toolbox(
+    data: list[Path] | None,
+    endpoint: str | None,
+    profile: str | None,
+    cache_dir: Path | None,
+    cache_mode: CacheMode,
+    tools: ToolSettings | None = None,
+) -> SagaToolbox:
+    """The agent's toolbox over --data or --endpoint, behind the record/replay cache when it is on.
+
+    The tools speak ``tools.dialect`` over ``tools.schema_file``, else the dialect's index
+    from ``tools.data_dir``, else an index built from the graph with induction.
+
+    Raises:
+        ConfigurationError: The graph, schema or search settings are unusable.
+        BackendError: The graph failed while the schema index was built.
+    """
+    from saga_kgqa.app.toolboxes import open_toolbox as default_open_toolbox
+
+    return default_open_toolbox(data, endpoint, profile, tools, cache_dir=cache_dir, cache_mode=cache_mode)
+
+
+def agent_answerer_for(
+    factory: ModelFactory,
+    toolbox: SagaToolbox,
+    max_seconds: float | None,
+    max_tokens: int | None,
+    method: Method = "saga",
+) -> Any:
+    """Per context, an answerer that streams the chosen graph (SAGA's controller or MARS) over one toolbox."""
+    from saga_kgqa.app.graphs import build_graph
+    from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
+    from saga_kgqa.graph.builder import SagaGraph
+
+    graph: SagaGraph
+    if method == "mars":
+        from saga_kgqa.mars.builder import build_mars_graph
+
+        # Same input, output and context schemas as SAGA's graph: the answerer streams both alike.
+        graph = cast(SagaGraph, build_mars_graph(model_factory=factory, toolbox_factory=lambda _context: toolbox))
+    else:
+        graph = build_graph(model_factory=factory, toolbox_factory=lambda _context: toolbox)
+
+    def answerer_for(context: SagaContext) -> Answerer:
+        return AgentAnswerer(graph, context, toolbox.graph, max_seconds=max_seconds, max_tokens=max_tokens)
+
+    return answerer_for
+
+
+def run_command(
+    benchmark: BenchmarkArgument,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Predictions file (JSONL; resumed when it exists).")],
+    answerer: Annotated[AnswererKind, typer.Option(help="agent, or gold-replay (runs each gold query).")] = (
+        AnswererKind.AGENT
+    ),
+    gold: Annotated[Path | None, typer.Option(help="Gold store: score the run when it ends.")] = None,
+    data_dir: DataDirOption = None,
+    language: LanguageOption = "en",
+    graph_name: GraphOption = None,
+    data: DataOption = None,
+    endpoint: EndpointOption = None,
+    profile: ProfileOption = None,
+    model: ModelOption = "",
+    base_url: BaseUrlOption = None,
+    max_steps: MaxStepsOption = 20,
+    concurrency: ConcurrencyOption = 1,
+    model_concurrency: ModelConcurrencyOption = None,
+    retry_failed: RetryOption = False,
+    limit: LimitOption = None,
+    cache_dir: CacheDirOption = None,
+    cache_mode: CacheModeOption = None,
+    max_seconds: MaxSecondsOption = None,
+    max_tokens: MaxTokensOption = None,
+    dialect: DialectOption = None,
+    schema_file: SchemaOption = None,
+    entity_search: EntitySearchOption = "off",
+    method: MethodOption = "saga",
+    mars_top_n: MarsTopNOption = None,
+    mars_hop_limit: MarsHopLimitOption = None,
+    mars_examples: MarsExamplesOption = None,
+    mars_typology: MarsTypologyOption = None,
+    mars_verification: MarsVerificationOption = None,
+    mars_augmented_question: MarsAugmentedQuestionOption = None,
+    pattern_ranking: PatternRankingOption = None,
+    embedding_runtime: EmbeddingRuntimeOption = None,
+    examples: Annotated[
+        Path | None,
+        typer.Option(help="Worked examples (JSONL or RDF with SHACL/spex/shui examples); the benchmark's own refused."),
+    ] = None,
+    examples_k: Annotated[int, typer.Option(help="Examples shown per prompt.")] = 3,
+    answer_shape: AnswerShapeOption = None,
+    final_query: Annotated[
+        FinalQueryPolicy | None,
+        typer.Option(
+            help="Which attempt is the answer: last_executed (SAGA's stop(), the default everywhere) or, for "
+            "benchmark comparisons only, last_answering (the last attempt that returned rows); recorded in the "
+            "run's configuration.",
+            show_default=False,
+        ),
+    ] = None,
+    shard: Annotated[
+        str | None,
+        typer.Option(help="Answer only shard I of N (I/N, by question id); merge with `saga eval merge`."),
+    ] = None,
+) -> None:
+    """Answer every question of a benchmark, one JSON line per question; rerun to resume."""
+    from saga_kgqa.eval.qa.ablation import run_summary, score_run
+    from saga_kgqa.eval.qa.gold import GoldStore
+    from saga_kgqa.eval.qa.predictions import outcome_counts
+    from saga_kgqa.eval.qa.runner import GoldReplayAnswerer, run_benchmark
+    from saga_kgqa.eval.qa.shards import SHARD_KEY, parse_shard, shard_questions
+
+    try:
+        chosen_shard = parse_shard(shard) if shard is not None else None
+        every_question = benchmark_questions(benchmark, data_dir, language, graph_name)
+        questions = shard_questions(every_question[:limit], chosen_shard)
+        tools = tool_settings(benchmark, profile, dialect, schema_file, data_dir, entity_search)
+        switches = mars_switches(
+            mars_top_n,
+            mars_hop_limit,
+            mars_examples,
+            mars_typology,
+            mars_verification,
+            mars_augmented_question,
+            pattern_ranking,
+            embedding_runtime,
+        )
+        switches = {**switches, "answer_shape": answer_shape, "final_query": final_query}
+        gold_store = None
+        if gold is not None:  # inputs first: a campaign must not fail after its last question
+            check_scoring_runtime()
+            gold_store = GoldStore.load(gold)
+        context = run_context(data, endpoint, profile, model, base_url, max_steps, tools, switches)
+        cache = cache_settings(endpoint, cache_dir, cache_mode, out.with_name(out.name + ".cache"))
+        examples_info: dict[str, Any] | None = None
+        if examples is not None:
+            # Screened against the whole benchmark, not the --limit/--shard part: an unasked question still leaks.
+            context, examples_info = _with_examples(context, examples, examples_k, every_question, out)
+        config: dict[str, Any] = {
+            "benchmark": benchmark,
+            "language": language,
+            "graph": graph_name,
+            "answerer": answerer.value,
+            "limit": limit,
+        }
+        if chosen_shard is not None:
+            config[SHARD_KEY] = str(chosen_shard)
+        if examples_info is not None:
+            config["examples"] = examples_info
+        if answerer is AnswererKind.GOLD_REPLAY:
+            if not data and not endpoint:
+                raise ConfigurationError("gold-replay needs --data or --endpoint")
+            kg = open_graph(data, endpoint, profile, *cache)
+            chosen: Answerer = GoldReplayAnswerer(kg)
+            config |= {"data": [str(p) for p in data or []], "endpoint": endpoint, "profile": profile}
+        else:
+            factory = chat_model_factory(context, model_concurrency=model_concurrency)
+            toolbox = open_toolbox(data, endpoint, profile, *cache, tools)
+            check_model_reachable(factory(context, "controller"))  # one request, after the data opened
+            chosen = agent_answerer_for(factory, toolbox, max_seconds, max_tokens, method)(context)
+            config |= {"context": dataclasses.asdict(context), "max_seconds": max_seconds, "max_tokens": max_tokens}
+            config["method"] = method
+        manifest = _start_manifest(config, benchmark, data_dir, data, gold, out)
+        with progress_bar(f"{benchmark}: questions", len(questions)) as advance:
+            done = run_benchmark(
+                questions,
+                chosen,
+                out,
+                config=config,
+                retry_failed=retry_failed,
+                concurrency=concurrency,
+                progress=lambda _record: advance(),
+            )
+        _finish_manifest(manifest, out, len(done.records))
+        report: dict[str, Any] = {
+            "predictions": str(out),
+            "answered": done.answered,
+            "skipped": done.skipped,
+            # How the runs ended, as every face reports it (docs/outcomes.md).
+            "outcomes": outcome_counts([done.records[q.id] for q in questions if q.id in done.records]),
+        }
+        report["manifest"] = str(_manifest_file(out))
+        if gold_store is not None:
+            from saga_kgqa.examples.run_examples import verify_run_examples
+
+            verify_run_examples(config, every_question)
+            records = [done.records[q.id] for q in questions if q.id in done.records]
+            report["summary"] = run_summary(score_run(records, gold_store))
+    except SagaError as exc:
+        fail(exc)
+    print_json(report)
+
+
+def _manifest_file(out: Path) -> Path:
+    from saga_kgqa.eval.qa.manifest import manifest_path
+
+    return manifest_path(out)
+
+
+def _start_manifest(
+    config: dict[str, Any], benchmark: str, data_dir: Path | None, data: list[Path] | None, gold: Path | None, out: Path
+) -> dict[str, Any]:
+    """Write the run's manifest before the first question (see :mod:`saga_kgqa.eval.qa.manifest`)."""
+    from saga_kgqa import settings
+    from saga_kgqa.eval.qa.manifest import build_manifest, write_manifest
+
+    manifest = build_manifest(
+        config, benchmark=benchmark, data_dir=settings.data_dir(data_dir), data_files=data or (), gold=gold
+    )
+    write_manifest(_manifest_file(out), manifest)
+    return manifest
+
+
+def _finish_manifest(manifest: dict[str, Any], out: Path, records: int) -> None:
+    from saga_kgqa.eval.qa.manifest import finish_manifest, write_manifest
+
+    write_manifest(_manifest_file(out), finish_manifest(manifest, out, records))
+
+
+def _with_examples(
+    context: SagaContext, source: Path, k: int, questions: list[Any], out: Path
+) -> tuple[SagaContext, dict[str, Any]]:
+    """The context with the run's screened examples, and what the leakage guard did (said on stderr)."""
+    from saga_kgqa.examples.run_examples import prepare_run_examples
+
+    kept, info = prepare_run_examples(source, questions, out)
+    if info["refused"]:
+        typer.echo(
+            f"examples: refused {info['refused']} of {info['refused'] + info['kept']} from {source} "
+            f"(the benchmark's own questions or queries), e.g. {info['refused_because'][0]}",
+            err=True,
+        )
+    chosen = dataclasses.replace(context, examples_file=str(kept) if kept else None, examples_k=k)
+    return chosen, info

@@ -1,0 +1,1 @@
+"""``saga index``: schema indexes, background jobs and the worked-example index."""

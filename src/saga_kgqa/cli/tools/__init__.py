@@ -1,0 +1,1 @@
+"""The tool commands (``saga search``, ``lookup``, ``examples`` …) and ``saga execute``."""

@@ -1,0 +1,275 @@
+"""Runs of the web page: each question runs the LangGraph agent in a worker thread, checkpointed, its events logged.
+
+A live run's events are kept in memory while the page follows them; any run, live or from
+an earlier session of the server, can be reopened from the checkpoint store. Live runs are
+capped (:class:`~saga_kgqa.serve.perimeter.RunSlots`, one worker thread each); a run can be
+cancelled (it stops at the next step boundary, its checkpoint kept) and an unfinished run resumed.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from saga_kgqa.app.caller import CallerModelFactory, CallerSourcesFactory, CallerToolboxFactory
+from saga_kgqa.app.graphs import build_graph
+from saga_kgqa.app.sources import toolbox_for_source
+from saga_kgqa.context import SagaContext
+from saga_kgqa.errors import ConfigurationError, SagaError
+from saga_kgqa.graph.builder import SagaGraph, recursion_limit
+from saga_kgqa.graph.tracing import question_run_config
+from saga_kgqa.models import ModelSettings
+from saga_kgqa.runs.answer_view import answer_views, views_json
+from saga_kgqa.runs.persistence import CheckpointStore, CheckpointTarget, RunIdentity, ThreadRecord
+from saga_kgqa.runs.stream import stream_run
+from saga_kgqa.serve.perimeter import RunSlots
+from saga_kgqa.serve.web.events import Event, EventMaker, Labeller, events_from_state, progress_event
+from saga_kgqa.serve.web.failures import NO_MODEL, explain
+from saga_kgqa.sources.catalog import Catalog, UnknownName
+from saga_kgqa.state.checkpointing import checkpoint_serde
+from saga_kgqa.state.graph_state import InputState
+from saga_kgqa.tools.toolbox import ToolView
+
+MAX_QUESTION_CHARS = 2000
+LOG = logging.getLogger("saga_kgqa.serve.web.app")
+
+
+@dataclass
+class RunLog:
+    """The events of one live run, appended by its worker and read by any number of pages."""
+
+    events: list[Event] = field(default_factory=list)
+    done: bool = False
+    cancelled: threading.Event = field(default_factory=threading.Event)
+    changed: threading.Condition = field(default_factory=threading.Condition)
+
+    def add(self, *events: Event) -> None:
+        """Append events and wake the readers."""
+        with self.changed:
+            self.events.extend(events)
+            self.changed.notify_all()
+
+    def finish(self) -> None:
+        """Mark the run over."""
+        with self.changed:
+            self.done = True
+            self.changed.notify_all()
+
+    def wait(self, seen: int, timeout_s: float) -> tuple[list[Event], bool]:
+        """Events after the first ``seen`` (waiting up to ``timeout_s`` for some) and whether the run is over."""
+        with self.changed:
+            if len(self.events) <= seen and not self.done:
+                self.changed.wait(timeout_s)
+            # Every event is added before finish(): once done, nothing comes after these.
+            return self.events[seen:], self.done
+
+
+class WebRuns:
+    """Starts, follows and reopens runs against the catalog's sources."""
+
+    def __init__(self, catalog: Catalog, checkpoints: CheckpointTarget, slots: RunSlots | None = None) -> None:
+        """Serve the catalog's sources and models; checkpoint every run in ``checkpoints``; cap live runs."""
+        self.catalog = catalog
+        self.slots = slots or RunSlots.from_env()
+        self.store = CheckpointStore(checkpoints, serde=checkpoint_serde())
+        self.graph: SagaGraph = build_graph(
+            model_factory=CallerModelFactory(catalog),
+            toolbox_factory=CallerToolboxFactory(catalog),
+            sources_factory=CallerSourcesFactory(catalog),
+            checkpointer=self.store.saver,
+        )
+        self._live: dict[str, RunLog] = {}
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        """Close the checkpoint store."""
+        self.store.close()
+
+    @property
+    def model_ready(self) -> bool:
+        """True when a model is configured: a catalog ``[models]`` entry, or the environment's."""
+        settings = ModelSettings.resolve()
+        return bool(self.catalog.models or settings.factory or settings.model)
+
+    def start(self, question: str, source: str | None, model: str | None, client: str = "local") -> str:
+        """Start a run in a worker thread; return its thread id.
+
+        Raises:
+            ConfigurationError: No model, an empty or overlong question, or a source or model not in the catalog.
+            Busy: Every run slot (of the page, or of this client) is taken.
+        """
+        if not self.model_ready:
+            raise ConfigurationError(NO_MODEL)
+        text = question.strip()
+        if not text or len(text) > MAX_QUESTION_CHARS:
+            raise ConfigurationError(f"ask a question of 1 to {MAX_QUESTION_CHARS} characters")
+        record = self.catalog.source(source)
+        self.catalog.model(model)
+        thread_id = uuid.uuid4().hex[:12]
+        self.slots.take(client)
+        try:
+            with self._lock:
+                self.store.start_thread(thread_id, _identity(record.name, model), text)
+                log = self._live[thread_id] = RunLog()
+        except BaseException:
+            self.slots.give_back(client)
+            raise
+        log.add({"kind": "start", "thread_id": thread_id, "question": text, "source": record.name})
+        self._spawn(thread_id, text, record.name, model, log, client, resumed=False)
+        return thread_id
+
+    def resume(self, thread_id: str, client: str = "local") -> None:
+        """Continue an unfinished run from its last checkpoint (after a cancel, a failure or a restart).
+
+        Raises:
+            ConfigurationError: No model, or the run is unknown, still running or already finished.
+            Busy: Every run slot is taken.
+        """
+        if not self.model_ready:
+            raise ConfigurationError(NO_MODEL)
+        with self._lock:
+            running = self._live.get(thread_id)
+            record = self.store.thread(thread_id)
+        if running is not None and not running.done:
+            raise ConfigurationError("this run is still running")
+        if record is None:
+            raise UnknownName(f"no run {thread_id!r}")
+        source = record.identity.graph.removeprefix("source ")
+        context = SagaContext(source=source)
+        if not self.graph.get_state(_config(thread_id, record.question, source, None, context)).next:
+            raise ConfigurationError("this run has finished; ask the question again to start a new run")
+        # The page follows the resumed run from the start: the checkpoint's steps so far, then the new ones.
+        before = [e for e in self.reopen(thread_id) if e["kind"] not in ("interrupted", "end")]
+        self.slots.take(client)
+        log = RunLog(events=[*before, {"kind": "resumed", "thread_id": thread_id}])
+        with self._lock:
+            self._live[thread_id] = log
+        self._spawn(thread_id, record.question, source, None, log, client, resumed=True)
+
+    def cancel(self, thread_id: str) -> bool:
+        """Ask a live run to stop at its next step boundary (its checkpoint stays resumable); False if not running."""
+        log = self.live(thread_id)
+        if log is None or log.done:
+            return False
+        log.cancelled.set()
+        return True
+
+    def _spawn(
+        self, thread_id: str, question: str, source: str, model: str | None, log: RunLog, client: str, *, resumed: bool
+    ) -> None:
+        def work() -> None:
+            try:
+                self._run(thread_id, question, source, model, log, resumed=resumed)
+            finally:
+                self.slots.give_back(client)
+
+        try:
+            threading.Thread(target=work, name=f"saga-web-{thread_id}", daemon=True).start()
+        except BaseException:
+            self.slots.give_back(client)
+            raise
+
+    def _run(
+        self, thread_id: str, question: str, source: str, model: str | None, log: RunLog, *, resumed: bool
+    ) -> None:
+        context = SagaContext(source=source, model=model or "")
+        try:
+            config = _config(thread_id, question, source, model, context)
+            steps = int(self.graph.get_state(config).values.get("steps", 0)) if resumed else 0
+            view = toolbox_for_source(self.catalog.source(source)).view(context)
+            maker = EventMaker(view.prefixes, _labeller(view, context.language))
+            inputs: InputState | None = None if resumed else {"question": question}
+            page = _PageObserver(log, maker, steps, context.max_steps)
+            if stream_run(self.graph, inputs, config, context, [page], stop=log.cancelled.is_set, durability="sync"):
+                # The stream is closed: the graph stops here, its last checkpoint kept.
+                log.add({"kind": "cancelled", "thread_id": thread_id})
+                return
+        except Exception as exc:  # a model or library failure ends this run, never the server
+            LOG.warning("web run %s failed: %s: %s", thread_id, type(exc).__name__, exc)
+            log.add({"kind": "error", "message": explain(exc), "resumable": True})
+        finally:
+            log.add({"kind": "end"})
+            log.finish()
+
+    def live(self, thread_id: str) -> RunLog | None:
+        """The log of a run this server started, if it did."""
+        with self._lock:
+            return self._live.get(thread_id)
+
+    def history(self, limit: int = 50) -> list[dict[str, Any]]:
+        """Earlier runs, newest first."""
+        with self._lock:
+            threads = self.store.threads(limit)
+        return [_thread_json(t) for t in threads]
+
+    def reopen(self, thread_id: str) -> list[Event]:
+        """The events of a checkpointed run (live or earlier).
+
+        Raises:
+            UnknownName: No run has that id.
+        """
+        with self._lock:
+            record = self.store.thread(thread_id)
+        if record is None:
+            raise UnknownName(f"no run {thread_id!r}")
+        source = record.identity.graph.removeprefix("source ")
+        context = SagaContext(source=source)
+        values = dict(self.graph.get_state(_config(thread_id, record.question, source, None, context)).values)
+        prefixes: dict[str, str] = {}
+        labeller: Labeller | None = None
+        try:
+            view = toolbox_for_source(self.catalog.source(source)).view(context)
+            prefixes, labeller = view.prefixes, _labeller(view, context.language)
+        except (ConfigurationError, SagaError):
+            pass
+        start = {"kind": "start", "thread_id": thread_id, "question": record.question, "source": source}
+        events = [start, *events_from_state(values, prefixes, labeller)]
+        if "status" not in values:  # cancelled, failed or cut off by a restart: the page offers Resume
+            events.append({"kind": "interrupted", "thread_id": thread_id, "steps": int(values.get("steps", 0))})
+        return [*events, {"kind": "end"}]
+
+
+def _labeller(view: ToolView, language: str) -> Labeller:
+    return lambda answer: views_json(answer_views(view, answer, language))
+
+
+def _identity(source: str, model: str | None) -> RunIdentity:
+    return RunIdentity(graph=f"source {source}", model=f"model {model}" if model else "default model")
+
+
+@dataclass
+class _PageObserver:
+    """Turns each node's delta into the page's events and its progress line."""
+
+    log: RunLog
+    maker: EventMaker
+    steps: int
+    max_steps: int
+
+    def update(self, node: str, delta: Any) -> None:
+        """Add the events of one node's delta (a chosen action counts a step)."""
+        if node == "controller" and isinstance(delta, dict) and delta.get("pending_action") is not None:
+            self.steps += 1
+        self.log.add(*self.maker.update(node, delta), progress_event(node, delta, self.steps, self.max_steps))
+
+
+def _config(thread_id: str, question: str, source: str, model: str | None, context: SagaContext) -> Any:
+    return question_run_config(
+        question,
+        thread_id=thread_id,
+        graph=f"source {source}",
+        model=model or "default",
+        recursion_limit=recursion_limit(context.max_steps),
+    )
+
+
+def _thread_json(record: ThreadRecord) -> dict[str, Any]:
+    return {
+        "thread_id": record.thread_id,
+        "question": record.question,
+        "source": record.identity.graph.removeprefix("source "),
+        "created": record.created,
+    }
