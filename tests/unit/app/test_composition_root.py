@@ -91,6 +91,7 @@ def run(record):
 
 
 def test_the_faces_are_found() -> None:
-    names = {path.name for path in FACES}
-    assert {"ask_run.py", "tool_commands.py", "mcp_server.py", "web_runs.py", "text2sparql_main.py"} <= names
+    names = {str(path.relative_to(ROOT)) for path in FACES}
+    assert {"cli/ask/run.py", "cli/tools/commands.py", "serve/mcp/server.py", "serve/web/runs.py"} <= names
+    assert "serve/text2sparql/main.py" in names
     assert all(path.is_file() for path in STUDIOS)
