@@ -28,7 +28,7 @@ from saga_kgqa.serve.web.failures import NO_MODEL
 from saga_kgqa.serve.web.request import parse_run_request
 from saga_kgqa.serve.web.runs import WebRuns
 
-_STATIC = files("saga_kgqa.serve.web.app") / "static"
+_STATIC = files("saga_kgqa.serve.web") / "static"
 #: Seconds an event stream waits for the next event before it sends a keep-alive comment.
 _KEEPALIVE_S = 10.0
 #: Event streams followed at once: each waits in a worker thread of its own pool, so held streams never
