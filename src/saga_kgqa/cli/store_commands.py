@@ -206,7 +206,7 @@ def sparql(
     IRIs print with the query's own prefixes and the graph's labels; an empty result says which part of
     the query matches nothing (on standard error), as ``saga execute`` finds it.
     """
-    from saga_kgqa.cli.sparql_view import cell_renderer, display_prefixes, empty_reason, graph_labels
+    from saga_kgqa.cli.tools.sparql_view import cell_renderer, display_prefixes, empty_reason, graph_labels
     from saga_kgqa.kg.core.backend import ExecutionLimits
 
     text = read_query(query)

@@ -12,7 +12,7 @@ import typer
 
 from saga_kgqa.app.open import open_graph
 from saga_kgqa.cli.eval.ablate import ablate_command
-from saga_kgqa.cli.eval_kit_command import kit_command
+from saga_kgqa.cli.eval.kit import kit_command
 from saga_kgqa.cli.eval.merge import merge_command
 from saga_kgqa.cli.eval.options import (
     BenchmarkArgument,

@@ -18,7 +18,7 @@ from saga_kgqa.cli.eval.options import (
     LanguageOption,
     benchmark_questions,
 )
-from saga_kgqa.cli.eval_preflight import check_model_reachable, check_scoring_runtime
+from saga_kgqa.cli.eval.preflight import check_model_reachable, check_scoring_runtime
 from saga_kgqa.cli.options import (
     AnswerShapeOption,
     DataOption,
