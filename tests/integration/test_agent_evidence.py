@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.tools.toolbox import SagaToolbox
 from saga_kgqa.state.evidence import Evidence
+from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.support.agent import open_toolbox, run_agent
 from tests.support.scripted_model import answer_type, tool_call
 from tests.support.wikidata_shaped import WD, write_wikidata_statements

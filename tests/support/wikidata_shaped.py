@@ -47,7 +47,8 @@ wd:Q1 p:P27 wds:Q1-citizenship-1, wds:Q1-citizenship-2 .
 wds:Q1-citizenship-1 ps:P27 wd:Q10 ; wikibase:rank wikibase:NormalRank ;
     pq:P580 "2001-01-01T00:00:00Z"^^xsd:dateTime ; prov:wasDerivedFrom wdref:ref1 .
 wdref:ref1 pr:P854 <https://registry.example/ann> ; pr:P813 "2020-05-01T00:00:00Z"^^xsd:dateTime .
-wds:Q1-citizenship-2 ps:P27 wd:Q11 ; wikibase:rank wikibase:DeprecatedRank ; pq:P582 "2000-12-31T00:00:00Z"^^xsd:dateTime .
+wds:Q1-citizenship-2 ps:P27 wd:Q11 ; wikibase:rank wikibase:DeprecatedRank ;
+    pq:P582 "2000-12-31T00:00:00Z"^^xsd:dateTime .
 wd:Q11 rdfs:label "Sylvania"@en ; wdt:P31 wd:Q6256 .
 wd:P580 rdfs:label "start time"@en .
 wd:P582 rdfs:label "end time"@en .

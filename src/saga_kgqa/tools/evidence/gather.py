@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from saga_kgqa.errors import SagaError
+from saga_kgqa.errors import QueryRejected, SagaError
 from saga_kgqa.kg.core.backend import ExecutionLimits
-from saga_kgqa.kg.core.result import Term
+from saga_kgqa.kg.core.result import QueryResult, Term
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.state.evidence import (
     Evidence,
@@ -29,7 +29,7 @@ from saga_kgqa.state.evidence import (
 )
 from saga_kgqa.state.records import Answer
 from saga_kgqa.text_safety import graph_text, outside_value
-from saga_kgqa.tools.evidence.patterns import query_blocks
+from saga_kgqa.tools.evidence.patterns import Block, query_blocks
 from saga_kgqa.tools.evidence.statements import (
     Statement,
     entity_of,
@@ -42,6 +42,8 @@ from saga_kgqa.tools.graph_reads import Reads
 from saga_kgqa.tools.render import iri_text
 
 _RANKS: dict[str, Rank] = {"preferred": "preferred", "normal": "normal", "deprecated": "deprecated"}
+#: The guard's reasons for refusing a text by its size (its parse would cost too much, or it is too long).
+_TOO_BIG = frozenset({"too_complex", "too_large"})
 #: Characters of a label or literal shown.
 TEXT_CHARS = 80
 
@@ -84,23 +86,22 @@ def gather_evidence(
         rows = [{}]
     else:
         rows = list(answer.rows[: settings.rows])
+    # Rows whose evidence could not be read count as checked and unsupported, never as absent.
+    unread = Evidence(sparql=sparql, row_cap=settings.rows, rows_checked=len(rows))
     try:
         blocks = query_blocks(sparql, {**graph.profile.prefixes, **prefixes})
     except SagaError as exc:
-        return Evidence(sparql=sparql, note=f"the query's patterns could not be read: {exc.message}")
+        return unread.model_copy(update={"note": f"the query's patterns could not be read: {exc.message}"})
     patterns = tuple(f"{s.text} {p.text} {o.text}" for block in blocks for s, p, o in block.triples)
-    base = Evidence(sparql=sparql, patterns=patterns, row_cap=settings.rows)
+    base = unread.model_copy(update={"patterns": patterns})
     if not rows:
         return base
-    built = support_query(blocks, rows, per_block=max(1, len(rows) * settings.per_row))
-    if built is None:
-        return base.model_copy(update={"note": "the query has no triple patterns to support its rows"})
-    text, limit = built
-    limits = ExecutionLimits(deadline_s=settings.deadline_s, max_rows=limit)
     try:
-        result = graph.query(text, limits)
+        result = _support(graph, blocks, rows, settings)
     except SagaError as exc:
         return base.model_copy(update={"note": f"the evidence query did not run: {exc.message}"})
+    if result is None:
+        return base.model_copy(update={"note": "the query has no triple patterns to support its rows"})
     support = supported_rows(blocks, result.rows, len(rows), per_row=settings.per_row)
     note = "the evidence query hit its limit: some rows may show fewer triples" if result.truncated else ""
     statements, statement_note = _statements(graph, support, settings)
@@ -118,6 +119,28 @@ def gather_evidence(
             "note": "; ".join(part for part in (note, statement_note) if part),
         }
     )
+
+
+def _support(
+    graph: KnowledgeGraph, blocks: Sequence[Block], rows: Sequence[Mapping[str, str]], settings: EvidenceSettings
+) -> QueryResult | None:
+    """Run the supporting-triple query: row by row, or rows grouped when the guard finds that text too large.
+
+    Only one query reaches the graph: a text the guard refuses for its size is never sent, and
+    the next try groups twice as many rows per subquery.
+    """
+    group = 1
+    while True:
+        built = support_query(blocks, rows, per_row=settings.per_row, group_rows=group)
+        if built is None:
+            return None
+        text, limit = built
+        try:
+            return graph.query(text, ExecutionLimits(deadline_s=settings.deadline_s, max_rows=limit))
+        except QueryRejected as exc:
+            if exc.reason not in _TOO_BIG or group >= len(rows):
+                raise
+        group *= 2
 
 
 def _statements(

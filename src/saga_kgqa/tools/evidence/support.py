@@ -4,8 +4,9 @@ For each block of the final query (:mod:`saga_kgqa.tools.evidence.patterns`), on
 joins the block with a ``VALUES`` table of the answer rows' bindings (row index, then each
 variable the block shares with the answer): an IRI is bound as itself; a literal (whose datatype
 the answer no longer carries) is matched by its lexical form, ``FILTER(STR(?v) = ?lexical)``.
-Each branch is a subquery with its own LIMIT, so one block with many matches cannot starve the
-others, and the whole query has a LIMIT too. The text is built from escaped terms and still
+Each branch is a subquery with its own LIMIT, one per row and block, so a row or block with many
+matches cannot starve the others (a query too long for the guard to repeat per row groups its rows
+two, four … to a branch instead), and the whole query has a LIMIT too. The text is built from escaped terms and still
 passes the read-only guard before it reaches the graph, like any query.
 
 Variables of a block the answer does not project (``?film :director ?d . ?d :name ?n`` asked for
@@ -53,14 +54,18 @@ def lexical_name(variable: str) -> str:
 
 
 def support_query(
-    blocks: Sequence[Block], rows: Sequence[Mapping[str, str]], *, per_block: int
+    blocks: Sequence[Block], rows: Sequence[Mapping[str, str]], *, per_row: int, group_rows: int = 1
 ) -> tuple[str, int] | None:
     """The evidence query and its LIMIT, or ``None`` when no block can be asked.
 
     Args:
         blocks: The query's positive blocks.
         rows: The answer rows to support (variable → IRI or lexical form), already capped.
-        per_block: Most solutions read per block (over all rows).
+        per_row: Most solutions read per row and block.
+        group_rows: Rows per subquery. One (the default) gives each row and block a subquery with its
+            own LIMIT, so a row with many matches (an aggregate's group, a cross product) cannot
+            starve the others; more rows per subquery make a shorter text, for a query too long to
+            repeat per row (the rows of one subquery share its LIMIT).
     """
     branches = []
     for number, block in enumerate(blocks):
@@ -68,21 +73,22 @@ def support_query(
         if ROW_VAR in names or BLOCK_VAR in names:
             continue
         bound = [name for name in names if any(name in row for row in rows)]
-        columns = [ROW_VAR]
-        for name in bound:
-            columns += [name, lexical_name(name)]
-        table = " ".join(f"({' '.join(_cells(index, row, bound))})" for index, row in enumerate(rows))
+        columns = " ".join("?" + column for column in [ROW_VAR, *(c for n in bound for c in (n, lexical_name(n)))])
         filters = " ".join(
             f"FILTER(!BOUND(?{lexical_name(name)}) || STR(?{name}) = ?{lexical_name(name)})" for name in bound
         )
         projected = " ".join(f"?{name}" for name in (ROW_VAR, *names))
-        branches.append(
-            f"{{ {{ SELECT DISTINCT {projected} WHERE {{ VALUES ({' '.join('?' + c for c in columns)}) {{ {table} }} "
-            f"{block.text()} {filters} }} LIMIT {per_block} }} BIND({number} AS ?{BLOCK_VAR}) }}"
-        )
+        size = max(1, group_rows)
+        groups = [list(range(start, min(start + size, len(rows)))) for start in range(0, len(rows), size)]
+        for group in groups:
+            table = " ".join(f"({' '.join(_cells(index, rows[index], bound))})" for index in group)
+            branches.append(
+                f"{{ {{ SELECT DISTINCT {projected} WHERE {{ VALUES ({columns}) {{ {table} }} "
+                f"{block.text()} {filters} }} LIMIT {per_row * len(group)} }} BIND({number} AS ?{BLOCK_VAR}) }}"
+            )
     if not branches:
         return None
-    limit = per_block * len(branches)
+    limit = per_row * len(rows) * len(blocks)
     return f"SELECT * WHERE {{ {' UNION '.join(branches)} }} LIMIT {limit}", limit
 
 
