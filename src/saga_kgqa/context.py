@@ -119,6 +119,9 @@ class SagaContext:
         metadata=_describe("Sample values per property in a lookup; 0 gives the paper's entries with counts only."),
     )
     answer_rows: int = field(default=1000, metadata=_describe("Rows kept in the final answer."))
+    evidence_rows: int = field(
+        default=20, metadata=_describe("Answer rows whose supporting triples are read and shown (0: no evidence).")
+    )
     history_window: int = field(default=5, metadata=_describe("Recent steps shown to the controller."))
     type_context_entries: int = field(default=5, metadata=_describe("Θ entries shown to the controller."))
     knowledge_log_entries: int = field(default=6, metadata=_describe("Knowledge-log lines shown to the controller."))
@@ -225,7 +228,14 @@ class SagaContext:
         for name in ("max_steps", "max_rows_shown", "max_observation_bytes", "answer_rows"):
             if getattr(self, name) < 1:
                 raise ConfigurationError(f"{name} must be at least 1, got {getattr(self, name)}")
-        for name in ("history_window", "type_context_entries", "knowledge_log_entries", "lookup_values", "examples_k"):
+        for name in (
+            "history_window",
+            "type_context_entries",
+            "knowledge_log_entries",
+            "lookup_values",
+            "examples_k",
+            "evidence_rows",
+        ):
             if getattr(self, name) < 0:
                 raise ConfigurationError(f"{name} must not be negative, got {getattr(self, name)}")
 

@@ -31,6 +31,7 @@ from langgraph.types import RetryPolicy
 from saga_kgqa.context import SagaContext
 from saga_kgqa.graph.answer_check_node import AnswerCheckNode
 from saga_kgqa.graph.dependencies import GraphDependencies, SourcesFactory, ToolboxFactory
+from saga_kgqa.graph.evidence_node import EvidenceNode
 from saga_kgqa.graph.finalize import FinalizeNode
 from saga_kgqa.graph.llm_nodes import ModelNodes
 from saga_kgqa.graph.model_calls import EnvironmentModelFactory, ModelFactory, transient_provider_error
@@ -43,8 +44,8 @@ from saga_kgqa.state.graph_state import InputState, OutputState, SagaState
 
 #: Supersteps one controller step can take: controller, a tool node, and the prune fallback.
 SUPERSTEPS_PER_STEP = 3
-#: Supersteps outside the loop (answer type, finalize) plus slack.
-SUPERSTEP_MARGIN = 6
+#: Supersteps outside the loop (answer type, finalize, evidence) plus slack.
+SUPERSTEP_MARGIN = 7
 
 SagaGraph = CompiledStateGraph[SagaState, SagaContext, InputState, OutputState]
 
@@ -142,6 +143,8 @@ def build_graph(
     # The final query runs once more without its exploratory LIMIT.
     builder.add_node("check_answer", AnswerCheckNode(dependencies))
     builder.add_node("finalize", FinalizeNode(dependencies))
+    # The triples behind each answer row (read after the answer is fixed; it never changes it).
+    builder.add_node("evidence", EvidenceNode(dependencies))
 
     builder.add_edge(START, "predict_answer_type")
     builder.add_edge("predict_answer_type", "controller")
@@ -159,7 +162,8 @@ def build_graph(
         "refuse_action",
     ):
         builder.add_edge(node, "controller")
-    builder.add_edge("finalize", END)
+    builder.add_edge("finalize", "evidence")
+    builder.add_edge("evidence", END)
     return builder.compile(checkpointer=checkpointer, name=name)
 
 

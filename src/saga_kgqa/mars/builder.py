@@ -25,6 +25,7 @@ from langgraph.types import RetryPolicy
 
 from saga_kgqa.context import SagaContext
 from saga_kgqa.graph.dependencies import GraphDependencies, ToolboxFactory
+from saga_kgqa.graph.evidence_node import EvidenceNode
 from saga_kgqa.graph.finalize import FinalizeNode
 from saga_kgqa.graph.model_calls import ModelFactory, no_model_configured, transient_provider_error
 from saga_kgqa.graph.tracing import traced_tool_call
@@ -87,13 +88,15 @@ def build_mars_graph(
     builder.add_node("execute", _traced("execute", "candidate_sparql", nodes.execute))
     builder.add_node("verify", nodes.verify, retry_policy=model_retry)
     builder.add_node("finalize", FinalizeNode(dependencies))
+    builder.add_node("evidence", EvidenceNode(dependencies))
     builder.add_edge(START, "link")
     builder.add_edge("link", "retrieve")
     builder.add_edge("retrieve", "reason")
     builder.add_conditional_edges("reason", route_after_reason)
     builder.add_conditional_edges("execute", route_after_execute)
     builder.add_conditional_edges("verify", route_after_verify)
-    builder.add_edge("finalize", END)
+    builder.add_edge("finalize", "evidence")
+    builder.add_edge("evidence", END)
     return builder.compile(checkpointer=checkpointer, name=name)
 
 

@@ -139,40 +139,29 @@ def _ranked_classes(
     data_class = f"isIRI(?c) && !({meta})"
     # The scope goes inside the grouping: a subquery under GRAPH ?g is not matched in ?g by every engine.
     grouped = f"SELECT ?c (COUNT(?s) AS ?n) WHERE {{ {prober.scoped(f'?s {type_path} ?c')} }} GROUP BY ?c"
-    per_class = f"{{ {grouped} }} FILTER({data_class})"
+    # One grouping gives the data classes and the few vocabulary classes (owl:Class, owl:Axiom, ...) beside them.
     rows = prober.select(
         "SELECT ?c ?n",
-        per_class,
+        f"{{ {grouped} }} FILTER(isIRI(?c))",
         tail="ORDER BY DESC(?n) ?c",
         limit=max(limits.max_classes, CLASSES_COUNTED),
         what="classes by instance count",
         scope=False,
     )
-    classes = {row["c"].value for row in rows or () if "c" in row}
-    class_count: int | None = len(classes) if rows is not None and len(rows) < CLASSES_COUNTED else None
+    counted_rows = [
+        (row["c"].value, prober.count(row, "n", "classes by instance count") or 0) for row in rows or () if "c" in row
+    ]
+    ranked = [(c, n) for c, n in counted_rows if not c.startswith(META_NAMESPACES)]
+    terms = [(c, n) for c, n in counted_rows if c.startswith(META_NAMESPACES)]
+    class_count: int | None = len(ranked) if rows is not None and len(rows) < CLASSES_COUNTED else None
     if class_count is None:
+        per_class = f"{{ {grouped} }} FILTER({data_class})"
         counted = prober.select("SELECT (COUNT(?c) AS ?n)", per_class, limit=1, what="class count", scope=False)
         class_count = prober.count(counted[0], "n", "class count") if counted else None
     if rows is None:  # counting every instance timed out: take classes unranked
         members = f"?s {type_path} ?c FILTER({data_class})"
-        rows = prober.select("SELECT DISTINCT ?c", members, limit=limits.max_classes, what="classes (unranked)")
-    ranked = [
-        (row["c"].value, prober.count(row, "n", "classes by instance count") or 0) for row in (rows or ()) if "c" in row
-    ]
-    # The few vocabulary classes (owl:Class, owl:Restriction, owl:Axiom, ...) counted the same way.
-    vocabulary = prober.select(
-        "SELECT ?c ?n",
-        f"{{ {grouped} }} FILTER(isIRI(?c) && ({meta}))",
-        tail="ORDER BY DESC(?n) ?c",
-        limit=limits.max_classes,
-        what="vocabulary classes by instance count",
-        scope=False,
-    )
-    terms = [
-        (row["c"].value, prober.count(row, "n", "vocabulary classes by instance count") or 0)
-        for row in vocabulary or ()
-        if "c" in row
-    ]
+        unranked = prober.select("SELECT DISTINCT ?c", members, limit=limits.max_classes, what="classes (unranked)")
+        ranked = [(row["c"].value, 0) for row in unranked or () if "c" in row]
     ontology = is_ontology(terms, ranked)
     if ontology:
         ranked = sorted([*terms, *ranked], key=lambda item: (-item[1], item[0]))

@@ -5,11 +5,17 @@ A plain ASGI middleware in front of each face's app:
 * **Host** must name an allowed host, parsed strictly (``name`` or ``[v6]``, then an optional
   numeric port): a DNS-rebinding page's ``Host: evil.example`` and the prefix trick
   ``Host: 127.0.0.1:1@evil.example`` (which the MCP SDK's ``127.0.0.1:*`` pattern lets through) both fail.
-* **Origin**, when a browser sends one, must be ``http(s)://`` an allowed host (optional numeric port,
-  nothing else): another site open in the user's browser cannot call the face.
+* **Origin**, when a browser sends one, must be the request's own origin, compared as scheme, host and
+  port (or one of ``$SAGA_ALLOWED_ORIGINS``): another site, or a page on another local port, cannot call
+  the face. Two ``Host`` or two ``Origin`` headers are refused (400), never read as the last one.
 * **Token**: binding beyond loopback needs an operator token (``$SAGA_SERVE_TOKEN``); every request then
-  carries ``Authorization: Bearer TOKEN`` (the page may instead be opened once at ``/?token=TOKEN``, which
-  sets a same-site cookie, because a browser's event stream cannot send headers).
+  carries ``Authorization: Bearer TOKEN`` (a page face may instead be opened once at ``/?token=TOKEN``,
+  which sets a ``SameSite=Strict`` HttpOnly cookie bound to that origin, because a browser's event stream
+  cannot send headers; the cookie counts only on same-origin requests).
+* **Runs a page cannot forge** (a face with ``client_runs``, TEXT2SPARQL): a run starts only on a JSON
+  ``POST``, a request with a custom header (``X-Saga-Client``), the operator's bearer token, or a request
+  no browser sent (no fetch metadata and no browser ``User-Agent``, which a page cannot set without a
+  CORS preflight this server never grants): an ``<img>``, link or form cannot start one.
 * **Busy**: bounded concurrent runs per face and per client (:class:`RunSlots`); a request beyond
   either cap gets HTTP 429 with ``Retry-After`` instead of a queue without bound.
 * **Headers**: CSP, ``X-Frame-Options: DENY``, ``X-Content-Type-Options: nosniff`` and
@@ -41,6 +47,11 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 TOKEN_ENV = "SAGA_SERVE_TOKEN"  # noqa: S105 (the name of the variable, not a token)
 HOSTS_ENV = "SAGA_ALLOWED_HOSTS"
+ORIGINS_ENV = "SAGA_ALLOWED_ORIGINS"
+#: A header a page cannot add to a cross-site request without a CORS preflight (never granted here).
+CLIENT_HEADER = "x-saga-client"
+#: How every current browser's User-Agent begins; a page cannot change it on a request without a preflight.
+_BROWSER_AGENTS = ("Mozilla/", "Opera/")
 MAX_RUNS_ENV = "SAGA_MAX_RUNS"
 MAX_CLIENT_RUNS_ENV = "SAGA_MAX_RUNS_PER_CLIENT"
 #: Concurrent runs per face, and per client address, unless the operator says otherwise.
@@ -65,7 +76,7 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
 _HOST = re.compile(
     r"^(?P<name>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(?::(?P<port>\d{1,5}))?$"
 )
-_ORIGIN = re.compile(r"^(?P<scheme>https?)://(?P<host>[^/?#\s]+)$")
+_ORIGIN = re.compile(r"^(?P<scheme>[Hh][Tt][Tt][Pp][Ss]?)://(?P<host>[^/?#\s]+)$")
 
 
 class Busy(Exception):
@@ -180,12 +191,19 @@ class Perimeter:
         token: The operator's bearer token (None: no token asked, loopback only).
         slots: Run slots of the face; :meth:`wrap` caps the requests ``is_run`` selects with them.
         is_run: Which requests are runs (method, path) for the cap; none by default.
+        origins: Origins accepted beside the request's own (``scheme://host[:port]``, lower case), e.g. a
+            TLS proxy's.
+        page: The face serves a browser page: ``/?token=`` sets the token cookie, and the cookie is taken.
+        client_runs: Runs start only on requests a page cannot forge (see the module's docstring).
     """
 
     hosts: frozenset[str]
     token: str | None = None
     slots: RunSlots = field(default_factory=RunSlots)
     is_run: Callable[[str, str], bool] = field(default=lambda _method, _path: False)
+    origins: frozenset[str] = frozenset()
+    page: bool = True
+    client_runs: bool = False
 
     @classmethod
     def for_bind(
@@ -195,6 +213,8 @@ class Perimeter:
         is_run: Callable[[str, str], bool] | None = None,
         extra_hosts: Iterable[str] = (),
         slots: RunSlots | None = None,
+        page: bool = True,
+        client_runs: bool = False,
     ) -> Perimeter:
         """The perimeter of a face bound to ``bind``, from the environment.
 
@@ -220,7 +240,21 @@ class Perimeter:
         if token is not None and len(token) < MIN_TOKEN_CHARS:
             raise ConfigurationError(f"${TOKEN_ENV} is shorter than {MIN_TOKEN_CHARS} characters")
         slots = slots or RunSlots.from_env()
-        return cls(hosts=frozenset(hosts), token=token, slots=slots, is_run=is_run or (lambda _m, _p: False))
+        origins = set()
+        for raw in filter(None, (o.strip().rstrip("/") for o in os.environ.get(ORIGINS_ENV, "").split(","))):
+            normal = normal_origin(raw)
+            if normal is None:
+                raise ConfigurationError(f"${ORIGINS_ENV}: {raw[:100]!r} is not an origin (scheme://host[:port])")
+            origins.add(normal)
+        return cls(
+            hosts=frozenset(hosts),
+            token=token,
+            slots=slots,
+            is_run=is_run or (lambda _m, _p: False),
+            origins=frozenset(origins),
+            page=page,
+            client_runs=client_runs,
+        )
 
     def notice(self) -> str:
         """The line said at start: who may connect."""
@@ -231,25 +265,62 @@ class Perimeter:
 
     def refusal(self, scope: Scope) -> tuple[int, str] | None:
         """Why a request is refused (status, message), or None when it may pass."""
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        pairs = [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in scope.get("headers", [])]
+        for once in ("host", "origin"):
+            if sum(key == once for key, _ in pairs) > 1:
+                return 400, f"duplicate {once.title()} header: send one"
+        headers = dict(pairs)
         name = host_name(headers.get("host", ""))
         if name is None or name not in self.hosts:
             return 421, "this server does not answer to that Host (DNS rebinding is refused)"
         origin = headers.get("origin")
-        if origin is not None and origin_host(origin) not in self.hosts:
-            return 403, "cross-site requests are refused (Origin not allowed)"
+        if origin is not None and not self._own_origin(origin, scope, headers):
+            return 403, "cross-site requests are refused (Origin not this server's scheme, host and port)"
         if self.token is not None and not self._authorised(scope, headers):
             return 401, "send the operator's token: 'Authorization: Bearer TOKEN'"
         return None
 
+    def run_refusal(self, scope: Scope) -> tuple[int, str] | None:
+        """Why a run request of a ``client_runs`` face is refused (a page could have sent it), or None."""
+        if not self.client_runs:
+            return None
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        if self.token is not None and _bearer(headers, self.token):
+            return None
+        if scope.get("method") == "POST":
+            media = headers.get("content-type", "").split(";", 1)[0].strip().lower()
+            return None if media == "application/json" else (415, "send the question as JSON (application/json)")
+        if CLIENT_HEADER in headers:
+            return None
+        site = headers.get("sec-fetch-site")
+        if site in ("same-origin", "none"):
+            return None  # this server's own page, or the user's own address bar
+        if site is None and not headers.get("user-agent", "").startswith(_BROWSER_AGENTS):
+            return None  # no browser sent it (the official TEXT2SPARQL client, curl, scripts)
+        return 403, (
+            "a run starts only on a request a web page cannot forge: POST the question as JSON, add the header "
+            "'X-Saga-Client: 1', or send the operator's token"
+        )
+
+    def _own_origin(self, origin: str, scope: Scope, headers: dict[str, str]) -> bool:
+        """Whether ``origin`` is the request's own (scheme, host and port) or one the operator allowed."""
+        own = request_origin(scope, headers)
+        given = normal_origin(origin)
+        return given is not None and (given == own or given in self.origins)
+
     def _authorised(self, scope: Scope, headers: dict[str, str]) -> bool:
         assert self.token is not None
-        given = headers.get("authorization", "")
-        if given[:7].lower() == "bearer " and hmac.compare_digest(given[7:].strip().encode(), self.token.encode()):
+        if _bearer(headers, self.token):
             return True
+        if not self.page:
+            return False  # a face without a page takes no cookie and sets none
         cookie = _cookie(headers.get("cookie", ""), TOKEN_COOKIE)
-        if cookie and hmac.compare_digest(cookie.encode(), self.token.encode()):
-            return True
+        site = headers.get("sec-fetch-site")
+        if cookie and site in (None, "same-origin", "none"):
+            # Bound to the origin that set it: a saga face on another port of this host never shares it.
+            expected = _cookie_value(self.token, request_origin(scope, headers) or "")
+            if hmac.compare_digest(cookie.encode(), expected.encode()):
+                return True
         # The page opened once at /?token=…: the handler below turns it into a cookie.
         query = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [""])[0]
         return scope.get("path") == "/" and bool(query) and hmac.compare_digest(query.encode(), self.token.encode())
@@ -272,6 +343,10 @@ class Perimeter:
                 return
             client = client_of(scope)
             capped = perimeter.is_run(scope.get("method", "GET"), scope.get("path", ""))
+            forged = perimeter.run_refusal(scope) if capped else None
+            if forged is not None:
+                await _json(send, forged[0], {"error": forged[1]}, [])
+                return
             if capped:
                 try:
                     perimeter.slots.take(client)
@@ -289,10 +364,45 @@ class Perimeter:
         return guarded
 
     def _cookie_for(self, scope: Scope) -> list[tuple[bytes, bytes]]:
-        if self.token is None or scope.get("path") != "/" or b"token=" not in scope.get("query_string", b""):
+        if (
+            self.token is None
+            or not self.page
+            or scope.get("path") != "/"
+            or b"token=" not in scope.get("query_string", b"")
+        ):
             return []
-        value = f"{TOKEN_COOKIE}={self.token}; HttpOnly; SameSite=Strict; Path=/"
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        bound = _cookie_value(self.token, request_origin(scope, headers) or "")
+        value = f"{TOKEN_COOKIE}={bound}; HttpOnly; SameSite=Strict; Path=/"
         return [(b"set-cookie", value.encode("latin-1"))]
+
+
+def request_origin(scope: Scope, headers: dict[str, str]) -> str | None:
+    """The origin a request was sent to: its scheme and its ``Host`` (default port added), lower case."""
+    return normal_origin(f"{scope.get('scheme', 'http')}://{headers.get('host', '')}")
+
+
+def normal_origin(origin: str) -> str | None:
+    """``scheme://host:port`` with the scheme's default port made explicit, or None when not a plain origin."""
+    found = _ORIGIN.match(origin.strip())
+    if found is None:
+        return None
+    scheme = found["scheme"].lower()
+    parts = _HOST.match(found["host"])
+    if parts is None or host_name(found["host"]) is None:
+        return None
+    port = int(parts["port"]) if parts["port"] is not None else (443 if scheme == "https" else 80)
+    return f"{scheme}://{parts['name'].lower()}:{port}"
+
+
+def _bearer(headers: dict[str, str], token: str) -> bool:
+    given = headers.get("authorization", "")
+    return given[:7].lower() == "bearer " and hmac.compare_digest(given[7:].strip().encode(), token.encode())
+
+
+def _cookie_value(token: str, origin: str) -> str:
+    """The token cookie's value for ``origin``: a keyed digest, so it names neither the token nor another origin."""
+    return hmac.new(token.encode(), f"saga-page-cookie {origin}".encode(), "sha256").hexdigest()
 
 
 def _cookie(header: str, name: str) -> str | None:

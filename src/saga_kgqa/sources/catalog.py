@@ -170,6 +170,7 @@ class Limits(BaseModel):
     max_rows_shown: int = Field(default=200, ge=1)
     max_observation_bytes: int = Field(default=32_000, ge=1)
     answer_rows: int = Field(default=10_000, ge=1)
+    evidence_rows: int = Field(default=100, ge=0)
     lookup_values: int = Field(default=10, ge=0)
     history_window: int = Field(default=50, ge=0)
     type_context_entries: int = Field(default=50, ge=0)

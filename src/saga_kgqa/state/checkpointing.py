@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-from saga_kgqa.state import mars, outcome, records, type_state
+from saga_kgqa.state import evidence, mars, outcome, records, type_state
 
 #: Every class the state holds, as (module, class name): the only custom types a checkpoint may revive.
 STATE_TYPES: tuple[tuple[str, str], ...] = tuple(
@@ -26,6 +26,13 @@ STATE_TYPES: tuple[tuple[str, str], ...] = tuple(
         outcome.RunOutcome,
         outcome.RowCounts,
         outcome.EarlierResult,
+        evidence.Evidence,
+        evidence.EvidenceTerm,
+        evidence.EvidenceTriple,
+        evidence.Qualifier,
+        evidence.Reference,
+        evidence.RowEvidence,
+        evidence.StatementEvidence,
     )
 )
 

@@ -18,6 +18,7 @@ from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict
 
 from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.state.evidence import Evidence
 from saga_kgqa.state.outcome import RunOutcome, RunStatus
 from saga_kgqa.state.records import (
     Action,
@@ -77,6 +78,9 @@ class OutputState(TypedDict, total=False):
 
     attempts: list[QueryAttempt]
     """Every query the controller ran, in order (see :class:`SagaState`)."""
+
+    evidence: Evidence | None
+    """The triples behind each answer row, up to ``evidence_rows`` rows (``evidence``, after ``finalize``)."""
 
 
 class SagaState(InputState, OutputState, total=False):

@@ -62,6 +62,16 @@ def test_saga_ask_answers_through_a_chat_completions_server(tmp_path: Path) -> N
     assert result["status"] == "answered"
     assert result["final_sparql"] == SPARQL
     assert {row["mission"] for row in result["answer"]["rows"]} == expected_missions()
+    # Each answer row's supporting triples ride beside it (issue 37 point 4).
+    evidence = result["evidence"]
+    assert evidence["rows_supported"] == evidence["rows_checked"] == len(result["answer"]["rows"])
+    for row in evidence["rows"]:
+        mission = result["answer"]["rows"][row["row"]]["mission"]
+        # The query's two patterns, with the row's mission and the astronaut found.
+        by_predicate = {t["predicate"]["short"]: t for t in row["triples"]}
+        crew, name = by_predicate["ex:crewMember"], by_predicate["ex:name"]
+        assert (crew["subject"]["value"], crew["object"]["value"]) == (mission, name["subject"]["value"])
+        assert (name["object"]["value"], name["subject"]["label"]) == ("Jim Lovell", "Jim Lovell")
     # The live view names each step on stderr.
     assert "step 1: search(Jim Lovell)" in done.stderr
     assert "finalize: answered" in done.stderr
@@ -95,6 +105,7 @@ def test_saga_ask_answers_through_a_chat_completions_server(tmp_path: Path) -> N
         "controller",
         "check_answer",
         "finalize",
+        "evidence",
     ]
     assert events[-1]["status"] == "answered"
 

@@ -164,6 +164,7 @@ def test_the_compiled_graph_is_servable_and_embeddable(mini: SagaToolbox) -> Non
         "execute",
         "refuse_action",
         "finalize",
+        "evidence",
     } <= nodes
     assert set(graph.get_input_jsonschema()["properties"]) == {"question", "conversation"}
     assert set(graph.get_output_jsonschema()["properties"]) == {
@@ -173,6 +174,7 @@ def test_the_compiled_graph_is_servable_and_embeddable(mini: SagaToolbox) -> Non
         "outcome",
         "summary",
         "attempts",
+        "evidence",
     }
 
 
@@ -204,6 +206,7 @@ def test_node_updates_stream_in_trajectory_order(mini: SagaToolbox) -> None:
         "controller",
         "check_answer",
         "finalize",
+        "evidence",
     ]
 
 

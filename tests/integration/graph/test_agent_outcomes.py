@@ -178,3 +178,16 @@ def test_eval_predictions_carry_the_outcome_and_the_last_query(mini: SagaToolbox
     assert records["last_answering"].outcome == "answered"
     assert records["last_answering"].predicted_sparql == ALICE_DEPT
     assert outcome_counts(list(records.values())) == {"answered": 1, "empty": 1}
+
+
+def test_the_outcome_of_an_empty_run_says_the_key_differs_only_in_format(mini: SagaToolbox) -> None:
+    shouted = 'SELECT ?x WHERE { ?x <http://example.org/mini/vocab#email> "ALICE@EXAMPLE.ORG" }'
+    run = run_agent(
+        mini,
+        [answer_type("person"), tool_call("execute", sparql=shouted), tool_call("stop"), tool_call("stop")],
+        question="Whose e-mail is ALICE@EXAMPLE.ORG?",
+    )
+    outcome = _outcome(run.output)
+    assert outcome.status == "empty"
+    assert outcome.diagnosis is not None and '"alice@example.org"' in outcome.diagnosis
+    assert "only in case" in outcome.diagnosis

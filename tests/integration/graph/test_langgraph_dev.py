@@ -74,6 +74,7 @@ def test_one_question_through_the_http_api(tmp_path: Path) -> None:
         "controller",
         "check_answer",  # the answer checks run when the controller stops (issue 13)
         "finalize",
+        "evidence",  # the triples behind each answer row (issue 37)
     ]
     # A watcher sees which action each controller step chose, and its argument (not a null delta).
     chosen = [data["controller"]["pending_action"] for event, data in events if "controller" in data]

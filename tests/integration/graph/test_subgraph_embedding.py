@@ -92,7 +92,7 @@ def test_wrapped_node_in_a_parent_with_a_different_state(toolbox: SagaToolbox) -
     assert set(final) == {"messages", "log"}
     # Streaming with subgraphs shows SAGA's own steps under the node's namespace.
     inner = [next(iter(update)) for namespace, update in chunks if namespace and namespace[0].startswith("saga:")]
-    assert inner[0] == "predict_answer_type" and inner[-1] == "finalize"
+    assert inner[0] == "predict_answer_type" and inner[-1] == "evidence"
     assert model.calls == 4
 
 

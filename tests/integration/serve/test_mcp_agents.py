@@ -147,3 +147,11 @@ def test_the_ask_tool_runs_the_whole_agent_with_the_operator_model(tmp_path: Pat
     # The text shows each mission by label and short name; the structured rows keep the exact IRIs.
     shown = result.content[0].text  # type: ignore[attr-defined]
     assert "(ex:Apollo13)" in shown and "http://example.org/space/Apollo13" not in shown
+    # Each answer row's supporting triple rides in the structured content; the text says how many rows it covers.
+    evidence = structured["evidence"]
+    assert evidence["rows_supported"] == evidence["rows_checked"] >= 1
+    for row in evidence["rows"]:
+        (triple,) = row["triples"]
+        assert triple["subject"]["value"] == structured["rows"][row["row"]]["m"]["value"]
+        assert triple["object"]["value"] == "http://example.org/space/JimLovell"
+    assert f"evidence: {evidence['rows_supported']} of {evidence['rows_checked']} row(s) supported" in shown

@@ -101,6 +101,15 @@ def test_a_run_streams_search_lookup_blocked_execute_and_the_answer_then_reopens
         steps = browser.find_elements(By.CSS_SELECTOR, "#steps li")
         assert "[BLOCKED]" in steps[2].text
         assert "Diagnosis: The pattern `?m ex:launchDate" in steps[3].text  # the empty result's diagnosis
+        # Each answer row gets an expander with the triples that support it (issue 37 point 4).
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".evidence-summary"))
+        expanders = browser.find_elements(By.CSS_SELECTOR, "#answer-table details.evidence")
+        answer_rows = browser.find_elements(By.CSS_SELECTOR, "#answer-table tr:not(.evidence-row)")
+        assert len(expanders) == len(answer_rows) - 1 >= 1  # one per row (the first tr is the header)
+        expanders[0].find_element(By.TAG_NAME, "summary").click()
+        supporting = [li.text for li in expanders[0].find_elements(By.CSS_SELECTOR, "li.triple")]
+        assert len(supporting) == 2 and any("ex:JimLovell" in line for line in supporting)
+        expanders[0].find_element(By.TAG_NAME, "summary").click()  # closed again, as the reopened page shows it
         rows = browser.find_elements(By.CSS_SELECTOR, "#answer-table tr")
         assert "ex:Apollo13" in " ".join(r.text for r in rows)  # by label and short name
         cells = browser.find_elements(By.CSS_SELECTOR, "#answer-table td")
@@ -119,6 +128,7 @@ def test_a_run_streams_search_lookup_blocked_execute_and_the_answer_then_reopens
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#history a"))
         browser.find_element(By.CSS_SELECTOR, "#history a").click()
         wait.until(lambda d: d.find_elements(By.ID, "answer-table"))
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".evidence-summary"))
         reopened = [
             (li.get_attribute("data-tool"), li.get_attribute("data-outcome"))
             for li in browser.find_elements(By.CSS_SELECTOR, "#steps li")

@@ -138,9 +138,10 @@ def test_one_pass_over_the_type_triples_ranks_and_counts_the_classes(lab: Counti
     assert survey.class_count == 4
     assert [c.iri for c in survey.classes] == [L + "Protein", L + "Scientist"]
     assert not [q for q in lab.sent if "(COUNT(?c) AS ?n)" in q]
-    # Classes are filtered after the grouping, not per type triple (4.1 s against 0.23 s at 10M triples).
+    # Classes are never filtered per type triple (4.1 s against 0.23 s at 10M triples): the vocabulary's
+    # classes are told apart from the grouped rows (issue 42: an ontology's terms are ranked with them).
     ranking = next(q for q in lab.sent if "ORDER BY DESC(?n) ?c" in q)
-    assert ranking.index("GROUP BY ?c") < ranking.index("STRSTARTS")
+    assert "STRSTARTS" not in ranking
 
 
 def test_past_the_ranked_rows_the_classes_are_counted_apart(

@@ -90,3 +90,37 @@ def test_a_data_graph_with_a_few_declared_classes_keeps_its_data_classes_only(tm
 def test_longest_chain_survives_cycles() -> None:
     assert longest_chain({"a": ["b"], "b": ["c"], "c": ["a"], "d": ["a"]}) >= 2
     assert longest_chain({"a": ["b", "c"], "c": ["d"]}) == 2
+
+
+PREFIXES = f"PREFIX rdfs: <{RDFS}> PREFIX owl: <{OWL}> PREFIX oio: <{OIO}> PREFIX ph: <{PH}> "  # the check's queries
+
+
+@pytest.mark.parametrize(
+    ("query", "blocked"),
+    [
+        ("SELECT ?t ?l WHERE { ?t rdfs:subClassOf+ ph:T1 ; rdfs:label ?l }", []),
+        ("SELECT ?t WHERE { ?t oio:hasExactSynonym ?s ; a owl:Class }", []),
+        ("SELECT ?t ?f WHERE { ?t rdfs:subClassOf ?r . ?r owl:onProperty ph:partOf ; owl:someValuesFrom ?f }", []),
+        ("SELECT ?a WHERE { ?a owl:annotatedSource ph:T2 ; owl:annotatedTarget ?synonym }", []),
+        # The terms' classes are data: an axiom has no oio:id, a restriction no label.
+        ("SELECT ?x WHERE { ?x a owl:Axiom ; oio:id ?id }", ["?x oio:id ?id"]),
+        ("SELECT ?x WHERE { ?x a owl:Restriction ; rdfs:label ?l }", ["?x rdfs:label ?l"]),
+    ],
+)
+def test_the_type_check_reads_the_ontology_as_data(survey: SourceSurvey, query: str, blocked: list[str]) -> None:
+    from saga_kgqa.state import TypeState
+    from saga_kgqa.tools.execute.preflight import preflight
+
+    with EmbeddedStore.from_files([ONTOLOGY]) as store:
+        checks = preflight(PREFIXES + query, graph=KnowledgeGraph(store), schema=survey.index, theta=TypeState())
+    assert [b.pattern for b in checks.report.blocked] == blocked
+    assert not checks.vacuous
+
+
+def test_lookup_keeps_a_terms_hierarchy_and_synonyms(tmp_path: Path) -> None:
+    catalog = Catalog(sources={"ph": SourceRecord(name="ph", data=(ONTOLOGY,))}, default_source="ph")
+    with SourceSet(catalog, survey_dir=tmp_path / "cache") as sources:
+        result = sources.get("ph").toolkit().lookup(f"<{PH}T2>")
+    kept = {k.info.property.iri for k in result.kept}
+    assert {RDFS + "subClassOf", OIO + "hasExactSynonym", OIO + "hasRelatedSynonym"} <= kept
+    assert not result.hidden

@@ -74,8 +74,41 @@ def test_cross_site_origins_are_refused(origin: str) -> None:
     assert reply.status_code == 403 and "Origin" in reply.json()["error"]
 
 
-def test_a_same_site_origin_passes() -> None:
-    assert client(Perimeter.for_bind("127.0.0.1")).get("/", headers={"origin": "http://localhost:8080"}).text == "hello"
+def test_only_the_requests_own_origin_passes() -> None:
+    # Compared as scheme, host and port (issue 38): a page on another local port is another origin.
+    own = client(Perimeter.for_bind("127.0.0.1"))
+    assert own.get("/", headers={"origin": "http://127.0.0.1:8000"}).text == "hello"
+    assert own.get("/", headers={"origin": "HTTP://127.0.0.1:8000"}).text == "hello"
+    for other in ("http://localhost:8000", "http://127.0.0.1:8080", "https://127.0.0.1:8000", "http://127.0.0.1"):
+        assert own.get("/", headers={"origin": other}).status_code == 403, other
+    assert (
+        client(Perimeter.for_bind("127.0.0.1"), "127.0.0.1").get("/", headers={"origin": "http://127.0.0.1:80"}).text
+        == "hello"
+    )
+
+
+def test_an_origin_the_operator_allows_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SAGA_ALLOWED_ORIGINS", "https://kg-box.lan")
+    allowed = client(Perimeter.for_bind("127.0.0.1"))
+    assert allowed.get("/", headers={"origin": "https://kg-box.lan:443"}).text == "hello"
+    assert allowed.get("/", headers={"origin": "https://kg-box.lan:8443"}).status_code == 403
+
+
+def test_the_token_cookie_is_bound_to_its_origin_and_taken_same_origin_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SAGA_SERVE_TOKEN", TOKEN)
+    perimeter = Perimeter.for_bind("192.0.2.7")
+    opened = client(perimeter, "192.0.2.7:8080").get("/", params={"token": TOKEN})
+    set_cookie = opened.headers["set-cookie"]
+    assert "SameSite=Strict" in set_cookie and "HttpOnly" in set_cookie and TOKEN not in set_cookie
+    cookie = set_cookie.split(";", 1)[0]
+    page = client(perimeter, "192.0.2.7:8080")
+    assert page.get("/", headers={"cookie": cookie}).status_code == 200
+    assert page.get("/", headers={"cookie": cookie, "sec-fetch-site": "same-origin"}).status_code == 200
+    # A page on another port of the same host (same-site: the browser sends the cookie) is refused.
+    assert page.get("/", headers={"cookie": cookie, "sec-fetch-site": "same-site"}).status_code == 401
+    # Another saga face on another port never shares the cookie, nor does the raw token work as one.
+    assert client(perimeter, "192.0.2.7:8081").get("/", headers={"cookie": cookie}).status_code == 401
+    assert page.get("/", headers={"cookie": f"saga_token={TOKEN}"}).status_code == 401
 
 
 def test_binding_beyond_loopback_needs_a_token(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -241,7 +241,7 @@ def ask(
     values = result.values
     outcome = outcome_of(values)
     if as_json:
-        fields = ("final_sparql", "answer", "summary", "attempts")
+        fields = ("final_sparql", "answer", "summary", "attempts", "evidence")
         print_json(
             {
                 "thread_id": result.thread_id,

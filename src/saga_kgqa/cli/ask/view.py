@@ -147,6 +147,9 @@ def print_outcome(console: Console, values: Mapping[str, Any], views: Mapping[st
     )
     for line in outcome_lines(outcome):
         console.print(line, markup=False, highlight=False, style="dim")
+    evidence_line = evidence_summary(data.get("evidence"))
+    if evidence_line:
+        console.print(evidence_line, markup=False, highlight=False, style="dim")
     if summary.get("dropped_columns"):
         # The answer-shape rule changed the query: say so, and where the model's own query is.
         console.print(
@@ -169,3 +172,20 @@ def outcome_lines(outcome: RunOutcome) -> list[str]:
             f"{outcome.earlier.row_count} row(s) (see attempts in --json)"
         )
     return lines
+
+
+def evidence_summary(evidence: Mapping[str, Any] | None) -> str:
+    """One line on the answer's evidence: rows supported, deprecated statements, and where the triples are."""
+    if not evidence:
+        return ""
+    line = f"evidence: {evidence.get('rows_supported', 0)} of {evidence.get('rows_checked', 0)} row(s) supported"
+    deprecated = [
+        str(row.get("row", "?"))
+        for row in evidence.get("rows") or []
+        if any(statement.get("deprecated") for statement in row.get("statements") or [])
+    ]
+    if deprecated:
+        line += f"; DEPRECATED statement behind row(s) {', '.join(deprecated)}"
+    if evidence.get("note"):
+        line += f" ({evidence['note']})"
+    return line + "; the triples are under evidence in --json"

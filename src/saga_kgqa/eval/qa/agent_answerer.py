@@ -163,23 +163,28 @@ class AgentAnswerer:
         stream_run(self._graph, {"question": question.question}, run_config(context), context, [observer], stop=spent)
         outcome: RunStatus
         if trace.final is not None:
-            sparql = trace.final.get("final_sparql")
             run_outcome = outcome_of(trace.final)
             status, outcome = prediction_status(run_outcome), run_outcome.status
+            # Only a query that ran to rows (or none) is run again for scoring: a final query that failed,
+            # timed out or was refused has no answer to score, and a second run must not change the outcome.
+            sparql = trace.final.get("final_sparql")
+            rerun = outcome in ("answered", "partial", "empty")
         else:
             # Stopped between steps: the query finalize would have chosen, under the run's own policy.
             chosen = choose_final_query(trace.attempts, context.final_query)
             sparql = None if chosen is None else without_exploratory_limit(chosen.sparql)
             status = stopped or PredictionStatus.FAILED
             outcome = "timed_out" if status is PredictionStatus.TIMEOUT else "failed"
+            rerun = True  # a benchmark scores the query a cut-off run had reached (its outcome stays)
         answers: dict[str, Any] | None = None
         error: str | None = None
-        if isinstance(sparql, str):
+        if isinstance(sparql, str) and rerun:
             try:
                 result = self._executor.query(sparql, self._limits)
                 answers = result.to_sparql_json()
             except SagaError as exc:
-                status, error, outcome = PredictionStatus.FAILED, f"{type(exc).__name__}: {exc.message}", "failed"
+                # The run's outcome stands; the prediction has no answers to score.
+                status, error = PredictionStatus.FAILED, f"{type(exc).__name__}: {exc.message}"
             else:
                 if status is PredictionStatus.BUDGET_EXHAUSTED and trace.final is None:
                     # A spent token budget: the rows so far are a partial answer, no rows an empty one.

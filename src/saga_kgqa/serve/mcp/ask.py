@@ -23,7 +23,7 @@ from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.runs.answer_view import readable_rows
 from saga_kgqa.serve.mcp.ask_run import AskOutcome, AskRuns
 from saga_kgqa.serve.mcp.limits import caller_key
-from saga_kgqa.serve.mcp.models import AskOutput, cap_rows
+from saga_kgqa.serve.mcp.models import AskOutput, cap_evidence, cap_rows
 from saga_kgqa.serve.mcp.terms import TermOut, rows_of
 from saga_kgqa.serve.mcp.tooling import RETRY_NOTE, ToolHost, ToolSpec
 from saga_kgqa.sources.catalog import UnknownName
@@ -195,6 +195,8 @@ def ask_text(output: AskOutput, error: str | None, rows_text: str | None = None)
         text += f"\nwhy it is empty: {graph_text(output.diagnosis, 600)}"
     if output.earlier_sparql:
         text += f"\nan earlier result, not the answer:\n{output.earlier_sparql}"
+    if output.evidence is not None:
+        text += "\n" + evidence_text(output.evidence)
     if error:
         text += f"\nerror: {graph_text(error, 500)}"
     if output.resumable:
@@ -221,6 +223,9 @@ def fill_output(host: ToolHost, output: AskOutput, outcome: AskOutcome) -> None:
     output.earlier_sparql = run.earlier.sparql if run.earlier is not None else None
     output.resumable = run.reason in ("run_deadline", "cancelled")
     output.steps = outcome.steps
+    output.evidence = outcome.evidence
+    # The evidence gets at most half the cap, so it never pushes the answer rows out.
+    cap_evidence(output, host.max_chars // 2)
     cap_rows(output, "rows", host.max_chars)
     output.rows_shown = len(output.rows)
 
@@ -228,3 +233,18 @@ def fill_output(host: ToolHost, output: AskOutput, outcome: AskOutcome) -> None:
 def _display_cells(rows: list[dict[str, TermOut]]) -> list[dict[str, str]]:
     """Rows for the readable view: an IRI by its value (to find its label), any other term as its pasteable text."""
     return [{var: cell.value if cell.kind == "iri" else cell.text for var, cell in row.items()} for row in rows]
+
+
+def evidence_text(evidence: dict[str, Any]) -> str:
+    """One line on the answer's evidence (the triples themselves are in the structured content)."""
+    line = f"evidence: {evidence.get('rows_supported', 0)} of {evidence.get('rows_checked', 0)} row(s) supported"
+    deprecated = [
+        str(row.get("row"))
+        for row in evidence.get("rows") or []
+        if any(statement.get("deprecated") for statement in row.get("statements") or [])
+    ]
+    if deprecated:
+        line += f"; DEPRECATED statement behind row(s) {', '.join(deprecated)}"
+    if evidence.get("note"):
+        line += f" ({graph_text(str(evidence['note']), 200)})"
+    return line + "; the supporting triples are in the structured content (evidence)"

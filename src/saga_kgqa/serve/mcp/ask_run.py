@@ -33,6 +33,7 @@ from saga_kgqa.runs.stream import stream_run
 from saga_kgqa.sources.catalog import Catalog
 from saga_kgqa.state import QueryAttempt
 from saga_kgqa.state.checkpointing import checkpoint_serde
+from saga_kgqa.state.evidence import Evidence
 from saga_kgqa.state.graph_state import InputState
 from saga_kgqa.state.outcome import RunOutcome, outcome_of, stopped_outcome
 
@@ -56,6 +57,7 @@ class AskOutcome:
         answers: Its SPARQL JSON result (run again behind the guard) when its rows are the answer, else ``None``.
         steps: Agent actions taken in the whole run (resumed parts included).
         error: Why the final query could not run, if it could not.
+        evidence: The run's evidence (:class:`~saga_kgqa.state.evidence.Evidence` as JSON), when it finished.
     """
 
     run_id: str
@@ -64,6 +66,7 @@ class AskOutcome:
     answers: dict[str, Any] | None = None
     steps: int = 0
     error: str | None = None
+    evidence: dict[str, Any] | None = None
 
 
 class AskRuns:
@@ -165,6 +168,9 @@ class AskRuns:
         if values.get("status") and stopped is None:
             sparql = values.get("final_sparql")
             outcome = AskOutcome(run_id, outcome_of(values), sparql if isinstance(sparql, str) else None)
+            evidence = values.get("evidence")
+            if isinstance(evidence, Evidence):
+                outcome.evidence = evidence.model_dump(mode="json", exclude_none=True)
         else:
             # Stopped between steps: the last query executed so far is shown, never an earlier one as the answer.
             attempts = [a for a in values.get("attempts") or [] if isinstance(a, QueryAttempt)]

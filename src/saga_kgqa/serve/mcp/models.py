@@ -8,7 +8,7 @@ the server's character cap, the lists here by :func:`cap_rows` so the JSON stays
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -180,6 +180,23 @@ class AskOutput(ToolOutput):
         default=None, description="An earlier query that returned rows: an earlier result, not the answer."
     )
     resumable: bool = Field(default=False, description="The run stopped early: ask again with run_id to resume it.")
+    evidence: dict[str, Any] | None = Field(
+        default=None,
+        description="The triples behind each answer row (rows[i] is answer row i; Wikidata statements with rank, "
+        "qualifiers and references, deprecated ones flagged), as many rows as fit the result's cap.",
+    )
+
+
+def cap_evidence(output: AskOutput, max_chars: int) -> None:
+    """Drop evidence rows from the end until the evidence's JSON fits ``max_chars`` (saying how many are kept)."""
+    evidence = output.evidence
+    if evidence is None:
+        return
+    rows = evidence.get("rows") or []
+    while rows and len(json.dumps(evidence, ensure_ascii=False)) > max_chars:
+        del rows[len(rows) * 3 // 4 :]
+        evidence["rows_shown"] = len(rows)
+        output.truncated = True
 
 
 def cap_rows(output: ToolOutput, field: str, max_chars: int) -> None:

@@ -244,7 +244,10 @@ def _run_error(record: PredictionRecord) -> bool:
 
 
 def build_app(service: Text2SparqlService) -> Starlette:
-    """The ASGI app: ``GET /`` (the challenge's endpoint); serve it behind :func:`perimeter_for`."""
+    """The ASGI app: ``GET /`` (the challenge's endpoint) and ``POST /`` (the same as JSON).
+
+    Serve it behind :func:`perimeter_for`.
+    """
 
     async def endpoint(request: Request) -> JSONResponse:
         status, body, outcome = await service.reply(
@@ -254,7 +257,21 @@ def build_app(service: Text2SparqlService) -> Starlette:
         headers = {OUTCOME_HEADER: outcome} if outcome else None
         return JSONResponse(body, status_code=status, headers=headers)
 
-    return Starlette(routes=[Route("/", endpoint, methods=["GET"])])
+    async def posted(request: Request) -> JSONResponse:
+        # The same question as a JSON body: a request a page cannot send cross-site without a CORS preflight.
+        if request.headers.get("content-type", "").split(";", 1)[0].strip().lower() != "application/json":
+            return JSONResponse({"error": "send the question as JSON (application/json)"}, status_code=415)
+        try:
+            body = await request.json()
+        except ValueError:
+            body = None
+        fields = [body.get(k) for k in ("dataset", "question")] if isinstance(body, dict) else [None, None]
+        if not all(isinstance(value, str) for value in fields):
+            return JSONResponse({"error": "send a JSON object {dataset, question} of two strings"}, status_code=400)
+        status, answer, outcome = await service.reply(str(fields[0]), str(fields[1]))
+        return JSONResponse(answer, status_code=status, headers={OUTCOME_HEADER: outcome} if outcome else None)
+
+    return Starlette(routes=[Route("/", endpoint, methods=["GET"]), Route("/", posted, methods=["POST"])])
 
 
 def parse_datasets(pairs: Sequence[str], sources: Sequence[str]) -> dict[str, str]:
@@ -277,5 +294,11 @@ def parse_datasets(pairs: Sequence[str], sources: Sequence[str]) -> dict[str, st
 
 
 def perimeter_for(bind: str) -> Perimeter:
-    """The face's perimeter: each ``GET /`` is one run, capped per face and per client."""
-    return Perimeter.for_bind(bind, is_run=lambda method, path: method == "GET" and path == "/")
+    """The face's perimeter: each ``GET /`` or ``POST /`` is one run, capped per face and per client.
+
+    The face has no page (no token cookie), and a run starts only on a request a web page cannot
+    forge (:attr:`Perimeter.client_runs`): the official client's plain ``GET`` passes, an ``<img>`` does not.
+    """
+    return Perimeter.for_bind(
+        bind, is_run=lambda method, path: method in ("GET", "POST") and path == "/", page=False, client_runs=True
+    )

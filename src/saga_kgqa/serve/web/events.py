@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from saga_kgqa.state import ANSWER_KEY, AnswerType, Step, TypeState
+from saga_kgqa.state.evidence import Evidence
 from saga_kgqa.state.outcome import counts_text, outcome_of
 from saga_kgqa.state.records import Answer
 from saga_kgqa.state.type_state import merge_type_state
@@ -89,6 +90,12 @@ def final_event(values: Mapping[str, Any], labeller: Labeller | None = None) -> 
     return cleaned
 
 
+def evidence_event(evidence: Evidence) -> Event:
+    """The triples behind each answer row (and the statements behind them), for the page's per-row expanders."""
+    cleaned: Event = clean_structure({"kind": "evidence", **evidence.model_dump(mode="json")})
+    return cleaned
+
+
 _NEXT = {"predict_answer_type": "choosing the first action", "controller": "running the chosen tool"}
 
 
@@ -125,6 +132,8 @@ class EventMaker:
             events.append(theta_event(self.theta, self.prefixes))
         if node == "finalize":
             events.append(final_event(delta, self.labeller))
+        if node == "evidence" and isinstance(delta.get("evidence"), Evidence):
+            events.append(evidence_event(delta["evidence"]))
         return events
 
 
@@ -142,4 +151,6 @@ def events_from_state(
         events.append(theta_event(theta, prefixes))
     if "status" in values:
         events.append(final_event(values, labeller))
+    if isinstance(values.get("evidence"), Evidence):
+        events.append(evidence_event(values["evidence"]))
     return events

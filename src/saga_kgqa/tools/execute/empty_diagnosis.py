@@ -33,6 +33,7 @@ from saga_kgqa.kg.guard.sparql_algebra import SOLUTION_MODIFIERS
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.text_safety import display_writer, graph_text
 from saga_kgqa.tools.execute.datatype_mismatch import mismatch_note
+from saga_kgqa.tools.execute.key_format import iri_string_note, key_format_note
 
 DiagnosisKind = Literal["dead_pattern", "join", "filter", "filters_combined", "values", "elsewhere", "unknown"]
 
@@ -163,7 +164,7 @@ def _diagnose(parts: _Parts, prober: _Prober, settings: DiagnosisSettings) -> Em
         message = f"The pattern `{shown[0]}` matches nothing {where}."
         if len(shown) > 1:
             message += " Nor do: " + ", ".join(f"`{s}`" for s in shown[1:]) + "."
-        mismatch = prober.mismatch(dead[0], parts.values)
+        mismatch = prober.mismatch(dead[0], parts.values) or prober.key_format(dead[0])
         message += f" {mismatch}" if mismatch else ""
         return prober.result("dead_pattern", message=message, parts=parts, pattern=shown[0], dead=shown)
     for count in range(2, len(patterns) + 1):
@@ -192,6 +193,9 @@ def _diagnose(parts: _Parts, prober: _Prober, settings: DiagnosisSettings) -> Em
         if not prober.ask(values, patterns, [condition]):
             text = prober.show_expression(condition)
             message = "The triple patterns match, but " + f"FILTER {text} removes every solution."
+            subjects = {str(p[0]) for p in patterns if isinstance(p[0], Variable)}
+            note = iri_string_note(condition, subjects, prober.show_expression)
+            message += f" {note}" if note else ""
             return prober.result("filter", message=message, parts=parts, filter_text=text)
     if len(checkable) > 1 and not prober.ask(values, patterns, checkable):
         message = "The triple patterns match and each FILTER condition passes alone, but not all of them together."
@@ -263,6 +267,15 @@ class _Prober:
         remaining = self._settings.total_deadline_s - (time.monotonic() - self._started)
         deadline = min(self._settings.probe_deadline_s, remaining)
         return mismatch_note(triple, values, graph=self._graph, prefixes=self._prefixes, deadline_s=deadline)
+
+    def key_format(self, triple: Triple) -> str | None:
+        """How the graph writes the dead pattern's key, when only its format differs (one or two probes)."""
+        if self.sent >= self._settings.max_probes:
+            return None
+        self.sent += 1
+        remaining = self._settings.total_deadline_s - (time.monotonic() - self._started)
+        deadline = min(self._settings.probe_deadline_s, remaining)
+        return key_format_note(triple, self._graph, self._prefixes, deadline)
 
     def show(self, triple: Triple) -> str:
         try:

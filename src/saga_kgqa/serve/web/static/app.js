@@ -125,6 +125,45 @@ function showFinal(event) {
   answer.append(table, counts);
 }
 
+function term(t) { return t.label ? `${t.label} (${t.short})` : t.short || t.value; }
+
+// One expander per answer row: the triples that support it, and the Wikidata statements behind them.
+function evidenceDetails(row) {
+  const details = el("details", null, "evidence");
+  const flag = row.statements.some((s) => s.deprecated) ? " — DEPRECATED statement" : "";
+  details.append(el("summary", `evidence: ${row.triples.length} triple(s)${row.truncated ? " (more exist)" : ""}${flag}`));
+  const list = el("ul");
+  for (const t of row.triples) list.append(el("li", `${term(t.subject)} ${term(t.predicate)} ${term(t.object)}`, "triple"));
+  for (const s of row.statements) {
+    const item = el("li", `statement ${s.statement}: rank ${s.rank}${s.deprecated ? " (DEPRECATED)" : ""}`, s.deprecated ? "statement deprecated" : "statement");
+    const parts = el("ul");
+    for (const q of s.qualifiers) parts.append(el("li", `qualifier ${term(q.property)}: ${term(q.value)}`));
+    for (const r of s.references) for (const v of r.values) parts.append(el("li", `reference ${term(v.property)}: ${term(v.value)}`));
+    item.append(parts);
+    list.append(item);
+  }
+  details.append(list);
+  return details;
+}
+
+function showEvidence(event) {
+  const table = $("answer-table");
+  const summary = el("div", `evidence: ${event.rows_supported} of ${event.rows_checked} row(s) supported${event.note ? " (" + event.note + ")" : ""}`, "evidence-summary");
+  // Last row first: each expander is inserted after its row, so the earlier rows keep their indices.
+  for (const row of [...event.rows].sort((a, b) => b.row - a.row)) {
+    if (row.row < 0 || !table) { $("answer").append(evidenceDetails(row)); continue; }
+    const line = table.rows[row.row + 1];
+    if (!line) continue;
+    const holder = el("tr", null, "evidence-row");
+    const td = el("td");
+    td.colSpan = line.cells.length;
+    td.append(evidenceDetails(row));
+    holder.append(td);
+    line.after(holder);
+  }
+  $("answer").append(summary);
+}
+
 function show(event) {
   switch (event.kind) {
     case "start": current = event.thread_id; $("status").className = ""; $("status").textContent = `Run ${event.thread_id} on ${event.source}: ${event.question}`; break;
@@ -136,6 +175,7 @@ function show(event) {
     case "step": showStep(event); break;
     case "theta": showTheta(event); break;
     case "final": showFinal(event); break;
+    case "evidence": showEvidence(event); break;
     case "error": fail(event.message, event.resumable); break;
     case "end": if (stream) { stream.close(); stream = null; } setRunning(false); $("progress").hidden = true; loadHistory(); break;
   }
