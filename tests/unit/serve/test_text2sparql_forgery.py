@@ -28,7 +28,7 @@ from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus
 from saga_kgqa.eval.qa.runner import read_run
 from saga_kgqa.serve.http_face import listening_socket
 from saga_kgqa.serve.perimeter import TOKEN_ENV
-from saga_kgqa.serve.text2sparql import Text2SparqlService, build_app, perimeter_for
+from saga_kgqa.serve.text2sparql.app import Text2SparqlService, build_app, perimeter_for
 
 DATASET = "https://text2sparql.aksw.org/2025/corporate/"
 TOKEN = "operator-token-0123456789abcdef"
