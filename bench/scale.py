@@ -106,13 +106,16 @@ def measure(
         run = timed([py, "-c", _FLOOR_LOAD, str(nt), str(target)], env)
         fig["floor_disk_mb"] = disk_mb(target)
         shutil.rmtree(target, ignore_errors=True)
+        _step(f"  raw bulk_load {run.wall_s:.1f} s, {run.cpu_s:.1f} s CPU, {run.peak_mb:.0f} MB (load {run.load:.1f})")
         return run
 
     def saga_load() -> Run:
         shutil.rmtree(store, ignore_errors=True)
         cache = work / "cache"
         shutil.rmtree(cache, ignore_errors=True)  # no survey or schema left by the run before
-        return timed(_saga("load", str(nt), "--store", str(store)), _step_env(env, work))
+        run = timed(_saga("load", str(nt), "--store", str(store)), _step_env(env, work))
+        _step(f"  saga load {run.wall_s:.1f} s, {run.cpu_s:.1f} s CPU, {run.peak_mb:.0f} MB (load {run.load:.1f})")
+        return run
 
     if floors:
         floor_runs, load_runs = interleaved(pairs, floor_load, saga_load)

@@ -26,6 +26,8 @@ DIALECT_NAMES: tuple[DialectName, ...] = get_args(DialectName)
 #: Other spellings of a dialect name, accepted wherever one is read (``rdf`` was plain RDF's old name).
 DIALECT_ALIASES: dict[str, DialectName] = {"rdf": "generic"}
 ToolCalling = Literal["native", "text"]
+#: Asking back: ask the caller which entity an ambiguous name means, or never (benchmarks).
+Clarify = Literal["ask", "never"]
 Matching = Literal["subclass", "exact"]
 EntitySearch = Literal["off", "wikidata-api"]
 #: Grounding tools of SAGA's controller: lookup only (the paper), patterns only, or both.
@@ -119,6 +121,17 @@ class SagaContext:
         metadata=_describe("Sample values per property in a lookup; 0 gives the paper's entries with counts only."),
     )
     answer_rows: int = field(default=1000, metadata=_describe("Rows kept in the final answer."))
+    clarify: Clarify = field(
+        default="ask",
+        metadata=_describe(
+            "When a searched name matches several entities equally well: ask the caller which one (a LangGraph "
+            "interrupt; the run ends needs_clarification until it is resumed), or never (benchmarks)."
+        ),
+    )
+    clarify_margin: float = field(
+        default=0.0,
+        metadata=_describe("Entities whose search score is within this of the best one's are equally good (0..1)."),
+    )
     evidence_rows: int = field(
         default=20, metadata=_describe("Answer rows whose supporting triples are read and shown (0: no evidence).")
     )
@@ -223,6 +236,8 @@ class SagaContext:
         hints = typing.get_type_hints(type(self))
         for item in dataclasses.fields(self):
             _check_value(item.name, hints[item.name], getattr(self, item.name))
+        if not 0.0 <= self.clarify_margin <= 1.0:
+            raise ConfigurationError(f"clarify_margin must be within [0, 1], got {self.clarify_margin}")
         if not 0.0 <= self.schema_coverage <= 1.0:
             raise ConfigurationError(f"schema_coverage must be within [0, 1], got {self.schema_coverage}")
         for name in ("max_steps", "max_rows_shown", "max_observation_bytes", "answer_rows"):

@@ -409,7 +409,7 @@ def says_count(face: str, case: Case, reported: Reported | None) -> bool | None:
     if case.rows is None or face == "text2sparql" or reported is None:
         return None
     number = str(case.rows)
-    counts = re.findall(r"(\d+)\+? rows?\b", reported.text)
+    counts = re.findall(r"(\d+)\+? rows?(?![(\w])", reported.text)  # not "20 row(s)" of another line
     structured = reported.extra.get("rows")
     return bool(counts) and all(found == number for found in counts) and structured in (None, case.rows)
 

@@ -45,8 +45,12 @@ def mcp(
         float, typer.Option(min=0.1, max=1440.0, help="HTTP sessions idle this long are closed (minutes).")
     ] = 5.0,
     sessions_per_client: Annotated[
-        int, typer.Option(min=1, help="HTTP sessions one client may hold; one more closes its least recently used.")
+        int,
+        typer.Option(min=1, help="HTTP sessions one connection may open; one more closes its own least recently used."),
     ] = 64,
+    sessions_per_address: Annotated[
+        int, typer.Option(min=1, help="HTTP sessions of one client address; beyond, new ones are refused (503).")
+    ] = 1024,
     calls_per_session: Annotated[
         int, typer.Option(min=1, help="Calls one session may have in flight; more answer 'busy'.")
     ] = 8,
@@ -67,6 +71,7 @@ def mcp(
         progress_s=progress_seconds,
         session_idle_minutes=session_idle_minutes,
         sessions_per_client=sessions_per_client,
+        sessions_per_address=sessions_per_address,
         calls_per_session=calls_per_session,
         runs=max_runs,
     )

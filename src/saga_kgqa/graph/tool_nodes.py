@@ -18,6 +18,7 @@ from langgraph.runtime import Runtime
 
 from saga_kgqa.context import SagaContext, resolve_context
 from saga_kgqa.errors import BackendError, ConfigurationError, ToolInputError
+from saga_kgqa.graph.clarify import ambiguous_hits, ask_which, chosen_text
 from saga_kgqa.graph.dependencies import GraphDependencies
 from saga_kgqa.graph.records import discovered_types, knowledge, step_record
 from saga_kgqa.state import ANSWER_KEY, Action, KnowledgeEntry, Outcome, PruneRequest, QueryAttempt, TypeState
@@ -46,7 +47,14 @@ class ToolNodes:
             return _failed(action, step, exc)
         outcome: Outcome = "ok" if result.hits else "empty"
         entry = knowledge(step, outcome, f"search {action.argument[:60]!r}: {len(result.hits)} hits")
-        return finish_action(action, step, result.text, outcome, [entry])
+        # Several entities named alike: the caller chooses (a LangGraph interrupt; never under clarify=never).
+        chosen = ask_which(result, context, question=state.get("question", ""), step=step)
+        if chosen is None:
+            return finish_action(action, step, result.text, outcome, [entry])
+        offered = len(ambiguous_hits(result, context.clarify_margin))
+        said = chosen_text(chosen, graph_text(result.query, 120), offered)
+        entries = [entry, knowledge(step, "info", said.strip())]
+        return finish_action(action, step, said + result.text, outcome, entries)
 
     def examples(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
         """Run ``examples(property)``."""

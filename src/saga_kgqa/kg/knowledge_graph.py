@@ -158,6 +158,8 @@ class KnowledgeGraph(Closing):
             BackendError: The backend failed.
         """
         result = self._backend.execute(query, limits or self._limits)
+        # What was rewritten so this store could run it travels with the answer (and into the trace).
+        result.notes.extend(f"rewritten for this {self.profile.name} store: {line}" for line in query.rewrites)
         if query.limit_capped and query.limit is not None and len(result.rows) >= query.limit:
             # The guard's LIMIT, not the query's author, cut the answer: say so.
             result.truncated = True

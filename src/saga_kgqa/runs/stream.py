@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from langchain_core.runnables import RunnableConfig
-from langgraph.types import Durability
+from langgraph.types import Command, Durability
 
 from saga_kgqa.context import SagaContext
 from saga_kgqa.graph.builder import SagaGraph
@@ -33,7 +33,7 @@ def _never() -> bool:
 
 def stream_run(
     graph: SagaGraph,
-    inputs: InputState | None,
+    inputs: InputState | Command[Any] | None,
     config: RunnableConfig,
     context: SagaContext,
     observers: Sequence[RunObserver],
@@ -41,7 +41,7 @@ def stream_run(
     stop: Callable[[], bool] = _never,
     durability: Durability | None = None,
 ) -> bool:
-    """Run (``inputs`` given) or resume (``None``) a thread, handing each update to the observers.
+    """Run (``inputs`` given) or resume (``None``, or a ``Command(resume=...)``) a thread, handing each update on.
 
     Args:
         graph: The compiled graph (SAGA's, or MARS's with the same schemas).

@@ -9,7 +9,9 @@ in the key sets comes first; the names only break ties:
 * ``datatypes`` (0.1): 1 when the terms match exactly, less for each shown transformation a
   match needed (:func:`~saga_kgqa.sources.key_match.loss`); a lossy step (local name, prefix,
   case) costs more than the whole names part can give, so a lossy match ranks below an exact
-  one of equal containment;
+  one of equal containment. A transformation that only re-encodes (each side writes every key
+  in one shape and no two of its keys meet under it, as ``"ID:1"`` against ``1``) loses
+  nothing and costs little;
 * ``second_batch`` (0.1): agreement of the containment measured on two disjoint halves of the sample;
 * ``names`` (0.025): similarity of the two properties' names (``stadium_id`` ~ ``stadiumId``; a
   bare ``id`` borrows its class's name, so ``visit.visitor_id`` ~ ``visitor.id``).
@@ -91,9 +93,9 @@ def containment(shared: int, left: int, right: int) -> float:
     return round(min(shared / smaller, 1.0) * min(shared / SUPPORT, 1.0), 3)
 
 
-def datatype_part(normalisation: Normalisation) -> float:
-    """The datatype part of a transformation: 1 for ``exact``, less the lossier its steps."""
-    return round(1.0 - loss(normalisation), 3)
+def datatype_part(normalisation: Normalisation, *, reencoding: bool = False) -> float:
+    """The datatype part of a transformation: 1 for ``exact``, less the lossier its steps (re-encodings lose little)."""
+    return round(1.0 - loss(normalisation, reencoding=reencoding), 3)
 
 
 def agreement(first: float, second: float) -> float:

@@ -27,7 +27,7 @@ from saga_kgqa.sources.bridge_score import (
     name_similarity,
     name_words,
 )
-from saga_kgqa.sources.key_match import MAX_KEY_CHARS, STEPS, Normalisation, loss, match_key, normalisation
+from saga_kgqa.sources.key_match import MAX_KEY_CHARS, STEPS, Normalisation, loss, match_key, normalisation, written
 from saga_kgqa.sources.session import OpenSource
 
 #: Values read per (class, property) of each side.
@@ -47,6 +47,20 @@ class Sample:
     rows: int = 0
     keys: dict[str, Term] = field(default_factory=dict)
     iris: bool = False
+    terms: set[Term] = field(default_factory=set)
+    shapes: set[tuple[object, ...]] = field(default_factory=set)
+
+    def add(self, term: Term) -> None:
+        """Count one sampled value: its key, its term and the shape it is written in."""
+        self.keys.setdefault(match_key(term), term)
+        if len(self.terms) < VALUES_PER_GROUP * 2:
+            self.terms.add(term)
+            self.shapes.add(written(term).shape[:-1])  # the padding width varies with the number
+
+    @property
+    def one_to_one(self) -> bool:
+        """All keys written in one shape, no two of them meeting under the transformations (a re-encodable side)."""
+        return len(self.shapes) == 1 and len(self.terms) == len(self.keys)
 
     @property
     def distinct(self) -> float:
@@ -90,14 +104,14 @@ def sample_literals(source: OpenSource, notes: list[str]) -> dict[Group, Sample]
         for row in rows:
             term = row.get("v")
             if term is not None:
-                sample.keys.setdefault(match_key(term), term)
+                sample.add(term)
         if sample.keys:
             iri_groups += kind == "iri"
             key = (cls_iri, prop.iri)
             if key in samples:  # a property holding literals and IRIs: one sample of both
                 samples[key].rows += sample.rows
-                for k, term in sample.keys.items():
-                    samples[key].keys.setdefault(k, term)
+                for term in sample.terms:
+                    samples[key].add(term)
             else:
                 samples[key] = sample
     notes.extend(reads.notes)
@@ -122,7 +136,7 @@ def match_values(left: dict[Group, Sample], right: dict[Group, Sample]) -> list[
                 containment=containment(len(shared), len(lsample.keys), len(rights)),
                 distinct=round(max(lsample.distinct, rsample.distinct), 3),
                 names=name_similarity(lwords, name_words(rgroup[1], rgroup[0])),
-                datatypes=datatype_part(rule),
+                datatypes=datatype_part(rule, reencoding=lsample.one_to_one and rsample.one_to_one),
                 second_batch=agreement(*per_half),
             )
             ordered = sorted(shared)

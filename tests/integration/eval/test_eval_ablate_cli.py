@@ -71,6 +71,7 @@ def test_ablate_coverage_levels_each_mask_their_share(data_dir: Path, tmp_path: 
         saved = json.loads(config_path(out_dir / f"{name}.jsonl").read_text(encoding="utf-8"))
         assert saved["context"]["schema_coverage"] == float(name.partition("=")[2])
         assert saved["context"]["answer_shape"] is True  # every variant runs with the shape rule asked for
+        assert saved["context"]["clarify"] == "never"  # a benchmark never stops to ask back (issue 37)
         assert "| 100.00 | 100.00 |" in rows[name]  # gold replay answers every question under every mask
 
 

@@ -63,3 +63,31 @@ def test_a_reachable_server_costs_no_chat_request_before_the_run(
         outcome = CliRunner().invoke(app, run(data_dir, tmp_path / "run.jsonl", "--limit", "1", "--max-steps", "2"))
         assert outcome.exit_code == 0, outcome.output
         assert mock.requests and all("messages" in body for body in mock.requests)
+
+
+def test_ablate_checks_its_gold_before_any_model_request(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    graph = str(data_dir / "text2sparql_ck25" / "prod-inst.ttl")
+    with serve_openai_mock([MockReply(content="never asked")] * 5) as mock:
+        model_env(monkeypatch, mock.base_url)
+        outcome = CliRunner().invoke(
+            app,
+            [
+                "eval",
+                "ablate",
+                "ck25",
+                "--data-dir",
+                str(data_dir),
+                "--data",
+                graph,
+                "--limit",
+                "2",
+                "--gold",
+                str(tmp_path / "missing.jsonl"),
+                "--out-dir",
+                str(tmp_path / "ablate"),
+            ],
+        )
+    assert outcome.exit_code == 2, outcome.output
+    assert "missing.jsonl" in outcome.output and mock.requests == []

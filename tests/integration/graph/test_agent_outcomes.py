@@ -7,10 +7,16 @@ its own outcome; old checkpoints (statuses of before) still read.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from saga_kgqa.eval.qa.runner import config_path
 from saga_kgqa.state.outcome import RunOutcome, outcome_of
 from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.support.agent import open_toolbox, run_agent
@@ -191,3 +197,34 @@ def test_the_outcome_of_an_empty_run_says_the_key_differs_only_in_format(mini: S
     assert outcome.status == "empty"
     assert outcome.diagnosis is not None and '"alice@example.org"' in outcome.diagnosis
     assert "only in case" in outcome.diagnosis
+
+
+@pytest.mark.shared_data
+@pytest.mark.parametrize("policy", [None, "last_answering"])
+def test_saga_eval_run_records_the_final_query_policy_and_counts_outcomes(
+    data_dir: Path, tmp_path: Path, policy: str | None
+) -> None:
+    from tests.conftest import REPO_ROOT
+    from tests.support.outcome_faces import NOBODY, SUPPLIERS
+
+    script = tmp_path / "script.json"
+    steps = [{"tool": "execute", "args": {"sparql": q}} for q in (SUPPLIERS, NOBODY)]
+    script.write_text(json.dumps([answer_type("supplier"), *steps, {"tool": "stop"}, {"tool": "stop"}]))
+    out = tmp_path / "run.jsonl"
+    command = [sys.executable, "-m", "saga_kgqa", "eval", "run", "ck25", "--limit", "1", "--out", str(out)]
+    command += ["--data", str(data_dir / "text2sparql_ck25" / "prod-inst.ttl"), "--data-dir", str(data_dir)]
+    command += ["--final-query", policy] if policy else []
+    env = {
+        **os.environ,
+        "SAGA_MODEL_FACTORY": "tests.support.studio_models:scripted_factory",
+        "SAGA_TEST_SCRIPT": str(script),
+        "PYTHONPATH": str(REPO_ROOT),
+    }
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    expected = "answered" if policy else "empty"
+    assert json.loads(done.stdout)["outcomes"] == {expected: 1}
+    saved = json.loads(config_path(out).read_text(encoding="utf-8"))
+    assert saved["context"]["final_query"] == (policy or "last_executed")
+    (record,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert record["outcome"] == expected and record["predicted_sparql"] == (SUPPLIERS if policy else NOBODY)

@@ -70,3 +70,68 @@ def test_abandoned_sessions_far_beyond_the_cap_do_not_lock_out_a_new_client() ->
     assert served
     # The cap closed the flooder's oldest session rather than keeping all 640 for 30 minutes.
     assert oldest_status == 404
+
+
+async def _open(client: httpx.AsyncClient, url: str, headers: dict[str, str] | None = None) -> httpx.Response:
+    return await client.post(url, json=INIT, headers={**HEADERS, **(headers or {})})
+
+
+async def _ping(client: httpx.AsyncClient, url: str, session: str) -> int:
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+    return (await client.post(url, json=ping, headers={**HEADERS, "mcp-session-id": session})).status_code
+
+
+def test_no_client_can_close_another_clients_session_and_minted_credentials_buy_nothing() -> None:
+    # Issue 38 point 2: 70 sessions from any local process closed another local client's session (the cap
+    # was keyed by address plus the unverified Authorization header, so varying it also minted budgets).
+    with http_server(["--sessions-per-client", "8", "--sessions-per-address", "40"]) as url:
+
+        async def main() -> tuple[int, int, int, list[int], int, int]:
+            async with httpx.AsyncClient(timeout=30) as victim, httpx.AsyncClient(timeout=30) as flooder:
+                mine = (await _open(victim, url)).headers["mcp-session-id"]
+                first = (await _open(flooder, url)).headers["mcp-session-id"]
+                for n in range(20):  # one connection, the same address, a fresh "credential" each time
+                    await _open(flooder, url, {"authorization": f"Bearer minted-{n}"})
+                victim_after_flood = await _ping(victim, url, mine)
+                flooder_first = await _ping(flooder, url, first)  # its own oldest was closed: 8 per connection
+                # New connections each time: the address's cap refuses more, closing nobody's session.
+                statuses = []
+                for _ in range(40):
+                    async with httpx.AsyncClient(timeout=30) as fresh:
+                        statuses.append((await _open(fresh, url)).status_code)
+                victim_after_address_cap = await _ping(victim, url, mine)
+                stranger_delete = (
+                    await flooder.delete(url, headers={**HEADERS, "mcp-session-id": "0" * 32})
+                ).status_code
+                return victim_after_flood, flooder_first, victim_after_address_cap, statuses, stranger_delete, 0
+
+        victim_after_flood, flooder_first, victim_after_address_cap, statuses, stranger_delete, _ = asyncio.run(main())
+    assert victim_after_flood == 200 and victim_after_address_cap == 200
+    assert flooder_first == 404
+    assert statuses.count(200) >= 20 and set(statuses) <= {200, 503}, statuses
+    assert 503 in statuses  # beyond the address's 40: refused, never another's session closed
+    assert stranger_delete == 404  # an id the server did not issue to anyone closes nothing
+
+
+def test_independent_stateless_clients_get_independent_budgets() -> None:
+    # Issue 38 point 3 of the report: 16 clients on 2026-07-28 (no session) shared one "session" budget.
+    from mcp import Client
+
+    query = EX + "SELECT ?m WHERE { ?m ex:crewMember ?a } LIMIT 3"
+    with http_server(["--calls-per-session", "1"]) as url:
+
+        async def one() -> list[str]:
+            texts = []
+            async with Client(url, mode="auto") as client:
+                for _ in range(4):
+                    result = await client.call_tool("kg_execute", {"sparql": query})
+                    texts.append(
+                        " ".join(b.text for b in result.content if b.type == "text") if result.is_error else "ok"
+                    )
+            return texts
+
+        async def main() -> list[str]:
+            return [text for texts in await asyncio.gather(*(one() for _ in range(16))) for text in texts]
+
+        texts = asyncio.run(main())
+    assert texts == ["ok"] * 64, [t for t in texts if t != "ok"][:3]

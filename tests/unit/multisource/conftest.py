@@ -60,6 +60,8 @@ KEY_FORMS: dict[str, Callable[[int], str]] = {
     "string": lambda n: f'"{n}"',
     "padded": lambda n: f'"{n:03d}"',
     "double": lambda n: f'"{n}"^^<{XSD}double>',
+    "prefix": lambda n: f'"ID:{n}"',
+    "iri": lambda n: f"<{R}id/{n}>",
 }
 
 

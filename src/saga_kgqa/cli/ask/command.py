@@ -11,6 +11,7 @@ failure (the run is saved and resumable), 130 interrupted.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -33,7 +34,7 @@ from saga_kgqa.cli.options import (
     mars_switches,
 )
 from saga_kgqa.cli.output import fail, print_json, stdout
-from saga_kgqa.context import EntitySearch, GroundingTools, Matching, Method, SourceTools, ToolCalling
+from saga_kgqa.context import Clarify, EntitySearch, GroundingTools, Matching, Method, SourceTools, ToolCalling
 from saga_kgqa.errors import SagaError
 from saga_kgqa.state.outcome import RunStatus, outcome_of
 
@@ -172,6 +173,17 @@ def ask(
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live view of the steps.")] = False,
+    choice: Annotated[
+        str | None,
+        typer.Option(
+            help="With --resume: answer the thread's question (which entity a name means): a candidate's id, "
+            "IRI or number.",
+            rich_help_panel=_RUN,
+        ),
+    ] = None,
+    clarify: Annotated[
+        Clarify | None, _switch("An ambiguous name: ask (at a terminal, else end needs_clarification) or never.")
+    ] = None,
 ) -> None:
     """Answer a question with an executable SPARQL query, built step by step by the SAGA agent.
 
@@ -180,6 +192,7 @@ def ask(
     --endpoint it asks the example graph shipped with saga-kgqa.
     """
     # Imported here so that the other commands do not load LangGraph and the OpenAI client.
+    from saga_kgqa.cli.ask_clarify import print_clarification, terminal_chooser
     from saga_kgqa.cli.ask.run import AskRequest, run_ask
     from saga_kgqa.cli.ask.view import print_outcome
     from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
@@ -226,6 +239,7 @@ def ask(
             "source_tools": source_tools,
             "single_shot": single_shot,
             "answer_shape": answer_shape,
+            "clarify": clarify,
         },
         source=source,
         catalog=catalog,
@@ -233,6 +247,9 @@ def ask(
         checkpoint_db=checkpoint_target(checkpoint_db) if checkpoint_db else None,
         trace=trace,
         live=not quiet,
+        choice=choice,
+        # A person at a terminal is asked; --json or no terminal ends needs_clarification with the candidates.
+        chooser=terminal_chooser if not as_json and sys.stdin.isatty() else None,
     )
     try:
         result = run_ask(request)
@@ -251,10 +268,14 @@ def ask(
                 **jsonable({f: values.get(f) for f in fields}),
                 # The answer keeps the exact IRIs; how each is shown rides beside it.
                 "answer_views": views_json(result.views),
+                # The question the run waits on (needs_clarification): answer with --resume THREAD --choice ID.
+                "clarification": jsonable(values.get("clarification")),
             }
         )
     else:
         print_outcome(stdout, values, result.views)
+        if values.get("clarification") is not None:
+            print_clarification(stdout, values["clarification"], result.thread_id)
     if outcome.status != "answered":
         raise typer.Exit(EXIT_STATUS[outcome.status])
 

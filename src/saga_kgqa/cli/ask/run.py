@@ -7,7 +7,7 @@ Kept apart from the option parsing in :mod:`saga_kgqa.cli.ask.command` so that o
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +17,7 @@ import openai
 import typer
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.types import Command
 
 from saga_kgqa import settings
 from saga_kgqa.app.graphs import build_graph
@@ -28,11 +29,13 @@ from saga_kgqa.cli.output import EXIT_BACKEND, stderr
 from saga_kgqa.context import Method, SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.graph.builder import SagaGraph, recursion_limit
+from saga_kgqa.graph.clarify import Clarification
 from saga_kgqa.graph.tracing import question_run_config
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
 from saga_kgqa.models import ConfiguredModelFactory, ModelSettings
 from saga_kgqa.runs.answer_view import TermView, answer_views
+from saga_kgqa.runs.clarification import clarification_values, pending_clarification, resume_with
 from saga_kgqa.runs.persistence import CheckpointStore, CheckpointTarget, RunIdentity, default_checkpoint_path
 from saga_kgqa.runs.stream import RunObserver, stream_run
 from saga_kgqa.runs.trajectory import TrajectoryWriter
@@ -69,6 +72,10 @@ class AskRequest:
         source: A catalog source to ask (instead of ``data``/``endpoint``); the run may ground over
             the catalog's sources (the ``source_tools`` switch).
         catalog: The catalog file of ``source`` (``$SAGA_CATALOG`` when ``None``).
+        choice: With ``resume``: the answer to the question the thread waits on (a candidate's id, IRI
+            or 1-based number).
+        chooser: Asks a person which candidate is meant (``None``: nobody to ask; the run then ends
+            ``needs_clarification`` with the candidates); returns ``None`` to stop asking.
     """
 
     question: str | None
@@ -89,6 +96,8 @@ class AskRequest:
     method: Method = "saga"
     source: str | None = None
     catalog: Path | None = None
+    choice: str | None = None
+    chooser: Callable[[Clarification], str | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -173,11 +182,23 @@ def run_ask(request: AskRequest) -> AskResult:
                 model_name=model_settings.model,
                 recursion_limit=limit,
             )
+            waiting = pending_clarification(app.get_state(config))
             if inputs is None and not app.get_state(config).next:
                 stderr.print(f"thread {thread_id} has already finished; showing its result", style="dim")
             else:
-                _stream(app, inputs, config, context, request, thread_id, identity)
+                resume = resume_with(waiting, request.choice) if waiting is not None and request.choice else None
+                _stream(app, resume or inputs, config, context, request, thread_id, identity)
+            # Asking back: a person at a terminal chooses now; otherwise the run ends needs_clarification.
+            asked = pending_clarification(app.get_state(config))
+            while asked is not None and request.chooser is not None:
+                choice = request.chooser(asked)
+                if choice is None:
+                    break
+                _stream(app, resume_with(asked, choice), config, context, request, thread_id, identity)
+                asked = pending_clarification(app.get_state(config))
             values = dict(app.get_state(config).values)
+            if asked is not None:
+                values = clarification_values(values, asked)
             # Labels and short names of the answer's IRIs, read while the graph is still open.
             views = answer_views(toolbox.view(context), values.get("answer"), context.language)
     return AskResult(thread_id=thread_id, question=question, values=values, views=views)
@@ -235,7 +256,7 @@ def _note(text: str) -> None:
 
 def _stream(
     app: SagaGraph,
-    inputs: InputState | None,
+    inputs: InputState | Command[Any] | None,
     config: RunnableConfig,
     context: SagaContext,
     request: AskRequest,
@@ -244,7 +265,7 @@ def _stream(
 ) -> None:
     """Stream node updates (checkpointed after every step) into the live view and the trace."""
     tracing = TrajectoryWriter(request.trace) if request.trace is not None else nullcontext()
-    resumed = inputs is None
+    resumed = not isinstance(inputs, dict)  # None, or a Command answering the question the thread waits on
     steps_before = int(app.get_state(config).values.get("steps", 0)) if resumed else 0
     with tracing as writer, StepView(stderr, enabled=request.live, steps_before=steps_before) as view:
         view.note(f"thread {thread_id}{' (resumed)' if resumed else ''}; resume with --resume {thread_id}")

@@ -15,6 +15,7 @@ from saga_kgqa.cli.eval.options import (
     LanguageOption,
     benchmark_questions,
 )
+from saga_kgqa.cli.eval.preflight import check_model_reachable, check_scoring_runtime
 from saga_kgqa.cli.eval.run import (
     BaseUrlOption,
     CacheDirOption,
@@ -122,13 +123,17 @@ def ablate_command(
         switches = {**switches, "answer_shape": answer_shape}
         base = run_context(data, endpoint, profile, model, base_url, max_steps, tools, switches)
         base = dataclasses.replace(base, coverage_seed=seed)
+        check_scoring_runtime()  # inputs before work: the gold, the graph, then one request to the model
+        gold_store = GoldStore.load(gold)
         toolbox = open_toolbox(data, endpoint, profile, *cache, tools)
+        factory = chat_model_factory(base, model_concurrency=model_concurrency)
+        check_model_reachable(factory(base, "controller"))
         summaries = run_ablation(
             questions,
-            GoldStore.load(gold),
+            gold_store,
             base,
             agent_answerer_for(
-                chat_model_factory(base, model_concurrency=model_concurrency),
+                factory,
                 toolbox,
                 max_seconds,
                 max_tokens,

@@ -141,6 +141,10 @@ def run_context(
         dialect=tools.dialect,
         schema_index=str(tools.schema_file) if tools.schema_file else None,
         entity_search=tools.entity_search,
+        # A benchmark run never stops to ask which entity a name means (issue 37), and reads no evidence
+        # (it scores queries); both are recorded in the run's configuration with the rest of the context.
+        clarify="never",
+        evidence_rows=0,
         **{name: value for name, value in switches.items() if value is not None},
     )
 

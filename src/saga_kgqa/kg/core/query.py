@@ -32,6 +32,8 @@ class CheckedQuery:
         bounded: ``False`` for a template whose cost is not bounded by construction (a
             survey probe aggregating over a class or the whole graph): a store that runs
             bounded templates without a deadline runs this one where its deadline holds.
+        rewrites: One line per rewrite made so this store can run a query written for
+            another engine (:mod:`saga_kgqa.kg.guard.portability`, the label service).
     """
 
     text: str
@@ -41,6 +43,7 @@ class CheckedQuery:
     source_text: str = ""
     limit_capped: bool = False
     bounded: bool = True
+    rewrites: tuple[str, ...] = ()
 
 
 def from_template(

@@ -20,6 +20,7 @@ from saga_kgqa.kg.guard.label_service import (
     rewrite_label_service,
     uses_label_service,
 )
+from saga_kgqa.kg.guard.portability import port_query
 from saga_kgqa.kg.guard.query_guard import QueryGuard
 
 #: Profiles whose remote endpoints answer the label service themselves.
@@ -52,13 +53,26 @@ class LabelRewritingGuard:
         self._prefixes = dict(profile.prefixes)
 
     def check(self, text: str | bytes, *, default_limit: int | None = None) -> CheckedQuery:
-        """Check ``text``; when it uses the label service, check its rewritten form too.
+        """Port ``text`` to this store, check it; when it uses the label service, check its rewritten form too.
+
+        Every rewrite (:func:`~saga_kgqa.kg.guard.portability.port_query`, the label service)
+        is listed in the checked query's ``rewrites``; ``source_text`` stays the text as written.
 
         Raises:
-            QueryRejected: Either check refused it, or a label-service block has content
-                the rewrite does not understand (reason ``service``).
+            QueryRejected: Either check refused it, a construct this store cannot run was
+                named (reason ``not_portable``), or a label-service block has content the
+                rewrite does not understand (reason ``service``).
         """
         raw = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else text
+        if len(raw) > self._plain.policy.max_chars:
+            return self._plain.check(text, default_limit=default_limit)  # refused for its size, unread
+        ported = port_query(raw, self._plain.profile)
+        checked = self._check_labels(ported.text, default_limit)
+        rewrites = ported.rewrites + checked.rewrites
+        return replace(checked, source_text=raw, rewrites=rewrites) if rewrites else checked
+
+    def _check_labels(self, raw: str, default_limit: int | None) -> CheckedQuery:
+        text = raw
         if "service" not in raw.lower() and "\\u" not in raw.lower():
             # Without these letters (or a \u escape that could spell them) no label service can be
             # written, and the two guards agree: the plain one decides alone.
@@ -81,4 +95,11 @@ class LabelRewritingGuard:
         # Always checked again, so a block the rewrite missed is refused, never sent. The
         # LIMIT is already in the text; the second check keeps it.
         again = self._inner.check(rewritten, default_limit=default_limit)
-        return replace(again, source_text=first.source_text, limit=first.limit, limit_capped=first.limit_capped)
+        note = (
+            ("SERVICE wikibase:label became OPTIONAL rdfs:label / schema:description / skos:altLabel patterns",)
+            if rewritten != first.text
+            else ()
+        )
+        return replace(
+            again, source_text=first.source_text, limit=first.limit, limit_capped=first.limit_capped, rewrites=note
+        )

@@ -28,7 +28,8 @@ class McpOptions:
         checkpoints: Checkpoint database of ``kg_ask`` runs (default: ``saga ask``'s).
         progress_s: Longest pause between two progress notifications.
         session_idle_minutes: Idle minutes after which an HTTP session is closed.
-        sessions_per_client: Sessions one HTTP client may hold.
+        sessions_per_client: Sessions one HTTP connection may have opened (its oldest closed beyond).
+        sessions_per_address: Sessions of one peer address (new ones refused beyond).
         calls_per_session: Calls one session may have in flight.
         runs: ``kg_ask`` runs the server makes at once.
     """
@@ -42,6 +43,7 @@ class McpOptions:
     progress_s: float = 5.0
     session_idle_minutes: float = 5.0
     sessions_per_client: int = 64
+    sessions_per_address: int = 1024
     calls_per_session: int = 8
     runs: int = 4
 
@@ -72,7 +74,9 @@ def run_mcp(options: McpOptions) -> None:
         gate=CallGate(per_session=options.calls_per_session, runs=options.runs),
     )
     limits = HttpLimits(
-        session_idle_s=options.session_idle_minutes * 60, sessions_per_client=options.sessions_per_client
+        session_idle_s=options.session_idle_minutes * 60,
+        sessions_per_client=options.sessions_per_client,
+        sessions_per_address=options.sessions_per_address,
     )
     server = build_server(host)
     serve(server, "http" if options.http else "stdio", bind=options.bind, port=options.port, limits=limits)

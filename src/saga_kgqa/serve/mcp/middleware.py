@@ -21,7 +21,7 @@ from mcp.types import INVALID_PARAMS, CallToolResult, ListToolsResult, TextConte
 from pydantic import ValidationError
 
 from saga_kgqa.serve.mcp.arguments import argument_problem, validation_refusal
-from saga_kgqa.serve.mcp.limits import CallGate
+from saga_kgqa.serve.mcp.limits import CallGate, caller_key
 from saga_kgqa.serve.mcp.schemas import compact_schema
 
 #: Tools that run the whole agent: they take a run slot as well as a call slot.
@@ -89,12 +89,5 @@ def schema_problem(server: MCPServer[Any], name: object, arguments: object) -> s
 
 
 def _caller(ctx: ServerRequestContext[Any, Any]) -> str:
-    """Whose calls these are: the HTTP session, else the peer's address (stateless requests), else stdio."""
-    headers = getattr(ctx.request, "headers", None)
-    if headers is None:
-        return "stdio"
-    session = headers.get("mcp-session-id")
-    if session:
-        return f"session {session}"
-    client = getattr(ctx.request, "client", None)
-    return f"peer {getattr(client, 'host', '?')}"
+    """Whose calls these are: the HTTP session, else the connection (stateless requests), else stdio."""
+    return caller_key(ctx.request)

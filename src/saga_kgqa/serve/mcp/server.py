@@ -95,7 +95,13 @@ def http_app(server: MCPServer[Any], limits: HttpLimits, *, bind: str = "127.0.0
         session_idle_timeout=limits.session_idle_s,
         host=bind,
     )
-    return TrimmedHeaders(SessionCap(app, per_client=limits.sessions_per_client))
+    capped = SessionCap(
+        app,
+        per_client=limits.sessions_per_client,
+        per_address=limits.sessions_per_address,
+        idle_s=limits.session_idle_s,
+    )
+    return TrimmedHeaders(capped)
 
 
 class TrimmedHeaders:

@@ -47,6 +47,8 @@ class ExecuteOutcome(BaseModel):
             not run), ``rejected`` (the guard refused it; not run) or ``error`` (the store failed).
         text: The observation for the model, capped and escaped.
         query: The text that was (or would have been) sent, after the guard's rewriting.
+        rewrites: What was rewritten so this store could run a query written for another
+            engine (WDQS prefixes, the label service, ...), one line each, beside ``query``.
         form: The query form, when the guard identified it.
         variables: Projected variables.
         row_count: Rows returned.
@@ -69,6 +71,7 @@ class ExecuteOutcome(BaseModel):
     status: ExecuteStatus
     text: str
     query: str = ""
+    rewrites: tuple[str, ...] = ()
     form: QueryForm | None = None
     variables: tuple[str, ...] = ()
     row_count: int = 0

@@ -96,10 +96,12 @@ def execute(
     try:
         result = graph.run(checked, ExecutionLimits(deadline_s=left, max_rows=settings.max_result_rows))
     except BackendError as exc:
-        return failure_outcome(
+        failed = failure_outcome(
             "error", exc, query=checked.text, max_bytes=settings.max_bytes, theta_delta=checks.constants
         )
-    return _finish(checks, checked, result, time.perf_counter() - started, graph, schema, settings, step, deadline)
+        return failed.model_copy(update={"rewrites": checked.rewrites})
+    finished = _finish(checks, checked, result, time.perf_counter() - started, graph, schema, settings, step, deadline)
+    return finished.model_copy(update={"rewrites": checked.rewrites})
 
 
 def _finish(

@@ -1,0 +1,274 @@
+"""Every command in README.md and docs/*.md runs as written (issue 43).
+
+The shell blocks (```bash / ```sh) are extracted and each is run, unchanged, by ``bash -e`` in a scratch
+clone: a copy of this checkout's files (its ``.venv`` and ``.tools`` linked) beside a ``shared`` that links
+to the third-party data, so ``.venv/bin/saga`` and ``../shared/data`` resolve as in
+a clone, and what the commands write (``runs/``, stores) lands in the scratch folder. A model, where one
+is needed, is the scripted one of ``tests/support/studio_models.py`` (``SAGA_MODEL_FACTORY``), with a
+script chosen by the question the block asks. A block passes when it exits 0 and prints no empty result
+(``0 row(s)``, no bindings); ``saga ask`` exits non-zero for every outcome but answered.
+
+An HTML comment on the line before a block says how else to run it:
+
+* ``<!-- docs-test: outside-service (why) -->``: it needs a service this machine has not (a model
+  endpoint, the public Wikidata service, another host); it is listed, not run;
+* ``<!-- docs-test: bench (why) -->``: a benchmark of minutes to hours (``make bench`` runs them); listed;
+* ``<!-- docs-test: template (why) -->``: a shape to fill in (``…`` for your question, your catalog's
+  sources); listed;
+* ``<!-- docs-test: server URL -->``: it starts a server; it passes when the URL answers (any HTTP status),
+  then the server is stopped;
+* ``<!-- docs-test: python beside COMMAND until URL -->`` on a ```python block: COMMAND starts first (as a
+  server, until URL answers), then the block runs as a script with ``.venv/bin/python``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO_ROOT, shared_data_dir
+
+pytestmark = [pytest.mark.slow, pytest.mark.shared_data]
+
+DOCUMENTS = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]
+_BLOCK = re.compile(
+    r"^(?:[ ]*<!-- docs-test: (?P<mark>[^\n]*?) -->\n)?(?P<indent>[ ]*)```(?P<lang>bash|sh|python)\n"
+    r"(?P<body>.*?)^(?P=indent)```",
+    re.S | re.M,
+)
+_EMPTY = re.compile(r"^0 row\(s\)|\"bindings\": \[\]", re.M)
+SKIPPED_CLASSES = ("outside-service", "bench", "template")
+BLOCK_SECONDS = 240
+SERVER_SECONDS = 120
+
+_SPACE = (
+    "PREFIX ex: <http://example.org/space/> "
+    'SELECT ?mission ?launched WHERE { ?mission ex:crewMember/ex:name "Jim Lovell" ; ex:launchDate ?launched }'
+)
+_LAB = (
+    "PREFIX lab: <http://example.org/lab/> PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> "
+    'SELECT ?person WHERE { ?person lab:worksAt ?i . ?i rdfs:label "Institute of Proteins" }'
+)
+
+
+def _script(answer_type: tuple[str, str], search: str, sparql: str) -> list[object]:
+    label, ident = answer_type
+    return [
+        json.dumps({"answer_type_label": label, "answer_type_id": ident}),
+        {"tool": "search", "args": {"text": search}},
+        {"tool": "execute", "args": {"sparql": sparql}},
+        {"tool": "stop"},
+    ]
+
+
+#: The scripted model's conversation per question a block asks (the first key found in the block).
+SCRIPTS: dict[str, list[object]] = {
+    "Institute of Proteins": _script(("researcher", "lab:Researcher"), "Institute of Proteins", _LAB),
+    "Jim Lovell": _script(("space mission", "ex:Mission"), "Jim Lovell", _SPACE),
+}
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced block of a page, with its test mark."""
+
+    page: str
+    line: int
+    lang: str
+    mark: str
+    body: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.page}:{self.line}"
+
+    @property
+    def skipped_as(self) -> str | None:
+        return next((kind for kind in SKIPPED_CLASSES if self.mark.startswith(kind)), None)
+
+
+def blocks() -> list[Block]:
+    found = []
+    for page in DOCUMENTS:
+        text = page.read_text(encoding="utf-8")
+        for match in _BLOCK.finditer(text):
+            mark = match.group("mark") or ""
+            if match.group("lang") == "python" and not mark.startswith("python"):
+                continue  # an API excerpt, not a command
+            line = text.count("\n", 0, match.start("body"))
+            found.append(
+                Block(page.relative_to(REPO_ROOT).as_posix(), line, match.group("lang"), mark, match.group("body"))
+            )
+    return found
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of this checkout's files (tracked and new), its ``.venv`` and ``.tools`` linked, beside ``shared/``."""
+    root = tmp_path_factory.mktemp("docs")
+    clone = root / "clone"
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source = REPO_ROOT / name
+        if source.is_file():
+            (clone / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, clone / name)
+    for tool in (".venv", ".tools"):
+        (clone / tool).symlink_to(REPO_ROOT / tool)
+    (root / "shared").mkdir()
+    (root / "shared" / "data").symlink_to(shared_data_dir())
+    return clone
+
+
+def environment(clone: Path, block: Block) -> dict[str, str]:
+    script = next((items for key, items in SCRIPTS.items() if key in block.body), SCRIPTS["Jim Lovell"])
+    script_file = clone / f"script-{block.line}.json"
+    script_file.write_text(json.dumps(script), encoding="utf-8")
+    state = clone.parent / "state"  # outside the clone: uv keeps its cache (and build environments) there
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SAGA_", "OPENAI_", "LANGCHAIN_"))}
+    return env | {
+        "SAGA_MODEL_FACTORY": "tests.support.studio_models:scripted_factory",
+        "SAGA_TEST_SCRIPT": str(script_file),
+        "SAGA_MODEL": "scripted",
+        "PYTHONPATH": str(REPO_ROOT),
+        "LANGSMITH_TRACING": "false",
+        "LANGGRAPH_CLI_NO_ANALYTICS": "1",
+        "XDG_STATE_HOME": str(state),
+        "XDG_CACHE_HOME": str(state / "cache"),
+        "SAGA_SURVEY_DIR": str(state / "surveys"),
+        "SAGA_DATA_DIR": str(clone.parent / "shared" / "data"),
+        # `saga` bare, as an installed wheel puts it on PATH.
+        "PATH": f"{clone / '.venv' / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+
+
+def answers(url: str, within_s: float, process: subprocess.Popen[bytes]) -> bool:
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            with urllib.request.urlopen(url, timeout=5):
+                return True
+        except urllib.error.HTTPError:
+            return True  # it answered
+        except OSError:
+            time.sleep(0.5)
+    return False
+
+
+@contextmanager
+def background(command: str, cwd: Path, env: dict[str, str], url: str) -> Iterator[subprocess.Popen[bytes]]:
+    """A server command in its own process group, stopped (the whole group) when the block ends.
+
+    The next block may start a server on the same port: this one's port is free again before it returns.
+    """
+    process = subprocess.Popen(
+        ["bash", "-c", command],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # a child the shell left behind
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and _listening(url):
+            time.sleep(0.2)
+
+
+def _listening(url: str) -> bool:
+    parsed = urllib.parse.urlsplit(url)
+    with socket.socket() as probe:
+        probe.settimeout(1)
+        return probe.connect_ex((parsed.hostname or "127.0.0.1", parsed.port or 80)) == 0
+
+
+def output_of(process: subprocess.Popen[bytes]) -> str:
+    return process.stdout.read().decode(errors="replace")[-4000:] if process.stdout else ""
+
+
+ALL = blocks()
+
+
+def test_every_block_is_found_and_only_outside_services_and_benches_are_left_out() -> None:
+    assert any(b.page == "README.md" for b in ALL)
+    left_out = [b for b in ALL if b.skipped_as]
+    assert all(b.skipped_as in SKIPPED_CLASSES for b in left_out)
+    readme = [b for b in ALL if b.page == "README.md"]
+    # The README's examples all run but the two commands (a model endpoint, the suite's own prerequisites).
+    assert [b.skipped_as for b in readme].count("outside-service") == 1 and not any(
+        b.skipped_as == "bench" for b in readme
+    )
+
+
+@pytest.mark.parametrize("block", [b for b in ALL if not b.skipped_as], ids=lambda b: b.id)
+def test_a_documented_block_runs_as_written(block: Block, clone: Path) -> None:
+    env = environment(clone, block)
+    if block.mark.startswith("server "):
+        url = block.mark.split()[1]
+        with background(block.body, clone, env, url) as server:
+            up = answers(url, SERVER_SECONDS, server)
+            if not up:
+                server.terminate()
+        assert up, f"{block.id}: the server did not answer at {url}:\n{output_of(server)}"
+        return
+    if block.mark.startswith("python beside "):
+        command, url = block.mark.removeprefix("python beside ").split(" until ")
+        script = clone / f"block-{block.line}.py"
+        script.write_text(block.body, encoding="utf-8")
+        with background(command, clone, env, url) as server:
+            assert answers(url, SERVER_SECONDS, server), f"{block.id}: {command} did not start:\n{output_of(server)}"
+            run = subprocess.run(
+                [".venv/bin/python", script.name],
+                cwd=clone,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=BLOCK_SECONDS,
+                check=False,
+            )
+    else:
+        run = subprocess.run(
+            ["bash", "-e", "-o", "pipefail", "-c", block.body],
+            cwd=clone,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=BLOCK_SECONDS,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    shown = f"{block.id} exited {run.returncode}:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
+    assert run.returncode == 0, shown
+    assert not _EMPTY.search(run.stdout), f"an example returned no rows: {shown}"
