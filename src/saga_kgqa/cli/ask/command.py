@@ -192,7 +192,7 @@ def ask(
     --endpoint it asks the example graph shipped with saga-kgqa.
     """
     # Imported here so that the other commands do not load LangGraph and the OpenAI client.
-    from saga_kgqa.cli.ask_clarify import print_clarification, terminal_chooser
+    from saga_kgqa.cli.ask.clarify import print_clarification, terminal_chooser
     from saga_kgqa.cli.ask.run import AskRequest, run_ask
     from saga_kgqa.cli.ask.view import print_outcome
     from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API

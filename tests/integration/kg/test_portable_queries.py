@@ -23,7 +23,7 @@ from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.kg.remote.endpoint import RemoteEndpoint
 from tests.support.virtuoso_server import VirtuosoServer
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "label_service.ttl"
+DATA = Path(__file__).resolve().parents[2] / "data" / "label_service.ttl"
 # As on WDQS: no PREFIX line, a query hint, an IRI comparison, the label service.
 WDQS_QUERY = """SELECT DISTINCT ?item ?itemLabel WHERE {
   hint:Query hint:optimizer "None" .
