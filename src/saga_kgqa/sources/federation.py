@@ -59,7 +59,8 @@ class JoinOutcome(BaseModel):
         key: The join variable (``None`` when no step ran far enough to choose it).
         normalisation: The rewrite that joined the keys.
         bound_query: Query 2 with step 1's keys bound: the query that answered, on ``right``.
-        row_count: Joined rows.
+        row_count: Joined rows (at most the row cap).
+        product: Joined rows the two results make before any cut (``row_count`` when nothing was cut).
         bound_rows: Rows of the bound query 2 (what re-running the attempt returns).
         keys_bound: Distinct keys bound into query 2.
         result: The joined rows (not serialised).
@@ -75,6 +76,7 @@ class JoinOutcome(BaseModel):
     normalisation: Normalisation = "exact"
     bound_query: str = ""
     row_count: int = 0
+    product: int = 0
     bound_rows: int = 0
     keys_bound: int = 0
     result: Annotated[QueryResult | None, SkipValidation] = Field(default=None, exclude=True, repr=False)
@@ -173,6 +175,7 @@ def join_sources(sources: SourceSet, request: str, *, settings: ExecuteSettings 
         normalisation=rule,
         bound_query=bound,
         row_count=len(joined.rows),
+        product=product,
         bound_rows=len(b.result.rows),
         keys_bound=len(bound_terms),
         result=joined,

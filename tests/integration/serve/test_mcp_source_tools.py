@@ -108,6 +108,7 @@ async def every_source_tool(session: ClientSession, places: list[str]) -> None:
     assert not joined.is_error, text(joined)
     assert joined.structured_content is not None and joined.structured_content["row_count"] > 0, text(joined)
     assert "VALUES ?key" in joined.structured_content["bound_query"]
+    assert joined.structured_content["rows_at_least"] >= joined.structured_content["row_count"]
 
     # Callers see source names, never the operator's file paths.
     for result in (sources, summary, resolved, expanded, bridged, joined):

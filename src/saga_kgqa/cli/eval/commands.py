@@ -154,7 +154,9 @@ def _print_gerbil(summary: dict[str, Any]) -> None:
     counted = summary["gerbil_questions"]
     left_out = summary["scored"] + sum(summary["not_scored"].values()) - counted
     stdout.print(
-        f"GERBIL counts {counted} questions (empty gold included); {left_out} without gold left out", markup=False
+        f"GERBIL counts {counted} questions (empty gold included); "
+        f"{left_out} left out (gold drifted, unavailable or missing)",
+        markup=False,
     )
 
 

@@ -29,6 +29,7 @@ class JoinOutput(ToolOutput):
     normalisation: str = "exact"
     bound_query: str = ""
     row_count: int = 0
+    rows_at_least: int = Field(default=0, description="Joined rows before the row cap cut them (at least).")
     rows: list[dict[str, str]] = Field(default_factory=list)
 
 
@@ -51,7 +52,7 @@ def join_tools(host: ToolHost) -> list[ToolSpec]:
             return got
         prefixes = calls.sources.get(right_name).toolkit().prefixes
         output.key, output.normalisation, output.bound_query = got.key, got.normalisation, got.bound_query
-        output.row_count = got.row_count
+        output.row_count, output.rows_at_least = got.row_count, max(got.product, got.row_count)
         rows = got.result.rows if got.result is not None else []
         output.rows = [{name: term_text(term, prefixes) for name, term in row.items()} for row in rows]
         return calls.result(got.text, output, "rows")
