@@ -1,9 +1,10 @@
 """Agent overhead per step: the controller's own time beside the tools' time, with a model that answers at once.
 
-The agent graph runs questions with a scripted model (``tests/support/scripted_model.py``) whose
-answers cost nothing, so what is left of each step besides its tool is the controller's own work:
-LangGraph's scheduling and checkpointing, state updates, prompt building, the knowledge log,
-finalize. Two stores:
+The agent graph runs questions as ``saga ask`` and the served faces run them (``stream_run``, every step
+checkpointed with ``durability="sync"``, one compiled graph per store) with a scripted model
+(``tests/support/scripted_model.py``) whose answers cost nothing, so what is left of each step besides
+its tool is the controller's own work: LangGraph's scheduling and checkpointing, state updates, prompt
+building, the knowledge log, finalize. Two stores:
 
 * **CK25** (``text2sparql_ck25``'s product graph): each reference question gets a script of
   search (its first words), lookup (the first IRI of its gold query), examples (the gold's first
@@ -62,6 +63,7 @@ from saga_kgqa.context import SagaContext  # noqa: E402
 from saga_kgqa.graph.builder import run_config  # noqa: E402
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph  # noqa: E402
 from saga_kgqa.kg.opening import open_backend  # noqa: E402
+from saga_kgqa.runs.stream import stream_run  # noqa: E402
 from saga_kgqa.state.checkpointing import checkpoint_serde  # noqa: E402
 from saga_kgqa.tools.toolbox import SagaToolbox, ToolView  # noqa: E402
 from tests.support.scripted_model import ScriptedChatModel, ScriptItem, answer_type, tool_call  # noqa: E402
@@ -160,10 +162,12 @@ def run_question(runner: Runner, script: list[ScriptItem], question: str, thread
     config = dict(run_config(context, thread_id=thread))
     tools_before, models_before, actions_before = len(CLOCK.tool), len(CLOCK.model), len(CLOCK.actions)
     started = time.perf_counter()
-    output = graph.invoke({"question": question}, context=context, config=config)  # type: ignore[arg-type]
+    # As `saga ask`, the MCP and web runs drive it: streamed updates, every step checkpointed before the next.
+    stream_run(graph, {"question": question}, config, context, [], durability="sync")  # type: ignore[arg-type]
     ended = time.perf_counter()
-    if output.get("status") not in {"answered", "empty"}:
-        raise SystemExit(f"{question!r} ended {output.get('status')}: the script no longer fits the graph")
+    status = graph.get_state(config).values.get("status")  # type: ignore[arg-type]
+    if status not in {"answered", "empty"}:
+        raise SystemExit(f"{question!r} ended {status}: the script no longer fits the graph")
     tools, models = CLOCK.tool[tools_before:], CLOCK.model[models_before:]
     # A step ends where a tool action ends; the answer checks' and finalize's queries are tool time of theirs.
     ends = CLOCK.actions[actions_before:]

@@ -80,3 +80,26 @@ def test_one_check_builds_no_second_grammar_and_many_build_exactly_one() -> None
         [sys.executable, "-c", _ONE_CHECK], cwd=_ROOT, capture_output=True, text=True, timeout=120, check=True
     )
     assert done.stdout.split() == ["0", "1", "True"]
+
+
+_PUBLIC = """
+from saga_kgqa.kg.guard import sparql_grammar as g
+texts = [
+    "PREFIX ex: <http://example.org/> # a comment\\nSELECT ?s WHERE { ?s ex:p '#not a comment' } # end",
+    "SELECT ?s WHERE { ?s <http://example.org/a#b> ?o . FILTER(?o > 3) }",
+    "ASK { ?s ?p ?o }",
+]
+before = [repr(g.translate(g.parse_public_query(t), {}).algebra) for t in texts]
+assert not g.fast_grammar()
+g.build_fast_grammar()
+g.rdflib_parser.parseQuery = None  # the fast path must not fall back on these
+after = [repr(g.translate(g.parse_public_query(t), {}).algebra) for t in texts]
+print(before == after, g.fast_grammar())
+"""
+
+
+def test_public_parses_give_the_same_trees_on_the_fast_grammar_comments_and_all() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _PUBLIC], cwd=_ROOT, capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.split() == ["True", "True"]
