@@ -12,7 +12,6 @@ the rows before it trusts it (SERVICE stays forbidden).
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
@@ -325,11 +324,3 @@ def render_bridge(result: BridgeResult, prefixes: Mapping[str, str], max_chars: 
 
 def _ids(iris: Iterable[str | None], prefixes: Mapping[str, str]) -> str:
     return " ".join(compact_iri(value, prefixes) for value in iris if value) or "(any)"
-
-
-def evidence_by_kind(result: BridgeResult) -> Counter[str]:
-    """Total evidence per kind (for reports)."""
-    counts: Counter[str] = Counter()
-    for candidate in result.candidates:
-        counts[candidate.kind] += candidate.evidence
-    return counts

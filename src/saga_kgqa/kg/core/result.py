@@ -8,7 +8,7 @@ format, which is also what the record/replay cache stores.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
@@ -226,8 +226,3 @@ class QueryResult:
             complete=complete,
             truncated=truncated,
         )
-
-
-def row_values(rows: Sequence[Row], variables: Sequence[str]) -> list[tuple[Term | None, ...]]:
-    """Return rows as tuples aligned with ``variables`` (``None`` where unbound)."""
-    return [tuple(row.get(v) for v in variables) for row in rows]

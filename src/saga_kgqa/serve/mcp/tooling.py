@@ -13,7 +13,6 @@ lists them, so serving another helper's tools is one line there. Conventions eve
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections.abc import Awaitable, Callable
@@ -24,7 +23,7 @@ import anyio.to_thread
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from saga_kgqa.app.sources import source_set
 from saga_kgqa.context import SagaContext
@@ -237,8 +236,3 @@ def argument_hint(message: str) -> str:
     if "iri" in lowered or "prefix" in lowered or "name" in lowered:
         return "use an id exactly as search or lookup printed it (prefix:local or <http://...>)"
     return "check the argument against the tool's description"
-
-
-def output_json(model: BaseModel) -> str:
-    """A model as compact JSON (for tests and logs)."""
-    return json.dumps(model.model_dump(mode="json"), ensure_ascii=False)
