@@ -12,31 +12,18 @@ from collections.abc import Mapping, Sequence
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from saga_kgqa.context import SagaContext
+from saga_kgqa.prompts import load_prompt
 from saga_kgqa.state.mars import PatternEntry
 from saga_kgqa.state.records import Step
 from saga_kgqa.text_safety import cap_block, quoted
 
-_LINK_SYSTEM = (
-    "You find the named entities in a question over a knowledge graph. Reply with one JSON object: "
-    '{"entities": ["exact mention", ...]}. Use the words of the question; list at most 5.'
-)
-_LINK_TYPES = (
-    ' Also name the type of each entity and of the expected answer: {"entities": [...], "types": ["city", ...]}.'
-)
-_REASON_SYSTEM = (
-    "You write one SPARQL query that answers the question, using the numbered triple patterns below. "
-    "Each pattern is an entity with one property, outgoing ('entity' 'property' ?value) or incoming "
-    "(?subject 'property' 'entity'), with its ids and how many values it has.\n"
-    "Reply with exactly one of:\n"
-    "SPARQL:\n```sparql\n<the query>\n```\n"
-    "EXPAND: <pattern numbers, comma-separated> (to see the patterns of those patterns' instances, the next hop)."
-)
-_TYPOLOGY_HINT = "Prefer patterns whose domain and range match the type of the expected answer."
-_EXAMPLES_HINT = "The examples are real instances: copy ids from them rather than guessing."
-_VERIFY_SYSTEM = (
-    "You check whether a SPARQL query's result answers the question. If it does, reply CORRECT. "
-    "If not, reply with the corrected query:\nSPARQL:\n```sparql\n<the query>\n```"
-)
+# The wording lives in prompts/mars/*.md beside SAGA's (one place for every prompt text).
+_LINK_SYSTEM = load_prompt("mars/link").rstrip("\n")
+_LINK_TYPES = " " + load_prompt("mars/link_types").rstrip("\n")
+_REASON_SYSTEM = load_prompt("mars/reason").rstrip("\n")
+_TYPOLOGY_HINT = load_prompt("mars/typology_hint").rstrip("\n")
+_EXAMPLES_HINT = load_prompt("mars/examples_hint").rstrip("\n")
+_VERIFY_SYSTEM = load_prompt("mars/verify").rstrip("\n")
 _OBSERVATION_CHARS = 4000
 _ALWAYS_PREFIXES = frozenset({"rdf", "rdfs", "xsd"})
 
