@@ -4,7 +4,8 @@ SAGA's files follow the paper's Appendix F: ``answer_type.md`` (F.1), ``controll
 ``controller_input.md`` (F.2), ``prune_fallback.md`` (F.3) and ``action_parsing.md`` (the
 second call that parses a text action). One deliberate departure: F.3 (SPINACH's pruning prompt) has the
 model copy back the part of the raw entry worth keeping; ``prune_fallback.md`` asks only for the *ids* of
-the properties to keep (a short reply, and ids the code checks against the entry before it prunes). ``mars/*.md`` holds MARS's prompts (mention finding, the
+the properties to keep (a short reply, and ids the code checks against the entry before it prunes).
+``mars/*.md`` holds MARS's prompts (mention finding, the
 reasoner, the verifier). ``dialects/<name>.md`` holds the wording that
 differs per graph (generic RDF IRIs, Wikidata QID/PID, Freebase MID), as ``## key``
 sections.
