@@ -145,6 +145,18 @@ class SharedSources(SourceSet):
             self._borrowed[record.name] = opened
         return opened
 
+    def opened(self, name: str) -> OpenSource | None:
+        """The source called ``name`` if this process opened it already (by any face), else ``None``.
+
+        Nothing is opened: a prompt that lists every source shows the surveys the process holds.
+        """
+        record = self.catalog.sources.get(name)
+        if record is None:
+            return None
+        with _LOCK:
+            held = _OPENED.get((record, self.survey_dir))
+        return held.opened if held is not None else None
+
     def close(self) -> None:
         """Close what this set opened when it releases its sources; otherwise leave them to the process."""
         with self._borrow_lock:
