@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from saga_kgqa import settings
 from saga_kgqa.app.open import OpenOptions
 from saga_kgqa.app.sources import source_set, toolbox_for_source
 from saga_kgqa.app.toolboxes import open_toolbox
@@ -22,7 +23,7 @@ from saga_kgqa.sources.catalog import CATALOG_ENV, DEFAULT_CATALOG_PATH, Catalog
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.tools.toolbox import SagaToolbox
 
-_CacheKey = tuple[str | None, str | None, str | None, str, str | None, str]
+_CacheKey = tuple[str | None, str | None, str | None, str, str | None, str, str]
 _CACHE: dict[_CacheKey, SagaToolbox] = {}
 _SOURCE_SETS: dict[str, SourceSet] = {}
 _LOCK = threading.Lock()
@@ -68,6 +69,7 @@ def toolbox_from_context(context: SagaContext) -> SagaToolbox:
         context.dialect,
         context.schema_index,
         context.entity_search,
+        str(settings.data_dir()),  # the dialect's offline index is read from it (app.open.open_schema)
     )
     return _cached(_CACHE, key, lambda: _open(context))
 

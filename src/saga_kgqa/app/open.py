@@ -153,6 +153,38 @@ def load_or_build_schema(
     return index
 
 
+def open_schema(
+    graph: KnowledgeGraph,
+    options: OpenOptions,
+    *,
+    note: Callable[[str], None] | None = None,
+) -> SchemaIndex:
+    """The one schema rule every toolbox follows (``saga ask``, ``lookup``, the servers, the agent's sources).
+
+    In order: ``options.schema_file``; else, for a dialect other than ``generic``, the dialect's index
+    from its offline sources under the data directory (``options.data_dir``, else ``$SAGA_DATA_DIR``,
+    else ``../shared/data``: resolved here once, so every command with the same options reads the same
+    index); else an index induced from the graph under the dialect's vocabulary, cached per content.
+    When no data directory was named and the default one is absent, the index is induced (told to
+    ``note``); a named one that lacks the dialect's sources is an error.
+
+    Raises:
+        ConfigurationError: The file is unreadable, or the data directory lacks the dialect's sources.
+        BackendError: The graph failed while the index was built.
+    """
+    from saga_kgqa.dialects import get_dialect
+
+    if options.schema_file is not None:
+        return load_or_build_schema(graph, options.schema_file, note=note)
+    dialect = None if options.dialect == "generic" else get_dialect(options.dialect)
+    if dialect is not None:
+        data_dir = settings.data_dir(options.data_dir)
+        if options.data_dir is not None or data_dir.is_dir():
+            return dialect_schema(dialect.name, data_dir=data_dir)
+        (note or logger.info)(f"note: no data directory at {data_dir}: the {dialect.name} schema index is induced")
+    return load_or_build_schema(graph, None, vocabulary=dialect.vocabulary if dialect else None, note=note)
+
+
 def dialect_schema(dialect: str, *, data_dir: Path | None, graph: KnowledgeGraph | None = None) -> SchemaIndex:
     """A dialect's schema index from its offline sources under ``data_dir``, and (Wikidata) ``graph``'s constraints.
 

@@ -11,18 +11,15 @@ from pathlib import Path
 
 from saga_kgqa.app.dialects import (
     open_entity_search,
-    saved_or_dialect_schema,
-    schema_vocabulary,
     tool_dialect,
 )
-from saga_kgqa.app.open import OpenOptions, load_or_build_schema
+from saga_kgqa.app.open import OpenOptions, open_schema
 from saga_kgqa.app.toolkits import toolkit_over
 from saga_kgqa.kg.cache.replay_cache import CacheMode
 from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
-from saga_kgqa.schema import build_schema_index
 from saga_kgqa.settings import example_graph_path
 from saga_kgqa.tools.toolbox import SagaToolbox
 
@@ -55,7 +52,6 @@ def open_toolbox(
     options = options or OpenOptions()
     tool_dialect_data = tool_dialect(options.dialect)
     search = open_entity_search(options.entity_search)
-    schema = saved_or_dialect_schema(tool_dialect_data, schema_file=options.schema_file, data_dir=options.data_dir)
     paths = [] if endpoint else list(data or []) or [example_graph_path()]
     backend = open_backend(
         data=paths or None,
@@ -66,12 +62,11 @@ def open_toolbox(
         default_graphs=default_graphs,
         named_graphs=named_graphs,
     )
-    if schema is None:
-        schema = build_schema_index(backend, induce=True, vocabulary=schema_vocabulary(tool_dialect_data))
+    graph = KnowledgeGraph(backend)
     # The data files' own prefixes make the ids the model sees short and familiar.
     return SagaToolbox(
-        KnowledgeGraph(backend),
-        schema,
+        graph,
+        open_schema(graph, options),
         prefixes=read_declared_prefixes(paths),
         dialect=tool_dialect_data,
         entity_search=search,
@@ -94,8 +89,6 @@ def toolbox_over(
     """
     tools_dialect = tool_dialect(options.dialect)
     search = open_entity_search(options.entity_search, url=entity_search_url)
-    schema = saved_or_dialect_schema(tools_dialect, schema_file=options.schema_file, data_dir=options.data_dir)
-    if schema is None:
-        schema = load_or_build_schema(graph, None, vocabulary=schema_vocabulary(tools_dialect), note=note)
+    schema = open_schema(graph, options, note=note)
     prefixes = read_declared_prefixes(data or [example_graph_path()])
     return SagaToolbox(graph, schema, prefixes=prefixes, dialect=tools_dialect, entity_search=search)

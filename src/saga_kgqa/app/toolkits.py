@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
-from saga_kgqa.app.open import dialect_schema, load_or_build_schema
+from saga_kgqa.app.open import OpenOptions, open_schema
+from saga_kgqa.context import DialectName
 from saga_kgqa.dialects.model import Dialect
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.schema import CompatibilityMode, SchemaIndex
+from saga_kgqa.schema import CompatibilityMode
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.toolkit import GroundingToolkit
 
@@ -31,15 +33,12 @@ def toolkit_over(
     note: Callable[[str], None] | None = None,
     language: str = "en",
 ) -> GroundingToolkit:
-    """The grounding tools a person calls from the CLI: a dialect's offline index, else the file or a built one.
+    """The grounding tools a person calls from the CLI, over the schema index :func:`open_schema` picks.
 
     Raises:
         ConfigurationError: The schema file or the dialect's offline sources are unusable.
         BackendError: The graph failed while the schema index was built.
     """
-    schema: SchemaIndex
-    if schema_file is None and dialect.name != "generic":
-        schema = dialect_schema(dialect.name, data_dir=data_dir)
-    else:
-        schema = load_or_build_schema(graph, schema_file, note=note)
+    name = cast(DialectName, dialect.name)  # a registered dialect's name is one of DialectName
+    schema = open_schema(graph, OpenOptions(name, schema_file, data_dir), note=note)
     return GroundingToolkit(graph, schema, prefixes=prefixes, mode=mode, dialect=dialect, caps=caps, language=language)

@@ -53,11 +53,15 @@ def test_profile_implied_dialect_reaches_the_toolbox(graph_file: Path) -> None:
     assert toolbox_from_context(context).dialect is WIKIDATA_DIALECT
 
 
-def test_context_schema_index_is_loaded(graph_file: Path, offline_schema: Path) -> None:
+def test_context_schema_index_is_loaded(
+    graph_file: Path, offline_schema: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     context = SagaContext(data=str(graph_file), dialect="wikidata", schema_index=str(offline_schema))
     schema = toolbox_from_context(context).schema
     # P57's curated domain (film) comes only from the offline sources, never from this graph.
     assert schema.properties[WDT + "P57"].domain >= {WD + "Q11424"}
+    # With no data directory anywhere (none named, the default absent) the dialect's index is induced.
+    monkeypatch.setenv("SAGA_DATA_DIR", str(tmp_path / "absent"))
     induced = toolbox_from_context(SagaContext(data=str(graph_file), dialect="wikidata")).schema
     assert WDT + "P57" not in induced.properties
     assert induced.type_predicates == WIKIDATA_DIALECT.vocabulary.type_predicates

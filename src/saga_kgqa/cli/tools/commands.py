@@ -65,7 +65,6 @@ def _run(
     catalog: Path | None = None,
 ) -> None:
     """Open the graph, make the toolkit, run one tool and print its result."""
-    from saga_kgqa import settings
     from saga_kgqa.app.toolkits import toolkit_over
     from saga_kgqa.dialects import get_dialect
     from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
@@ -86,7 +85,7 @@ def _run(
                 graph,
                 dialect=chosen,
                 schema_file=schema_file,
-                data_dir=settings.data_dir(data_dir) if schema_file is None and chosen.name != "generic" else None,
+                data_dir=data_dir,
                 prefixes=prefixes,
                 mode=mode,
                 caps=caps,

@@ -1,0 +1,44 @@
+"""``saga ask`` and ``saga lookup`` with the same options read the same schema index (issue 41, divergence b).
+
+Before: ``saga ask --dialect wikidata`` without ``--data-dir`` passed no data directory, so its tools got
+an index induced from the graph, while ``saga lookup`` with the same options resolved the data directory
+(``$SAGA_DATA_DIR``, else ``../shared/data``) and read the dialect's offline Wikidata index: ``lookup``
+could hide what ``ask`` showed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from saga_kgqa.app.open import OpenOptions, open_graph
+from saga_kgqa.app.toolboxes import toolbox_over
+from saga_kgqa.app.toolkits import toolkit_over
+from saga_kgqa.dialects import get_dialect
+from saga_kgqa.settings import data_dir as resolved_data_dir
+
+
+@pytest.mark.shared_data
+def test_ask_and_lookup_read_one_schema_index_for_the_same_options(
+    data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SAGA_DATA_DIR", str(data_dir))
+    graph = open_graph(None, None, None)
+    try:
+        # saga ask --dialect wikidata (no --data-dir): cli/ask/run.py's options
+        asked = toolbox_over(graph, OpenOptions(dialect="wikidata"), data=None).schema
+        # saga lookup --dialect wikidata (no --data-dir): cli/tools/commands.py's options
+        looked = toolkit_over(
+            graph,
+            dialect=get_dialect("wikidata"),
+            schema_file=None,
+            data_dir=resolved_data_dir(None),
+            prefixes={},
+            mode="subclass",
+            caps=None,
+        ).context.schema
+    finally:
+        graph.close()
+    assert set(asked.properties) == set(looked.properties)
+    assert "http://www.wikidata.org/prop/direct/P31" in asked.properties
