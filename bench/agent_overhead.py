@@ -158,7 +158,7 @@ def run_question(runner: Runner, script: list[ScriptItem], question: str, thread
     """Run one question; its steps (one per tool action, finalize in the last)."""
     runner.model = ScriptedChatModel(script)
     graph = runner.graph
-    context = SagaContext()
+    context = SagaContext(clarify="never")  # a benchmark: no caller to ask which entity a name meant
     config = dict(run_config(context, thread_id=thread))
     tools_before, models_before, actions_before = len(CLOCK.tool), len(CLOCK.model), len(CLOCK.actions)
     started = time.perf_counter()

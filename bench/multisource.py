@@ -18,8 +18,8 @@ with a title and description). Per split:
   pasted as written into ``VALUES ?key { … }`` of step 2 on the right source (side A's integers
   into side B's query, whatever B stores), and step 2's distinct values must equal the gold
   query's on the unsplit graph;
-* **pastes**: every value the bridge and the join tables show is pasted into
-  ``VALUES ?k { … }`` and checked by the left source's guard; a rejection counts.
+* **pastes**: every distinct value the bridge, the join tables and the paste runs show is pasted
+  into ``VALUES ?k { … }`` and checked by the left source's guard; a rejection counts.
 
 The code was tuned on the synthetic concert fixture of tests/unit/multisource only; the
 graphs in --dev (singer, museum_visit) were used while writing this bench, the others are
@@ -76,8 +76,10 @@ GRAPHS = (
     "world_1",
 )
 DEV = ("singer", "museum_visit")
-#: Caps of the scripted runs: whole tables read and shown (a model copies every shown key).
+#: Caps of the scripted paste runs: whole tables read and shown (a model copies every shown key).
 _WHOLE = ExecuteSettings(max_rows_shown=10_000, max_bytes=4_000_000, max_result_rows=10_000)
+#: Caps of the join questions: whole tables read (the measure is the keys' matching, not the row cap).
+_JOIN = ExecuteSettings(max_result_rows=10_000)
 _CELL = re.compile(r"(?<!\\)\|")
 
 
@@ -170,11 +172,16 @@ def _measure(split: Split, whole: ox.Store, cache: Path) -> Outcome:
             bridge = bridge_sources(sources, "left", "right")
             rank = _rank(bridge, split)
             if rank is None:
-                print(f"  {split.name}: true join not among the candidates; notes: {list(bridge.notes[:3])}")
+                surveyed = [len(sources.get(side).survey().classes) for side in ("left", "right")]
+                print(
+                    f"  {split.name}: true join not among the {len(bridge.candidates)} candidates; surveyed classes "
+                    f"left/right {surveyed}; notes: {list(bridge.notes[:3])}"
+                )
             questions, agreed, shown = _questions(sources, bridge, split, whole)
             pasted, pasted_agreed, copied = _pasted_runs(sources, bridge, split, whole)
             shown += copied
             shown += [part for c in bridge.candidates for example in c.examples for part in example.split(" = ")]
+            shown = list(dict.fromkeys(shown))  # each distinct shown value is pasted once
             rejected = _rejected_pastes(sources, shown)
         finally:
             forget_gate(left.url)
@@ -267,7 +274,7 @@ def _questions(sources: SourceSet, bridge: BridgeResult, split: Split, whole: ox
             f"<{property_iri(table, column, split.kind)}> ?v }}"
         )
         # Caps high enough for the whole tables: the measure is the keys' matching, not the row cap.
-        joined = join_sources(sources, f"left: {first} ==> right: {second}", settings=_WHOLE)
+        joined = join_sources(sources, f"left: {first} ==> right: {second}", settings=_JOIN)
         shown += _cells(joined.text)
         if joined.result is None:
             continue
@@ -286,6 +293,7 @@ def _cells(text: str) -> list[str]:
 
 
 def _rejected_pastes(sources: SourceSet, shown: list[str]) -> int:
+    """Rejections among the distinct shown values, each pasted into VALUES and checked by the guard."""
     graph = sources.get("left").graph
     rejected = 0
     for value in shown:

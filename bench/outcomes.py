@@ -12,8 +12,8 @@ final one; a 47-row answer must say 47 in each face's text.
 Figures: ``outcome_accuracy`` is the lowest face's share of runs reported right (it must be 1.0);
 ``faults_as_answers`` counts runs whose fault a face reported as an answer (it must be 0);
 ``evidence_coverage`` is the share of answer rows with at least one supporting triple on gold
-queries (:func:`evidence_coverage`; "missing" until evidence per row exists). The ambiguous-entity
-row expects ``needs_clarification``: it fails until the controller asks back.
+queries (:func:`evidence_coverage`, as ``bench/evidence_coverage.py`` measures it). The ambiguous-entity
+row expects ``needs_clarification``: the controller asks back.
 
 Usage: python bench/outcomes.py --data-dir ../shared/data [--faces cli,mcp,...]
 """
@@ -43,11 +43,18 @@ from tests.support.outcome_faces import (
 def evidence_coverage(data_dir: Path) -> float | None:
     """Share of answer rows of gold queries (CK25, Spider4SPARQL graphs) with at least one supporting triple.
 
-    Filled in by the evidence work of issue 37 (point 4); until answers carry evidence per row
-    there is nothing to measure, and the figure is reported as missing (never a constant).
+    Measured by ``bench/evidence_coverage.py`` (each gold query run behind the guard on its own graph,
+    the first 20 rows of its answer read for evidence as the agent's ``evidence`` node reads them);
+    ``None`` (reported as missing) when no gold answer row was found to check.
     """
-    del data_dir
-    return None
+    from bench.evidence_coverage import measure
+
+    tallies = measure(data_dir, rows=20)
+    checked = sum(tally.rows_checked for tally in tallies.values())
+    supported = sum(tally.rows_supported for tally in tallies.values())
+    for name, tally in sorted(tallies.items()):
+        print(f"evidence {name}: {tally.rows_supported}/{tally.rows_checked} rows supported ({tally.coverage:.4f})")
+    return supported / checked if checked else None
 
 
 def main() -> None:

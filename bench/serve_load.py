@@ -9,9 +9,13 @@ mock of the chat-completions protocol that answers by the request's shape (answe
 one ``execute``, then ``stop``), so the real ChatOpenAI path is exercised and nothing leaves
 the machine.
 
-For N = 1, 8, 32 concurrent clients (each ``--requests`` requests), it reports errors (must be
-0), "busy" answers (HTTP 429, retried after ``Retry-After``; the faces cap concurrent runs by
-design), p50/p99 latency and their ratio to N = 1. Then ``saga mcp --http`` answers
+For N = 1, 8, 32 concurrent clients (``--clients 64``: N = 1 and 64; each ``--requests``
+requests), it reports errors (must be 0), mixed answers (an answer carrying another request's
+nonce, question or gold query: must be 0), "busy" answers (HTTP 429, retried after
+``Retry-After``; the faces cap concurrent runs by design), p50/p99 latency and their ratio to
+N = 1, and each saga face's RSS after its warm-up and after the load. The MCP and web faces'
+catalog holds a hostile source beside the example graph (``serve_load_hostile``): the MCP mix
+calls tools on it, and a hostile marker in any answer is an error. Then ``saga mcp --http`` answers
 ``--mcp-calls`` calls across ``--mcp-sessions`` sessions (each opened and closed by the
 client) and its RSS is read before and after. Held out: the text2sparql face asks the
 odd-numbered CK25 questions; nothing in the faces was tuned on them. Bounded: every request
@@ -19,7 +23,7 @@ has a timeout and the whole run ``--budget-s``.
 
     .venv/bin/python bench/serve_load.py --data-dir ../shared/data
 
-Ends with one line ``RESULT face_errors_n32=… face_p99_ratio=… mcp_rss_mb_after=…``.
+Ends with one line ``RESULT face_errors_nN=… face_mixed_nN=… face_rss_ratio=… …``.
 """
 
 from __future__ import annotations
@@ -46,9 +50,12 @@ from saga_kgqa.benchmarks.loaders import load_benchmark  # noqa: E402
 from tests.support.langgraph_dev import langgraph_dev  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the modules beside this file, run as a script
-from serve_load_servers import QUERY, QUESTION, mock_model, saga_server  # noqa: E402
+from saga_kgqa.settings import example_graph_path  # noqa: E402
+from serve_load_hostile import MixedAnswer, check_nonce, hostile_catalog, hostile_endpoint, leaks  # noqa: E402
+from serve_load_servers import QUERY, QUESTION, Server, mock_model, saga_server  # noqa: E402
 
 CK25 = "https://text2sparql.aksw.org/2025/corporate/"
+HOSTILE_QUERY = "SELECT ?s ?n WHERE { ?s ?p ?n } LIMIT 3"
 _BUSY_TOOL = re.compile(r"^busy:.*retry after (\d+(?:\.\d+)?) s", re.DOTALL)
 REQUEST_TIMEOUT_S = 120.0
 BUSY_RETRIES = 60
@@ -64,6 +71,7 @@ class Level:
     clients: int
     latencies: list[float] = field(default_factory=list)
     errors: int = 0
+    mixed: int = 0
     busy: int = 0
     first_error: str = ""
 
@@ -91,10 +99,26 @@ def check(reply: httpx.Response) -> httpx.Response:
     return reply
 
 
-async def run_levels(levels: list[int], requests: int, one: Callable[[int, int], Awaitable[None]]) -> list[Level]:
-    """One warm-up request (first use opens the source, loads the model client), then each level in turn."""
-    await run_level(1, 1, one)
-    return [await run_level(n, requests, one) for n in levels]
+async def run_levels(
+    levels: list[int], requests: int, one: Callable[[int, int], Awaitable[None]], server: Server | None = None
+) -> tuple[list[Level], dict[str, float]]:
+    """Warm-up, then each level; the server's RSS around them.
+
+    The warm-up is one request (first use opens the sources, loads the model client), then one pass at
+    the top level's concurrency (thread pools and the allocator's per-thread arenas grow to their size
+    once): the RSS after it is the start that the RSS after the load is compared with, so what grows
+    with the requests (a leak) shows, not what a process grows to once.
+    """
+    await run_level(1, 2, one)
+    memory = {"rss_first_use_mb": round(server.rss_mb(), 1)} if server is not None else {}
+    await run_level(max(levels), 1, one)
+    if server is not None:
+        memory["rss_start_mb"] = round(server.rss_mb(), 1)
+    seen = [await run_level(n, requests, one) for n in levels]
+    if server is not None:
+        memory["rss_after_mb"] = round(server.rss_mb(), 1)
+        memory["rss_ratio"] = round(memory["rss_after_mb"] / memory["rss_start_mb"], 3)
+    return seen, memory
 
 
 async def run_level(clients: int, requests: int, one: Callable[[int, int], Awaitable[None]]) -> Level:
@@ -111,6 +135,9 @@ async def run_level(clients: int, requests: int, one: Callable[[int, int], Await
                     level.busy += 1
                     await asyncio.sleep(busy.retry_after_s)
                     continue
+                except MixedAnswer as mixed:
+                    level.mixed += 1
+                    level.first_error = level.first_error or f"mixed: {mixed}"[:300]
                 except Exception as exc:  # counted, and the first one shown (a task group's first cause)
                     level.errors += 1
                     cause: BaseException = exc
@@ -128,14 +155,19 @@ async def run_level(clients: int, requests: int, one: Callable[[int, int], Await
 # ---------------------------------------------------------------- faces
 
 
-def text2sparql_request(client: httpx.AsyncClient, questions: list[str]) -> Callable[[int, int], Awaitable[None]]:
-    """One TEXT2SPARQL question; the answer must be the protocol's JSON."""
+def text2sparql_request(
+    client: httpx.AsyncClient, questions: list[str], gold: dict[str, str]
+) -> Callable[[int, int], Awaitable[None]]:
+    """One TEXT2SPARQL question; the answer must be the protocol's JSON, for this question (its gold replayed)."""
 
     async def one(number: int, index: int) -> None:
         text = questions[(number * 7 + index) % len(questions)]
         body = check(await client.get("/", params={"dataset": CK25, "question": text})).json()
         if set(body) != {"dataset", "question", "query"}:
             raise ValueError(f"not the protocol's answer: {body}")
+        others = {query for asked, query in gold.items() if asked != text and query != gold.get(text)}
+        if body["question"] != text or (body["query"] != gold.get(text) and body["query"] in others):
+            raise MixedAnswer(f"asked {text[:60]!r}, answered {body['question'][:60]!r} with another's query")
 
     return one
 
@@ -144,7 +176,9 @@ def web_request(client: httpx.AsyncClient) -> Callable[[int, int], Awaitable[Non
     """Start one page run and follow its event stream to the end; it must answer."""
 
     async def one(number: int, index: int) -> None:
-        started = check(await client.post("/api/runs", json={"question": QUESTION, "source": "example"})).json()
+        nonce = f"{number}-{index}"
+        asked = {"question": f"{QUESTION} #nonce-{nonce}", "source": "example"}
+        started = check(await client.post("/api/runs", json=asked)).json()
         async with client.stream("GET", f"/api/runs/{started['thread_id']}/events") as stream:
             check(stream)
             final = None
@@ -156,6 +190,7 @@ def web_request(client: httpx.AsyncClient) -> Callable[[int, int], Awaitable[Non
                     final = event if event["kind"] == "final" else final
         if final is None or final["status"] != "answered":
             raise RuntimeError(f"the run did not answer: {final}")
+        check_nonce(nonce, final["sparql"])
 
     return one
 
@@ -165,10 +200,12 @@ def langgraph_request(client: httpx.AsyncClient) -> Callable[[int, int], Awaitab
 
     async def one(number: int, index: int) -> None:
         thread = check(await client.post("/threads", json={})).json()
-        body = {"assistant_id": "saga", "input": {"question": QUESTION}, "context": {"max_steps": 5}}
+        question = f"{QUESTION} #nonce-{number}-{index}"
+        body = {"assistant_id": "saga", "input": {"question": question}, "context": {"max_steps": 5}}
         output = check(await client.post(f"/threads/{thread['thread_id']}/runs/wait", json=body)).json()
         if output.get("status") != "answered":
             raise RuntimeError(f"the run did not answer: {str(output)[:200]}")
+        check_nonce(f"{number}-{index}", output.get("final_sparql"))
 
     return one
 
@@ -178,8 +215,12 @@ def tool_name(names: set[str], base: str) -> str:
     return next((n for n in (base, f"kg_{base}", f"saga_{base}") if n in names), base)
 
 
-async def mcp_calls(url: str, calls: int, *, with_ask: bool) -> None:
-    """One session: ``calls`` tool calls in the realistic mix; raises on an error result."""
+async def mcp_calls(url: str, calls: int, *, with_ask: bool, nonce: str = "0-0", hostile: bool = False) -> None:
+    """One session: ``calls`` tool calls in the realistic mix (with ``hostile``, two on the hostile source).
+
+    Raises on an error result of the example source, on a hostile marker in any answer, and
+    :class:`MixedAnswer` when the search's echo is not this request's.
+    """
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
@@ -187,18 +228,33 @@ async def mcp_calls(url: str, calls: int, *, with_ask: bool) -> None:
     async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         names = {tool.name for tool in (await session.list_tools()).tools}
+        searched = f"Jim Lovell #nonce-{nonce}"
         mix: list[tuple[str, dict[str, Any]]] = [
-            (tool_name(names, "search"), {"text": "Jim Lovell"}),
+            (tool_name(names, "search"), {"text": searched}),
             (tool_name(names, "lookup"), {"entity": "ex:JimLovell"}),
             (tool_name(names, "execute"), {"sparql": QUERY}),
             (tool_name(names, "patterns"), {"entity": "ex:JimLovell", "question": QUESTION}),
         ]
+        if hostile:  # early in the mix, so every session of five calls reaches them
+            mix[1:1] = [
+                (
+                    tool_name(names, "execute"),
+                    {"sparql": "SELECT ?s ?n WHERE { ?s ?p ?n } LIMIT 3", "source": "hostile"},
+                ),
+                (tool_name(names, "source_summary"), {"source": "hostile"}),
+            ]
         if with_ask and tool_name(names, "ask") in names:
             mix.append((tool_name(names, "ask"), {"question": QUESTION}))
         for index in range(calls):
             name, args = mix[index % len(mix)]
             result = await session.call_tool(name, args)
-            if result.is_error:
+            shown = " ".join(getattr(part, "text", "") for part in result.content)
+            found = leaks(shown, json.dumps(result.structured_content or {}, ensure_ascii=False))
+            if found:
+                raise RuntimeError(f"{name}: hostile text reached the answer: {found}")
+            if args.get("text") == searched:
+                check_nonce(nonce, (result.structured_content or {}).get("query", ""))
+            if result.is_error and args.get("source") != "hostile":
                 text = " ".join(getattr(part, "text", "") for part in result.content)
                 busy = _BUSY_TOOL.search(text)
                 if busy:  # the face's run cap said "busy, retry after N s": a busy answer, not an error
@@ -213,7 +269,7 @@ def mcp_request(url: str) -> Callable[[int, int], Awaitable[None]]:
     """One MCP session of five calls (the first of every fourth client includes ``ask``)."""
 
     async def one(number: int, index: int) -> None:
-        await mcp_calls(url, 5, with_ask=index == 0 and number % 4 == 0)
+        await mcp_calls(url, 5, with_ask=index == 0 and number % 4 == 0, nonce=f"{number}-{index}", hostile=True)
 
     return one
 
@@ -247,6 +303,7 @@ def summarise(face: str, levels: list[Level]) -> dict[str, Any]:
         out[f"n{level.clients}"] = {
             "requests": len(level.latencies) + level.errors,
             "errors": level.errors,
+            "mixed": level.mixed,
             "busy": level.busy,
             "p50_s": round(level.percentile(0.5), 3),
             "p99_s": round(level.percentile(0.99), 3),
@@ -263,43 +320,54 @@ async def bench(args: argparse.Namespace, model_url: str, scratch: Path, report:
     model_env = {"SAGA_BASE_URL": model_url, "SAGA_MODEL": "mock", "SAGA_API_KEY": "unused"}
     faces = set(args.faces.split(","))
     timeout = httpx.Timeout(REQUEST_TIMEOUT_S)
+    # The MCP and web faces serve the example graph beside a hostile source (serve_load_hostile).
+    hostile = {"SAGA_CATALOG": str(hostile_catalog(scratch / "hostile.toml", example_graph_path(), args.hostile_url))}
 
     # The perimeter caps runs per client address; the bench's clients are distinct but all share 127.0.0.1,
     # so the per-address cap is raised to the face's total (which still bounds the runs in flight).
-    shared_address = {"SAGA_MAX_RUNS_PER_CLIENT": "64"}
+    # Each MCP client holds one call at a time, with its session's opening and closing POSTs beside it: the
+    # face's total is raised to twice the clients, since a 429 reaches the SDK client as a bare MCPError.
+    cap = str(max(64, 2 * max(levels)))
+    shared_address = {"SAGA_MAX_RUNS_PER_CLIENT": cap, "SAGA_MAX_RUNS": cap}
     if "mcp" in faces:
-        with saga_server(["mcp", "--http"], model_env | shared_address) as server:
-            seen = await run_levels(levels, args.requests, mcp_request(server.url))
-            report["faces"].append(summarise("mcp", seen) | {"threads_after": server.threads()})
+        with saga_server(["mcp", "--http"], model_env | shared_address | hostile) as server:
+            seen, memory = await run_levels(levels, args.requests, mcp_request(server.url), server)
+            report["faces"].append(summarise("mcp", seen) | memory | {"threads_after": server.threads()})
     if "text2sparql" in faces:
         graph = args.data_dir / "text2sparql_ck25" / "prod-inst.ttl"
         catalog = scratch / "catalog.toml"
         catalog.write_text(f'[sources.corporate]\ndata = ["{graph}"]\n', encoding="utf-8")
-        held_out = [q.question for q in load_benchmark("ck25", args.data_dir).questions][1::2]
-        seen = []
+        ck25 = load_benchmark("ck25", args.data_dir).questions
+        held_out = [q.question for q in ck25][1::2]
+        gold = {q.question: q.gold_sparql or "" for q in ck25}
+        seen, memory = [], {}
         for n in levels:  # a fresh server (and record file) per level: every answer is computed
             out = scratch / f"t2s-{n}.jsonl"
             argv = ["serve", "text2sparql", "--out", str(out), "--dataset", f"{CK25}=corporate"]
             argv += ["--answerer", "gold-replay", "--benchmark", "ck25", "--data-dir", str(args.data_dir)]
             with saga_server(argv, {"SAGA_CATALOG": str(catalog)}) as server:
                 async with httpx.AsyncClient(base_url=server.url, timeout=timeout) as client:
-                    one = text2sparql_request(client, held_out[len(held_out) // 2 :])
-                    await run_level(1, 1, one)  # warm-up on questions the level does not ask
+                    one = text2sparql_request(client, held_out[len(held_out) // 2 :], gold)
+                    await run_level(1, 2, one)  # warm-up on questions the level does not ask
+                    await run_level(n, 1, one)  # and once at the level's concurrency (see run_levels)
                     asked = held_out[: len(held_out) // 2]
-                    seen.append(await run_level(n, args.requests, text2sparql_request(client, asked)))
-        report["faces"].append(summarise("text2sparql", seen))
+                    memory = {"rss_start_mb": round(server.rss_mb(), 1)}
+                    seen.append(await run_level(n, args.requests, text2sparql_request(client, asked, gold)))
+                    memory["rss_after_mb"] = round(server.rss_mb(), 1)
+                    memory["rss_ratio"] = round(memory["rss_after_mb"] / memory["rss_start_mb"], 3)
+        report["faces"].append(summarise("text2sparql", seen) | memory)  # the RSS of the last (largest) level
     if "web" in faces:
         argv = ["serve", "web", "--checkpoints", str(scratch / "web.sqlite")]
-        with saga_server(argv, model_env) as server:
+        with saga_server(argv, model_env | hostile) as server:
             async with httpx.AsyncClient(base_url=server.url, timeout=timeout) as client:
-                seen = await run_levels(levels, args.requests, web_request(client))
-            report["faces"].append(summarise("web", seen) | {"threads_after": server.threads()})
+                seen, memory = await run_levels(levels, args.requests, web_request(client), server)
+            report["faces"].append(summarise("web", seen) | memory | {"threads_after": server.threads()})
     if "langgraph" in faces:
         workdir = scratch / "langgraph"
         workdir.mkdir()
         with langgraph_dev(ROOT / "langgraph.json", workdir, model_env) as dev:
             async with httpx.AsyncClient(base_url=dev.url, timeout=timeout) as client:
-                seen = await run_levels(levels, args.requests, langgraph_request(client))
+                seen, _ = await run_levels(levels, args.requests, langgraph_request(client))
         report["faces"].append(summarise("langgraph", seen))
     if "mcp" in faces and args.mcp_calls:
         with saga_server(["mcp", "--http"], {}) as server:
@@ -332,6 +400,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data")
     parser.add_argument("--levels", default="1,8,32", help="Concurrent clients per level (the first is the base).")
+    parser.add_argument("--clients", type=int, default=None, help="Shorthand for --levels 1,N.")
     parser.add_argument("--requests", type=int, default=3, help="Requests per client per level.")
     parser.add_argument("--faces", default="mcp,text2sparql,web,langgraph")
     parser.add_argument("--mcp-calls", type=int, default=10_000)
@@ -339,9 +408,15 @@ def main() -> None:
     parser.add_argument("--mcp-concurrency", type=int, default=8)
     parser.add_argument("--budget-s", type=float, default=3600.0, help="Wall-clock bound of the whole bench.")
     args = parser.parse_args()
+    if args.clients is not None:
+        args.levels = f"1,{args.clients}"
     args.data_dir = args.data_dir.resolve()  # written into a catalog elsewhere: a relative path would not hold
     report: dict[str, Any] = {"faces": [], "cpus": os.cpu_count(), "load_average": os.getloadavg()}
-    with tempfile.TemporaryDirectory(prefix="serve-load-") as scratch, mock_model() as model_url:
+    with (
+        tempfile.TemporaryDirectory(prefix="serve-load-") as scratch,
+        mock_model() as model_url,
+        hostile_endpoint() as args.hostile_url,
+    ):
         try:
             asyncio.run(asyncio.wait_for(bench(args, model_url, Path(scratch), report), args.budget_s))
         except TimeoutError:
@@ -353,9 +428,12 @@ def main() -> None:
         level = face[f"n{top}"]
         fields += [
             f"{face['face']}_errors_n{top}={level['errors']}",
+            f"{face['face']}_mixed_n{top}={level['mixed']}",
             f"{face['face']}_busy_n{top}={level['busy']}",
             f"{face['face']}_p99_ratio_n{top}={level['p99_ratio']}",
         ]
+        if "rss_ratio" in face:
+            fields.append(f"{face['face']}_rss_ratio={face['rss_ratio']}")
     memory = report.get("mcp_memory")
     if memory:
         fields += [

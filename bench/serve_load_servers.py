@@ -40,7 +40,12 @@ def _reply(body: dict[str, Any]) -> dict[str, Any]:
     else:
         # The query already ran when the prompt shows it (a tool message, or the history's text).
         ran = any(m.get("role") == "tool" or "ORDER BY ?d" in str(m.get("content")) for m in body["messages"][1:])
-        name, args = ("stop", {}) if ran else ("execute", {"sparql": QUERY})
+        # A question with a nonce gets a query that carries it: an answer that reaches another client shows it.
+        nonce = re.search(r"#nonce-\d+-\d+", " ".join(str(m.get("content")) for m in body["messages"]))
+        query = (
+            QUERY if nonce is None else QUERY.replace(" } ORDER BY", f' . BIND("{nonce.group(0)}" AS ?tag) }} ORDER BY')
+        )
+        name, args = ("stop", {}) if ran else ("execute", {"sparql": query})
         call = {"id": f"call-{name}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
         message["tool_calls"] = [call]
         reason = "tool_calls"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
+from typing import Any
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -32,11 +33,14 @@ SOURCE_TOOLS = frozenset(
 
 @asynccontextmanager
 async def stdio_session(
-    args: list[str] | None = None, env: Mapping[str, str] | None = None
+    args: list[str] | None = None, env: Mapping[str, str] | None = None, elicitation_callback: Any = None
 ) -> AsyncIterator[ClientSession]:
-    """An initialized client session with ``saga mcp`` over stdio."""
+    """An initialized client session with ``saga mcp`` over stdio (declaring elicitation when given a callback)."""
     params = StdioServerParameters(command=SAGA, args=["mcp", *(args or [])], env=server_env(env))
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write, elicitation_callback=elicitation_callback) as session,
+    ):
         await session.initialize()
         yield session
 

@@ -37,6 +37,7 @@ class MockReply:
         status: HTTP status; anything but 200 sends an OpenAI-style error body.
         reasoning: A ``reasoning_content`` field, as vLLM sends for reasoning models.
         delay_s: Seconds to wait before replying (a slow model, or a request to kill a client during).
+        raw: A whole recorded chat-completion body, sent as it was (a real server's reply, tests/data/real_model).
     """
 
     content: str = ""
@@ -44,6 +45,7 @@ class MockReply:
     status: int = 200
     reasoning: str | None = None
     delay_s: float = 0.0
+    raw: dict[str, Any] | None = None
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> MockReply:
@@ -87,6 +89,8 @@ class OpenAIMock:
                 self.in_flight -= 1
         if reply.status != 200:
             return reply.status, {"error": {"message": f"scripted status {reply.status}", "type": "mock_error"}}
+        if reply.raw is not None:
+            return 200, reply.raw
         message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}
         if reply.reasoning is not None:
             message["reasoning_content"] = reply.reasoning

@@ -336,7 +336,8 @@ def run_web(setting: Matrix, cases: Sequence[Case]) -> dict[str, Reported]:
                     out[case.fault] = Reported(f"not started: {started.text[:200]}")
                     continue
                 events = _events(client, thread_id)
-                final = next((e for e in events if e.get("kind") == "final"), None)
+                # A run that asks back ends its events with the question instead of a final answer.
+                final = next((e for e in events if e.get("kind") in ("final", "clarify")), None)
                 if final is None:
                     errors = [e.get("message") for e in events if e.get("kind") == "error"]
                     out[case.fault] = Reported(f"no final event: {errors}")
@@ -378,7 +379,12 @@ def run_langgraph(setting: Matrix, cases: Sequence[Case]) -> dict[str, Reported]
             outcome = data.get("outcome") or {}
             text = str(answer.get("text") or "")
             rows = (outcome.get("rows") or {}).get("total")
-            out[case.fault] = Reported(str(data.get("status")), data.get("final_sparql"), text, {"rows": rows})
+            status = str(data.get("status"))
+            # A run that asks back pauses on a LangGraph interrupt carrying the candidates (kind "clarify").
+            waiting = client.threads.get_state(thread["thread_id"]).get("interrupts") or []
+            if any((item.get("value") or {}).get("kind") == "clarify" for item in waiting):
+                status = "needs_clarification"
+            out[case.fault] = Reported(status, data.get("final_sparql"), text, {"rows": rows})
     return out
 
 

@@ -39,10 +39,12 @@ from saga_kgqa.schema.survey_model import (
 )
 from saga_kgqa.schema.survey_ontology import ontology_profile
 from saga_kgqa.schema.survey_prober import Prober
-from saga_kgqa.schema.vocab import META_NAMESPACES, RDFS_SUBCLASS_OF, SchemaVocabulary
+from saga_kgqa.schema.vocab import META_NAMESPACES, OWL, RDFS, RDFS_SUBCLASS_OF, SchemaVocabulary
 
 _KIND = 'BIND(IF(isIRI(?o), "iri", IF(isBlank(?o), "bnode", IF(lang(?o) != "", "lang", "literal"))) AS ?k)'
 _NAMED_GRAPHS_SHOWN = 50
+#: Vocabulary classes that mark instances (a Protégé individual is also an owl:NamedIndividual).
+INSTANCE_MARKERS = frozenset({OWL + "Thing", OWL + "NamedIndividual", RDFS + "Resource"})
 #: Classes the ranking probe returns at most: below it, its rows are the class count too.
 CLASSES_COUNTED = 10_000
 _GRAPHS_PER_CLASS = 10
@@ -152,7 +154,8 @@ def _ranked_classes(
         (row["c"].value, prober.count(row, "n", "classes by instance count") or 0) for row in rows or () if "c" in row
     ]
     ranked = [(c, n) for c, n in counted_rows if not c.startswith(META_NAMESPACES)]
-    terms = [(c, n) for c, n in counted_rows if c.startswith(META_NAMESPACES)]
+    # owl:Thing and owl:NamedIndividual mark instances, not terms: never counted as an ontology's.
+    terms = [(c, n) for c, n in counted_rows if c.startswith(META_NAMESPACES) and c not in INSTANCE_MARKERS]
     class_count: int | None = len(ranked) if rows is not None and len(rows) < CLASSES_COUNTED else None
     if class_count is None:
         per_class = f"{{ {grouped} }} FILTER({data_class})"

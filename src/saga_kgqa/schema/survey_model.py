@@ -55,9 +55,9 @@ class SurveyLimits(BaseModel):
     def max_requests(self) -> int:
         """The most queries a survey with these limits sends (8 for the source, 6 per class).
 
-        The source's: named graphs, the class ranking, its count or unranked fallback, the
-        vocabulary classes, superclasses, and an ontology's three (blank-node structures,
-        hierarchy, restrictions).
+        The source's: named graphs, the class ranking, its count or unranked fallback,
+        superclasses, and an ontology's three (blank-node structures, hierarchy, restrictions),
+        with room to spare.
         """
         return 8 + 6 * self.max_classes
 

@@ -14,7 +14,7 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from saga_kgqa.cli import app
-from tests.support.ambiguous import LEEDS, QUESTION, born_in, write_ambiguous
+from tests.support.ambiguous import LEEDS, PAINTER, QUESTION, born_in, write_ambiguous
 from tests.support.openai_mock import MockReply, MockToolCall, serve_openai_mock
 
 ANSWER_TYPE = MockReply(content=json.dumps({"answer_type_label": "city", "answer_type_id": "ex:City"}))
@@ -76,3 +76,36 @@ def test_clarify_never_answers_without_asking(tmp_path: Path) -> None:
     done, _ = _ask(tmp_path, graph, [ANSWER_TYPE, SEARCH, execute, STOP], QUESTION, "--clarify", "never")
     assert done.exit_code == 0, done.output
     assert json.loads(done.stdout)["status"] == "answered"
+
+
+def test_a_person_at_a_terminal_is_asked_and_the_run_goes_on_with_the_choice(tmp_path: Path) -> None:
+    from saga_kgqa.cli.ask.run import AskRequest, run_ask
+    from saga_kgqa.graph.clarify import Clarification
+    from saga_kgqa.models import ModelSettings
+
+    graph = write_ambiguous(tmp_path)
+    asked: list[Clarification] = []
+
+    def person(question: Clarification) -> str:  # the terminal's reader, as terminal_chooser is
+        asked.append(question)
+        painter = next(n for n, c in enumerate(question.candidates, 1) if "painter" in c.fact)
+        return str(painter)
+
+    execute = MockReply(tool_calls=(MockToolCall("execute", {"sparql": born_in(PAINTER)}),))
+    with serve_openai_mock([ANSWER_TYPE, SEARCH, execute, STOP]) as mock:
+        request = AskRequest(
+            question=QUESTION,
+            resume=None,
+            data=[graph],
+            model=ModelSettings(model="gpt-oss-120b", base_url=mock.base_url),
+            checkpoint_db=tmp_path / "checkpoints.sqlite",
+            live=False,
+            chooser=person,
+        )
+        result = run_ask(request)
+        prompts = json.dumps(list(mock.requests)[2]["messages"])
+    (question,) = asked
+    assert question.mention == "John Smith" and len(question.candidates) == 2
+    assert result.values["status"] == "answered" and "clarification" not in result.values
+    assert "Use ex:smith_painter for 'John Smith'" in prompts
+    assert {row["city"] for row in result.values["answer"].rows} == {LEEDS}

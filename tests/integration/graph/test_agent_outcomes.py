@@ -228,3 +228,27 @@ def test_saga_eval_run_records_the_final_query_policy_and_counts_outcomes(
     assert saved["context"]["final_query"] == (policy or "last_executed")
     (record,) = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert record["outcome"] == expected and record["predicted_sparql"] == (SUPPLIERS if policy else NOBODY)
+
+
+@pytest.mark.shared_data
+def test_an_eval_run_that_asks_back_is_predicted_needs_clarification(data_dir: Path) -> None:
+    from saga_kgqa.app.graphs import build_graph
+    from saga_kgqa.benchmarks.questions import BenchmarkQuestion
+    from saga_kgqa.context import SagaContext
+    from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
+    from tests.support.outcome_faces import ambiguous_name
+    from tests.support.scripted_model import ScriptedChatModel
+
+    data = data_dir / "text2sparql_ck25" / "prod-inst.ttl"
+    name, first = ambiguous_name(data)
+    country = f"SELECT ?c WHERE {{ <{first}> <http://ld.company.org/prod-vocab/addressCountry> ?c }}"
+    script = [answer_type("country"), tool_call("search", text=name), tool_call("execute", sparql=country)]
+    toolbox = open_toolbox([data])
+    try:
+        model = ScriptedChatModel([*script, tool_call("stop"), tool_call("stop")])
+        graph = build_graph(model_factory=lambda _c, _r: model, toolbox_factory=lambda _c: toolbox)
+        question = BenchmarkQuestion(id="ck25:x", benchmark="ck25", question=f"In which country is {name}?")
+        record = AgentAnswerer(graph, SagaContext(), toolbox.graph)(question)
+    finally:
+        toolbox.graph.close()
+    assert record.outcome == "needs_clarification" and record.predicted_sparql is None

@@ -150,7 +150,7 @@ def test_ask_text_cells_cannot_add_lines_tags_or_bidi() -> None:
 
 
 def test_an_unreadable_answer_fails_that_source_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from saga_kgqa.serve import mcp_source_tools
+    from saga_kgqa.serve.mcp import source_tools as mcp_source_tools
 
     forget_surveys()
     monkeypatch.setenv("SAGA_SURVEY_DIR", str(tmp_path / "cache"))

@@ -154,4 +154,5 @@ def test_the_ask_tool_runs_the_whole_agent_with_the_operator_model(tmp_path: Pat
         (triple,) = row["triples"]
         assert triple["subject"]["value"] == structured["rows"][row["row"]]["m"]["value"]
         assert triple["object"]["value"] == "http://example.org/space/JimLovell"
-    assert f"evidence: {evidence['rows_supported']} of {evidence['rows_checked']} row(s) supported" in shown
+    said = f"supporting triples for {evidence['rows_supported']} of the first {evidence['rows_checked']} answer rows"
+    assert said in shown

@@ -185,7 +185,10 @@ def test_a_double_submit_starts_one_run_that_shows_progress_cancel_and_labelled_
         browser.save_screenshot(str(shots / "web-progress-cancel.png"))
 
         wait.until(lambda d: d.find_elements(By.ID, "answer-table"))
-        assert ask.is_enabled() and not browser.find_element(By.ID, "cancel").is_displayed()
+        # The run ends once the answer's evidence is read (the node after finalize): then Ask is back.
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".evidence-summary"))
+        wait.until(lambda d: ask.is_enabled())
+        assert not browser.find_element(By.ID, "cancel").is_displayed()
         runs = browser.execute_script("return fetch('/api/runs').then(r => r.json())")["runs"]
         assert len(runs) == 1  # the double submit started one run
         cells = browser.find_elements(By.CSS_SELECTOR, "#answer-table td")

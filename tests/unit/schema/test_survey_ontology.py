@@ -124,3 +124,15 @@ def test_lookup_keeps_a_terms_hierarchy_and_synonyms(tmp_path: Path) -> None:
     kept = {k.info.property.iri for k in result.kept}
     assert {RDFS + "subClassOf", OIO + "hasExactSynonym", OIO + "hasRelatedSynonym"} <= kept
     assert not result.hidden
+
+
+def test_individuals_marked_named_individual_stay_a_data_graph(tmp_path: Path) -> None:
+    # A Protégé export types every individual owl:NamedIndividual beside its class: not an ontology's terms.
+    path = tmp_path / "g.ttl"
+    rows = "\n".join(f"<{PH}p{i}> a <{OWL}NamedIndividual>, <{PH}Person> ." for i in range(20))
+    classes = "\n".join(f"<{PH}C{i}> a <{OWL}Class> ." for i in range(5))
+    path.write_text(f"{classes}\n{rows}\n", encoding="utf-8")
+    with EmbeddedStore.from_files([path]) as store:
+        found = survey_source(KnowledgeGraph(store), source="g")
+    assert [c.iri for c in found.classes] == [PH + "Person"]
+    assert found.ontology is None

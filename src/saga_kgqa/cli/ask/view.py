@@ -178,7 +178,10 @@ def evidence_summary(evidence: Mapping[str, Any] | None) -> str:
     """One line on the answer's evidence: rows supported, deprecated statements, and where the triples are."""
     if not evidence:
         return ""
-    line = f"evidence: {evidence.get('rows_supported', 0)} of {evidence.get('rows_checked', 0)} row(s) supported"
+    line = (
+        f"evidence: supporting triples for {evidence.get('rows_supported', 0)} of the first "
+        f"{evidence.get('rows_checked', 0)} answer rows"
+    )
     deprecated = [
         str(row.get("row", "?"))
         for row in evidence.get("rows") or []

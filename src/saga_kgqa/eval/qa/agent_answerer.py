@@ -73,10 +73,13 @@ class _Trace:
     input_tokens: int = 0
     output_tokens: int = 0
     final: dict[str, Any] | None = None
+    asked: bool = False
 
     def add(self, node: str, delta: Any) -> None:
         if node in TOOL_NODES:
             self.actions[node] += 1
+        if node == "__interrupt__":  # the run waits for its caller to choose (an ambiguous name)
+            self.asked = True
         if not isinstance(delta, dict):
             return
         self.attempts.extend(a for a in delta.get("attempts") or [] if isinstance(a, QueryAttempt))
@@ -169,6 +172,9 @@ class AgentAnswerer:
             # timed out or was refused has no answer to score, and a second run must not change the outcome.
             sparql = trace.final.get("final_sparql")
             rerun = outcome in ("answered", "partial", "empty")
+        elif trace.asked and stopped is None:
+            # The run asks back and nobody here can answer: no query is the answer.
+            sparql, rerun, outcome, status = None, False, "needs_clarification", PredictionStatus.NO_QUERY
         else:
             # Stopped between steps: the query finalize would have chosen, under the run's own policy.
             chosen = choose_final_query(trace.attempts, context.final_query)

@@ -22,6 +22,7 @@ from pydantic import Field
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.runs.answer_view import readable_rows
 from saga_kgqa.serve.mcp.ask_run import AskOutcome, AskRuns
+from saga_kgqa.serve.mcp.clarify import elicit_choice, question_text
 from saga_kgqa.serve.mcp.limits import caller_key
 from saga_kgqa.serve.mcp.models import AskOutput, cap_evidence, cap_rows
 from saga_kgqa.serve.mcp.terms import TermOut, rows_of
@@ -29,6 +30,9 @@ from saga_kgqa.serve.mcp.tooling import RETRY_NOTE, ToolHost, ToolSpec
 from saga_kgqa.sources.catalog import UnknownName
 from saga_kgqa.state.outcome import RowCounts, counts_text
 from saga_kgqa.text_safety import graph_text
+
+#: Elicitations one call may send (each refused or ambiguous answer asks again, at most this often).
+MAX_ELICITATIONS = 4
 
 
 class StepWatch:
@@ -89,12 +93,21 @@ def ask_tools(host: ToolHost) -> list[ToolSpec]:
     active: set[str] = set()
     lock = threading.Lock()
 
+    Choice = Annotated[
+        str | None,
+        Field(
+            description="With run_id: answer the question the run waits on (needs_clarification): a candidate's id.",
+            max_length=500,
+        ),
+    ]
+
     async def ask(
         question: Annotated[str, Field(description="A question in natural language.", min_length=1, max_length=2000)],
         ctx: Context[Any, Any],
         source: Source = None,
         model: Model = None,
         run_id: RunId = None,
+        choice: Choice = None,
     ) -> Annotated[CallToolResult, AskOutput]:
         name = host.source_name(source)
         try:
@@ -102,49 +115,77 @@ def ask_tools(host: ToolHost) -> list[ToolSpec]:
             thread, resumed = runs.start(run_id, question, name, model, caller_key(ctx.request_context.request))
         except (UnknownName, ConfigurationError) as exc:
             raise ToolError(f"{exc.message}. Hint: check model and run_id, or omit them.") from None
-        with lock:
-            if thread in active:
-                raise ToolError(f"busy: run {thread!r} is still stopping. Hint: retry after 5 s.")
-            active.add(thread)
-        launched = False
-        try:
-            host.session(ctx).begin(name)
-            view = await host.view(name)  # opens the source, or says why it cannot be
-            context = replace(host.run_context(), source=name, model=model or "")
-            output = AskOutput(source=name, question=question, run_id=thread, resumed=resumed)
+        host.session(ctx).begin(name)
+        view = await host.view(name)  # opens the source, or says why it cannot be
+        context = replace(host.run_context(), source=name, model=model or "")
+        output = AskOutput(source=name, question=question, run_id=thread, resumed=resumed)
+        resume: dict[str, str] | None = None
+        if choice is not None:
+            waiting = await anyio.to_thread.run_sync(runs.pending, context, thread) if resumed else None
+            if waiting is None:
+                raise ToolError(
+                    "this run waits on no choice. Hint: pass choice only with the run_id of a run "
+                    "that ended needs_clarification."
+                )
+            resume = waiting.resume(choice)
+
+        async def run_graph(resume: dict[str, str] | None, first: bool) -> AskOutcome:
+            with lock:
+                if thread in active:
+                    raise ToolError(f"busy: run {thread!r} is still stopping. Hint: retry after 5 s.")
+                active.add(thread)
             watch, stop = StepWatch(), threading.Event()
 
             def work() -> AskOutcome:
                 try:
                     return runs.run(
                         thread,
-                        None if resumed else question,
+                        question if first and not resumed else None,
                         context,
                         view.graph,
                         on_step=watch.step,
                         stop=stop,
                         max_seconds=host.ask_seconds,
+                        resume=resume,
                     )
                 finally:
                     with lock:
                         active.discard(thread)
 
-            async with anyio.create_task_group() as group:
-                group.start_soon(report_while, ctx, watch, host.progress_s, thread)
-                launched = True
-                try:
-                    # Abandoned on cancel: the request ends now; the worker stops at its next step.
-                    outcome = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
-                except SagaError as exc:
-                    return host.failure(exc, output)
-                finally:
-                    stop.set()
-                    group.cancel_scope.cancel()
-        finally:
-            if not launched:  # the worker never ran: it cannot clear its own run
-                with lock:
-                    active.discard(thread)
+            launched, result = False, None
+            try:
+                async with anyio.create_task_group() as group:
+                    group.start_soon(report_while, ctx, watch, host.progress_s, thread)
+                    launched = True
+                    try:
+                        # Abandoned on cancel: the request ends now; the worker stops at its next step.
+                        result = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+                    finally:
+                        stop.set()
+                        group.cancel_scope.cancel()
+            finally:
+                if not launched:  # the worker never ran: it cannot clear its own run
+                    with lock:
+                        active.discard(thread)
+            assert result is not None  # the worker returned, or its exception left above
+            return result
+
+        try:
+            outcome = await run_graph(resume, True)
+            # Asking back: a client that declared elicitation asks its user now; else needs_clarification.
+            for _ in range(MAX_ELICITATIONS):
+                asked = outcome.clarification
+                picked = await elicit_choice(ctx, asked) if asked is not None else None
+                if asked is None or picked is None:
+                    break
+                outcome = await run_graph(asked.resume(picked), False)
+        except SagaError as exc:
+            return host.failure(exc, output)
         fill_output(host, output, outcome)
+        if outcome.clarification is not None:
+            output.clarification = outcome.clarification.model_dump(mode="json")
+            hint = f"\nAnswer with kg_ask(run_id={thread!r}, choice=<a candidate's id>)."
+            return host.result(ask_text(output, None) + "\n" + question_text(outcome.clarification) + hint, output)
         shown = None
         if output.boolean is None:
             # Each IRI as "Label (short)" in the run's language; the structured rows keep the exact IRIs.
@@ -237,7 +278,10 @@ def _display_cells(rows: list[dict[str, TermOut]]) -> list[dict[str, str]]:
 
 def evidence_text(evidence: dict[str, Any]) -> str:
     """One line on the answer's evidence (the triples themselves are in the structured content)."""
-    line = f"evidence: {evidence.get('rows_supported', 0)} of {evidence.get('rows_checked', 0)} row(s) supported"
+    line = (
+        f"evidence: supporting triples for {evidence.get('rows_supported', 0)} of the first "
+        f"{evidence.get('rows_checked', 0)} answer rows"
+    )
     deprecated = [
         str(row.get("row"))
         for row in evidence.get("rows") or []

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.types import Command
 
 from saga_kgqa.app.caller import CallerModelFactory, CallerToolboxFactory
 from saga_kgqa.app.graphs import build_graph
@@ -26,8 +27,10 @@ from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.eval.qa.agent_answerer import TOOL_NODES
 from saga_kgqa.eval.qa.gold import GOLD_LIMITS
 from saga_kgqa.graph.builder import SagaGraph, run_config
+from saga_kgqa.graph.clarify import Clarification
 from saga_kgqa.graph.finalize import choose_final_query, earlier_result, without_exploratory_limit
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.runs.clarification import clarification_values, pending_clarification
 from saga_kgqa.runs.persistence import CheckpointStore, CheckpointTarget, RunIdentity
 from saga_kgqa.runs.stream import stream_run
 from saga_kgqa.sources.catalog import Catalog
@@ -58,6 +61,7 @@ class AskOutcome:
         steps: Agent actions taken in the whole run (resumed parts included).
         error: Why the final query could not run, if it could not.
         evidence: The run's evidence (:class:`~saga_kgqa.state.evidence.Evidence` as JSON), when it finished.
+        clarification: The question the run waits on (``needs_clarification``), if any.
     """
 
     run_id: str
@@ -67,6 +71,7 @@ class AskOutcome:
     steps: int = 0
     error: str | None = None
     evidence: dict[str, Any] | None = None
+    clarification: Clarification | None = None
 
 
 class AskRuns:
@@ -133,10 +138,12 @@ class AskRuns:
         on_step: OnStep,
         stop: threading.Event,
         max_seconds: float,
+        resume: dict[str, str] | None = None,
     ) -> AskOutcome:
         """Run (``question`` given) or resume (``None``) the thread ``run_id`` until it ends, stops or times out.
 
-        The outcome is the run's own (decided in finalize), or ``timed_out``/``failed`` when stopped early.
+        The outcome is the run's own (decided in finalize), or ``timed_out``/``failed`` when stopped early,
+        or ``needs_clarification`` while the run waits for the caller to choose (``resume``: the choice).
         """
         config = run_config(context, thread_id=run_id)
         started = time.monotonic()
@@ -151,11 +158,22 @@ class AskRuns:
                 stopped = "timeout"
             return stopped is not None
 
-        inputs: InputState | None = None if question is None else {"question": question}
+        inputs: InputState | Command[Any] | None = None if question is None else {"question": question}
+        if resume is not None:
+            inputs = Command(resume=resume)
         stream_run(self.graph, inputs, config, context, [progress], stop=should_stop, durability="sync")
         steps = progress.steps
-        values = dict(self.graph.get_state(config).values)
-        return self._outcome(run_id, values, stopped, steps, kg)
+        snapshot = self.graph.get_state(config)
+        asked = pending_clarification(snapshot)
+        if asked is not None and stopped is None:
+            waiting = AskOutcome(run_id, clarification_values({}, asked)["outcome"], None, steps=steps)
+            waiting.clarification = asked
+            return waiting
+        return self._outcome(run_id, dict(snapshot.values), stopped, steps, kg)
+
+    def pending(self, context: SagaContext, run_id: str) -> Clarification | None:
+        """The question the run ``run_id`` waits on, if it waits on one."""
+        return pending_clarification(self.graph.get_state(run_config(context, thread_id=run_id)))
 
     def _actions(self, config: RunnableConfig) -> int:
         """Agent actions a resumed run already took (0 for a new one)."""

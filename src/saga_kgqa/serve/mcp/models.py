@@ -180,6 +180,11 @@ class AskOutput(ToolOutput):
         default=None, description="An earlier query that returned rows: an earlier result, not the answer."
     )
     resumable: bool = Field(default=False, description="The run stopped early: ask again with run_id to resume it.")
+    clarification: dict[str, Any] | None = Field(
+        default=None,
+        description="When status is needs_clarification: the mention, the candidates (id, label, type, fact) and "
+        "why a choice was refused; call kg_ask again with run_id and choice=<a candidate's id>.",
+    )
     evidence: dict[str, Any] | None = Field(
         default=None,
         description="The triples behind each answer row (rows[i] is answer row i; Wikidata statements with rank, "

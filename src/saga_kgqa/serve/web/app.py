@@ -2,7 +2,8 @@
 
 Routes: ``/`` (the page), ``/api/sources`` (and whether a model is configured), ``POST /api/runs``
 (start), ``/api/runs`` (history), ``/api/runs/{id}/events`` (server-sent events: live, or the
-checkpointed run replayed), ``POST /api/runs/{id}/cancel`` and ``POST /api/runs/{id}/resume``.
+checkpointed run replayed), ``POST /api/runs/{id}/cancel``, ``POST /api/runs/{id}/resume`` and
+``POST /api/runs/{id}/choose`` (``{"choice": id}``: answers the question a run asks back).
 Plain HTML and JavaScript from ``static/``; no build step and no front-end packages. Served
 behind :func:`perimeter_for` (Host, Origin, token, page headers); runs beyond the cap and event
 streams beyond :data:`MAX_STREAMS` get HTTP 429 with ``Retry-After``.
@@ -117,6 +118,26 @@ def build_app(runs: WebRuns, *, max_streams: int = MAX_STREAMS) -> Starlette:
             return JSONResponse({"error": exc.message}, status_code=409)
         return JSONResponse({"thread_id": thread_id})
 
+    async def choose(request: Request) -> Response:
+        # JSON only, as for start: another site's page cannot answer a run's question for the user.
+        if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            return JSONResponse({"error": "send Content-Type: application/json"}, status_code=415)
+        thread_id = request.path_params["thread_id"]
+        try:
+            body: Any = await request.json()
+        except ValueError:
+            body = None
+        choice = body.get("choice") if isinstance(body, dict) else None
+        if not isinstance(choice, str) or not choice.strip() or len(choice) > 500:
+            return JSONResponse({"error": "send a JSON body {choice: a candidate's id}"}, status_code=400)
+        try:
+            await anyio.to_thread.run_sync(runs.resume, thread_id, _client(request), choice)
+        except Busy as exc:
+            return _busy(exc)
+        except ConfigurationError as exc:
+            return JSONResponse({"error": exc.message}, status_code=409)
+        return JSONResponse({"thread_id": thread_id})
+
     async def history(_request: Request) -> Response:
         return JSONResponse({"runs": await anyio.to_thread.run_sync(runs.history)})
 
@@ -168,5 +189,6 @@ def build_app(runs: WebRuns, *, max_streams: int = MAX_STREAMS) -> Starlette:
             Route("/api/runs/{thread_id:str}/events", events),
             Route("/api/runs/{thread_id:str}/cancel", cancel, methods=["POST"]),
             Route("/api/runs/{thread_id:str}/resume", resume, methods=["POST"]),
+            Route("/api/runs/{thread_id:str}/choose", choose, methods=["POST"]),
         ],
     )

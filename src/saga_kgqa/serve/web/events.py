@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from saga_kgqa.graph.clarify import Clarification
 from saga_kgqa.state import ANSWER_KEY, AnswerType, Step, TypeState
 from saga_kgqa.state.evidence import Evidence
 from saga_kgqa.state.outcome import counts_text, outcome_of
@@ -87,6 +88,16 @@ def final_event(values: Mapping[str, Any], labeller: Labeller | None = None) -> 
         event["counts"] = counts_text(outcome.rows, len(event["rows"]))
     # The page sets text, never HTML; bidi overrides and zero-width characters would still reorder a label.
     cleaned: Event = clean_structure(event)
+    return cleaned
+
+
+def clarify_event(thread_id: str, asked: Clarification) -> Event:
+    """The run asks back: the mention and its candidates, for the page to offer as a choice."""
+    data = asked.model_dump(mode="json")
+    data.pop("token", None)  # the server answers with the run's own token; the page only names the choice
+    cleaned: Event = clean_structure(
+        {**data, "kind": "clarify", "thread_id": thread_id, "status": "needs_clarification"}
+    )
     return cleaned
 
 

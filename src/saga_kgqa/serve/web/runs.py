@@ -14,6 +14,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
+from langgraph.types import Command
+
 from saga_kgqa.app.caller import CallerModelFactory, CallerSourcesFactory, CallerToolboxFactory
 from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.app.sources import toolbox_for_source
@@ -23,10 +25,11 @@ from saga_kgqa.graph.builder import SagaGraph, recursion_limit
 from saga_kgqa.graph.tracing import question_run_config
 from saga_kgqa.models import ModelSettings
 from saga_kgqa.runs.answer_view import answer_views, views_json
+from saga_kgqa.runs.clarification import pending_clarification, resume_with
 from saga_kgqa.runs.persistence import CheckpointStore, CheckpointTarget, RunIdentity, ThreadRecord
 from saga_kgqa.runs.stream import stream_run
 from saga_kgqa.serve.perimeter import RunSlots
-from saga_kgqa.serve.web.events import Event, EventMaker, Labeller, events_from_state, progress_event
+from saga_kgqa.serve.web.events import Event, EventMaker, Labeller, clarify_event, events_from_state, progress_event
 from saga_kgqa.serve.web.failures import NO_MODEL, explain
 from saga_kgqa.sources.catalog import Catalog, UnknownName
 from saga_kgqa.state.checkpointing import checkpoint_serde
@@ -121,11 +124,14 @@ class WebRuns:
         self._spawn(thread_id, text, record.name, model, log, client, resumed=False)
         return thread_id
 
-    def resume(self, thread_id: str, client: str = "local") -> None:
+    def resume(self, thread_id: str, client: str = "local", choice: str | None = None) -> None:
         """Continue an unfinished run from its last checkpoint (after a cancel, a failure or a restart).
 
+        ``choice`` answers the question the run waits on (``needs_clarification``): a candidate's id.
+
         Raises:
-            ConfigurationError: No model, or the run is unknown, still running or already finished.
+            ConfigurationError: No model, or the run is unknown, still running or already finished, or a
+                choice for a run that waits on none.
             Busy: Every run slot is taken.
         """
         if not self.model_ready:
@@ -139,15 +145,18 @@ class WebRuns:
             raise UnknownName(f"no run {thread_id!r}")
         source = record.identity.graph.removeprefix("source ")
         context = SagaContext(source=source)
-        if not self.graph.get_state(_config(thread_id, record.question, source, None, context)).next:
+        snapshot = self.graph.get_state(_config(thread_id, record.question, source, None, context))
+        if not snapshot.next:
             raise ConfigurationError("this run has finished; ask the question again to start a new run")
+        if choice is not None and pending_clarification(snapshot) is None:
+            raise ConfigurationError("this run waits on no choice")
         # The page follows the resumed run from the start: the checkpoint's steps so far, then the new ones.
         before = [e for e in self.reopen(thread_id) if e["kind"] not in ("interrupted", "end")]
         self.slots.take(client)
         log = RunLog(events=[*before, {"kind": "resumed", "thread_id": thread_id}])
         with self._lock:
             self._live[thread_id] = log
-        self._spawn(thread_id, record.question, source, None, log, client, resumed=True)
+        self._spawn(thread_id, record.question, source, None, log, client, resumed=True, choice=choice)
 
     def cancel(self, thread_id: str) -> bool:
         """Ask a live run to stop at its next step boundary (its checkpoint stays resumable); False if not running."""
@@ -158,11 +167,20 @@ class WebRuns:
         return True
 
     def _spawn(
-        self, thread_id: str, question: str, source: str, model: str | None, log: RunLog, client: str, *, resumed: bool
+        self,
+        thread_id: str,
+        question: str,
+        source: str,
+        model: str | None,
+        log: RunLog,
+        client: str,
+        *,
+        resumed: bool,
+        choice: str | None = None,
     ) -> None:
         def work() -> None:
             try:
-                self._run(thread_id, question, source, model, log, resumed=resumed)
+                self._run(thread_id, question, source, model, log, resumed=resumed, choice=choice)
             finally:
                 self.slots.give_back(client)
 
@@ -173,7 +191,15 @@ class WebRuns:
             raise
 
     def _run(
-        self, thread_id: str, question: str, source: str, model: str | None, log: RunLog, *, resumed: bool
+        self,
+        thread_id: str,
+        question: str,
+        source: str,
+        model: str | None,
+        log: RunLog,
+        *,
+        resumed: bool,
+        choice: str | None = None,
     ) -> None:
         context = SagaContext(source=source, model=model or "")
         try:
@@ -181,12 +207,18 @@ class WebRuns:
             steps = int(self.graph.get_state(config).values.get("steps", 0)) if resumed else 0
             view = toolbox_for_source(self.catalog.source(source)).view(context)
             maker = EventMaker(view.prefixes, _labeller(view, context.language))
-            inputs: InputState | None = None if resumed else {"question": question}
+            inputs: InputState | Command[Any] | None = None if resumed else {"question": question}
+            waiting = pending_clarification(self.graph.get_state(config)) if choice is not None else None
+            if waiting is not None and choice is not None:
+                inputs = resume_with(waiting, choice)
             page = _PageObserver(log, maker, steps, context.max_steps)
             if stream_run(self.graph, inputs, config, context, [page], stop=log.cancelled.is_set, durability="sync"):
                 # The stream is closed: the graph stops here, its last checkpoint kept.
                 log.add({"kind": "cancelled", "thread_id": thread_id})
                 return
+            asked = pending_clarification(self.graph.get_state(config))
+            if asked is not None:  # the run asks back: the page shows the candidates to choose from
+                log.add(clarify_event(thread_id, asked))
         except Exception as exc:  # a model or library failure ends this run, never the server
             LOG.warning("web run %s failed: %s: %s", thread_id, type(exc).__name__, exc)
             log.add({"kind": "error", "message": explain(exc), "resumable": True})
@@ -217,7 +249,8 @@ class WebRuns:
             raise UnknownName(f"no run {thread_id!r}")
         source = record.identity.graph.removeprefix("source ")
         context = SagaContext(source=source)
-        values = dict(self.graph.get_state(_config(thread_id, record.question, source, None, context)).values)
+        snapshot = self.graph.get_state(_config(thread_id, record.question, source, None, context))
+        values = dict(snapshot.values)
         prefixes: dict[str, str] = {}
         labeller: Labeller | None = None
         try:
@@ -227,7 +260,10 @@ class WebRuns:
             pass
         start = {"kind": "start", "thread_id": thread_id, "question": record.question, "source": source}
         events = [start, *events_from_state(values, prefixes, labeller)]
-        if "status" not in values:  # cancelled, failed or cut off by a restart: the page offers Resume
+        asked = pending_clarification(snapshot)
+        if asked is not None:  # waiting on the caller's choice: the page shows the candidates again
+            events.append(clarify_event(thread_id, asked))
+        elif "status" not in values:  # cancelled, failed or cut off by a restart: the page offers Resume
             events.append({"kind": "interrupted", "thread_id": thread_id, "steps": int(values.get("steps", 0))})
         return [*events, {"kind": "end"}]
 

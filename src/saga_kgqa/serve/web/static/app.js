@@ -148,7 +148,7 @@ function evidenceDetails(row) {
 
 function showEvidence(event) {
   const table = $("answer-table");
-  const summary = el("div", `evidence: ${event.rows_supported} of ${event.rows_checked} row(s) supported${event.note ? " (" + event.note + ")" : ""}`, "evidence-summary");
+  const summary = el("div", `evidence: supporting triples for ${event.rows_supported} of the first ${event.rows_checked} answer rows${event.note ? " (" + event.note + ")" : ""}`, "evidence-summary");
   // Last row first: each expander is inserted after its row, so the earlier rows keep their indices.
   for (const row of [...event.rows].sort((a, b) => b.row - a.row)) {
     if (row.row < 0 || !table) { $("answer").append(evidenceDetails(row)); continue; }
@@ -164,6 +164,32 @@ function showEvidence(event) {
   $("answer").append(summary);
 }
 
+// The run asks back: one button per candidate (label, id, type, fact); a click answers and follows the run.
+function showClarify(event) {
+  $("progress").hidden = true;
+  $("status").className = "";
+  $("status").textContent = `Needs clarification: which "${event.mention}" do you mean?${event.refused ? " (" + event.refused + ")" : ""}`;
+  const box = el("div", null, "clarify");
+  box.id = "clarify";
+  for (const candidate of event.candidates) {
+    const button = el("button", `${candidate.label} (${candidate.id}${candidate.type ? ", " + candidate.type : ""})${candidate.fact ? ": " + candidate.fact : ""}`, "choice");
+    button.dataset.choice = candidate.id;
+    button.onclick = () => choose(event.thread_id, candidate.id);
+    box.append(button);
+  }
+  $("answer").replaceChildren(box);
+}
+
+async function choose(threadId, choice) {
+  for (const button of document.querySelectorAll("#clarify button")) button.disabled = true;
+  const reply = await fetch(`/api/runs/${encodeURIComponent(threadId)}/choose`, {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ choice }),
+  });
+  const body = await reply.json();
+  if (!reply.ok) { refused(reply, body); return; }
+  follow(threadId);
+}
+
 function show(event) {
   switch (event.kind) {
     case "start": current = event.thread_id; $("status").className = ""; $("status").textContent = `Run ${event.thread_id} on ${event.source}: ${event.question}`; break;
@@ -176,6 +202,7 @@ function show(event) {
     case "theta": showTheta(event); break;
     case "final": showFinal(event); break;
     case "evidence": showEvidence(event); break;
+    case "clarify": showClarify(event); break;
     case "error": fail(event.message, event.resumable); break;
     case "end": if (stream) { stream.close(); stream = null; } setRunning(false); $("progress").hidden = true; loadHistory(); break;
   }
