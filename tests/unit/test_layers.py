@@ -129,3 +129,75 @@ def default():
         "1: saga_kgqa.schema.SchemaIndex"
     ]
     assert upward_imports("saga_kgqa", "from saga_kgqa.app.graphs import build_graph\n") == []
+
+
+#: The rooms that may import the evaluation harness: the harness itself and the ``saga eval`` commands.
+EVAL_ROOMS = ("saga_kgqa.eval", "saga_kgqa.cli.eval")
+
+
+def _dynamic_imports(tree: ast.AST) -> list[tuple[int, str]]:
+    """Module names given as text to ``importlib.import_module`` or ``__import__``."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not node.args:
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        first = node.args[0]
+        if name in ("import_module", "__import__") and isinstance(first, ast.Constant) and isinstance(first.value, str):
+            found.append((node.lineno, first.value))
+    return found
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def harness_imports(module: str, source: str) -> list[str]:
+    """The imports of ``module`` that reach the evaluation harness (``saga_kgqa.eval``) or ``bench``.
+
+    Only the harness and the ``saga eval`` commands may import ``saga_kgqa.eval``; no module of the
+    package imports ``bench`` (the benches stand on the product, never the reverse).
+    """
+    tree = ast.parse(source)
+    found = []
+    for line, target in sorted(_imported(tree) + _dynamic_imports(tree)):
+        reaches_eval = _within(target, "saga_kgqa.eval")
+        if reaches_eval and not any(_within(module, room) for room in EVAL_ROOMS):
+            found.append(f"{line}: {target}")
+        elif _within(target, "bench"):
+            found.append(f"{line}: {target}")
+    return found
+
+
+def test_no_product_module_imports_the_harness_or_bench() -> None:
+    broken = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        module = _module_name(path)
+        if found := harness_imports(module, path.read_text(encoding="utf-8")):
+            broken[module] = found
+    assert broken == {}
+
+
+def test_harness_imports_count_lazy_and_dynamic_ones() -> None:
+    source = """
+import bench.outcomes
+from saga_kgqa import eval
+def later():
+    from saga_kgqa.eval.qa.runner import run_benchmark
+    importlib.import_module("saga_kgqa.eval.qa.metrics")
+    from bench import scale
+"""
+    everything = [
+        "2: bench.outcomes",
+        "3: saga_kgqa.eval",
+        "5: saga_kgqa.eval.qa.runner.run_benchmark",
+        "6: saga_kgqa.eval.qa.metrics",
+        "7: bench.scale",
+    ]
+    assert harness_imports("saga_kgqa.serve.mcp.ask_run", source) == everything
+    assert harness_imports("saga_kgqa.evaluation", source) == everything
+    assert harness_imports("saga_kgqa.cli.ask.command", source) == everything
+    assert harness_imports("saga_kgqa.eval.qa.scorer", source) == ["2: bench.outcomes", "7: bench.scale"]
+    assert harness_imports("saga_kgqa.cli.eval.run", source) == ["2: bench.outcomes", "7: bench.scale"]
+    assert harness_imports("saga_kgqa.runs.stream", "import benchmarks\nfrom saga_kgqa.evaluation import x\n") == []
