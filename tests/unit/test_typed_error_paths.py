@@ -12,8 +12,8 @@ from starlette.testclient import TestClient
 
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus
-from saga_kgqa.eval.qa.runner import read_run
+from saga_kgqa.runs.batch import read_run
+from saga_kgqa.runs.predictions import PredictionRecord, PredictionStatus
 from saga_kgqa.serve.mcp.server import build_server
 from saga_kgqa.serve.mcp.tooling import ToolHost
 from saga_kgqa.serve.named_sources import NamedSources

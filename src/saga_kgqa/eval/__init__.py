@@ -13,9 +13,12 @@ complete offline graphs) and ``tokens`` (cl100k counts) serve both.
 * :mod:`~saga_kgqa.eval.qa.gold` -- :class:`GoldStore`, :func:`build_gold_store`, :func:`drift_report`.
 * :mod:`~saga_kgqa.eval.qa.metrics` and :mod:`~saga_kgqa.eval.qa.canonical` -- every metric, with its source;
   :mod:`~saga_kgqa.eval.qa.scorer` -- :func:`score_question`, :func:`summarise`.
-* :mod:`~saga_kgqa.eval.qa.predictions` -- :class:`PredictionRecord`, :class:`TraceCounters`, :func:`summarise_traces`.
-* :mod:`~saga_kgqa.eval.qa.runner` -- :func:`run_benchmark` (resumable JSONL), :class:`GoldReplayAnswerer`;
-  :mod:`~saga_kgqa.eval.qa.agent_answerer` -- :class:`AgentAnswerer` over the SAGA graph.
+* The run side lives below the faces that also use it (the TEXT2SPARQL server, MCP ``kg_ask``), in
+  :mod:`saga_kgqa.runs`: :mod:`~saga_kgqa.runs.predictions` -- :class:`PredictionRecord`,
+  :class:`TraceCounters`, :func:`summarise_traces`; :mod:`~saga_kgqa.runs.batch` -- :func:`run_benchmark`
+  (resumable JSONL), :class:`GoldReplayAnswerer`; :mod:`~saga_kgqa.runs.agent_answerer` --
+  :class:`AgentAnswerer` over the SAGA graph; :mod:`~saga_kgqa.runs.gold_runner` -- ``GOLD_LIMITS``,
+  :class:`GoldRunner`.
 * :mod:`~saga_kgqa.eval.qa.ablation` -- :func:`score_run`, :func:`run_ablation`, :func:`ablation_table`;
   :mod:`~saga_kgqa.eval.qa.report` -- markdown tables and PNG plots.
 * :mod:`~saga_kgqa.eval.qa.spinach_output` -- SPINACH's released prediction files, re-scored.

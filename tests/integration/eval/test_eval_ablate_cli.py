@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from saga_kgqa.benchmarks.loaders import load_benchmark
 from saga_kgqa.cli import app
-from saga_kgqa.eval.qa.runner import config_path
+from saga_kgqa.runs.batch import config_path
 from tests.support.replay_models import GOLD_ENV
 
 pytestmark = pytest.mark.shared_data

@@ -19,11 +19,11 @@ from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.benchmarks.loaders import load_benchmark
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.context import SagaContext
-from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
 from saga_kgqa.eval.qa.gold import GoldStore, build_gold_store
-from saga_kgqa.eval.qa.predictions import PredictionStatus, summarise_traces
-from saga_kgqa.eval.qa.runner import RunSummary, run_benchmark
 from saga_kgqa.eval.qa.scorer import score_question, summarise
+from saga_kgqa.runs.agent_answerer import AgentAnswerer
+from saga_kgqa.runs.batch import RunSummary, run_benchmark
+from saga_kgqa.runs.predictions import PredictionStatus, summarise_traces
 from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.support.agent import open_toolbox
 from tests.support.scripted_model import ScriptedChatModel, answer_type, tool_call

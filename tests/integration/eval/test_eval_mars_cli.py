@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 from saga_kgqa.benchmarks.loaders import load_benchmark
 from saga_kgqa.cli import app
 from saga_kgqa.eval.qa.ablation import MARS_VARIANTS
-from saga_kgqa.eval.qa.predictions import PredictionRecord
-from saga_kgqa.eval.qa.runner import config_path
+from saga_kgqa.runs.batch import config_path
+from saga_kgqa.runs.predictions import PredictionRecord
 from tests.support.replay_models import GOLD_ENV, MARS_PROMPTS
 
 pytestmark = pytest.mark.shared_data

@@ -14,9 +14,9 @@ from saga_kgqa.benchmarks.loaders import load_benchmark
 from saga_kgqa.cli import app
 from saga_kgqa.context import SagaContext
 from saga_kgqa.eval.qa.ablation import ablation_table, ablation_variants, run_ablation
-from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
 from saga_kgqa.eval.qa.gold import build_gold_store
-from saga_kgqa.eval.qa.runner import Answerer, config_path
+from saga_kgqa.runs.agent_answerer import AgentAnswerer
+from saga_kgqa.runs.batch import Answerer, config_path
 from tests.support.agent import open_toolbox
 from tests.support.scripted_model import ScriptedChatModel, answer_type, tool_call
 

@@ -16,11 +16,11 @@ from pyparsing import ParserElement
 from saga_kgqa.benchmarks.loaders import load_benchmark
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.eval.qa.gold import GoldStore, build_gold_store
-from saga_kgqa.eval.qa.predictions import PredictionRecord
-from saga_kgqa.eval.qa.runner import GoldReplayAnswerer, RunSummary, run_benchmark
 from saga_kgqa.eval.qa.scorer import score_question, summarise
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
+from saga_kgqa.runs.batch import GoldReplayAnswerer, RunSummary, run_benchmark
+from saga_kgqa.runs.predictions import PredictionRecord
 
 pytestmark = pytest.mark.shared_data
 

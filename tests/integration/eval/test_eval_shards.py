@@ -11,8 +11,8 @@ from typer.testing import CliRunner
 
 from saga_kgqa.cli import app
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.qa.runner import config_path, read_run
 from saga_kgqa.eval.qa.shards import Shard, parse_shard
+from saga_kgqa.runs.batch import config_path, read_run
 
 pytestmark = pytest.mark.shared_data
 

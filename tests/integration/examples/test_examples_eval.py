@@ -10,10 +10,10 @@ from typer.testing import CliRunner
 
 from saga_kgqa.benchmarks.loaders import load_benchmark
 from saga_kgqa.cli import app
-from saga_kgqa.eval.qa.runner import config_path
 from saga_kgqa.examples.leakage import ExampleLeakage
 from saga_kgqa.examples.model import QueryExample, read_examples, write_examples
 from saga_kgqa.examples.run_examples import verify_run_examples
+from saga_kgqa.runs.batch import config_path
 
 pytestmark = pytest.mark.shared_data
 

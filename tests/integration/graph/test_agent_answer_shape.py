@@ -191,7 +191,7 @@ def test_saga_eval_run_answer_shape_records_the_scored_query(
     from typer.testing import CliRunner
 
     from saga_kgqa.cli import app
-    from saga_kgqa.eval.qa.runner import config_path, read_run
+    from saga_kgqa.runs.batch import config_path, read_run
     from tests.support import studio_models
 
     labelled = (

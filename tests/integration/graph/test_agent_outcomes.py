@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.eval.qa.runner import config_path
+from saga_kgqa.runs.batch import config_path
 from saga_kgqa.state.outcome import RunOutcome, outcome_of
 from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.support.agent import open_toolbox, run_agent
@@ -160,8 +160,8 @@ def test_eval_predictions_carry_the_outcome_and_the_last_query(mini: SagaToolbox
     from saga_kgqa.app.graphs import build_graph
     from saga_kgqa.benchmarks.questions import BenchmarkQuestion
     from saga_kgqa.context import SagaContext
-    from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
-    from saga_kgqa.eval.qa.predictions import outcome_counts
+    from saga_kgqa.runs.agent_answerer import AgentAnswerer
+    from saga_kgqa.runs.predictions import outcome_counts
     from tests.support.scripted_model import ScriptedChatModel
 
     script = [
@@ -235,7 +235,7 @@ def test_an_eval_run_that_asks_back_is_predicted_needs_clarification(data_dir: P
     from saga_kgqa.app.graphs import build_graph
     from saga_kgqa.benchmarks.questions import BenchmarkQuestion
     from saga_kgqa.context import SagaContext
-    from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
+    from saga_kgqa.runs.agent_answerer import AgentAnswerer
     from tests.support.outcome_faces import ambiguous_name
     from tests.support.scripted_model import ScriptedChatModel
 

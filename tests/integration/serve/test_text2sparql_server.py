@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from saga_kgqa.benchmarks.loaders import load_benchmark
-from saga_kgqa.eval.qa.runner import read_run
+from saga_kgqa.runs.batch import read_run
 from tests.support.http_servers import SAGA, saga_server, server_env
 
 pytestmark = pytest.mark.shared_data

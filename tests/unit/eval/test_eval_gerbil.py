@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 from saga_kgqa.cli import app
 from saga_kgqa.eval.qa.gerbil import GerbilCounts, gerbil_counts, gerbil_summary, measures
 from saga_kgqa.eval.qa.gold import GoldRecord, GoldStatus, GoldStore
-from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus
 from saga_kgqa.kg.core.result import QueryResult, Term
+from saga_kgqa.runs.predictions import PredictionRecord, PredictionStatus
 
 
 def select(*values: str) -> QueryResult:

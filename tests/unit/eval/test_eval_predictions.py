@@ -11,14 +11,14 @@ from typer.testing import CliRunner
 from saga_kgqa.cli import app
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.eval.qa.gold import GoldRecord, GoldStatus, GoldStore
-from saga_kgqa.eval.qa.predictions import (
+from saga_kgqa.kg.core.result import QueryResult, Term
+from saga_kgqa.runs.predictions import (
     PredictionRecord,
     PredictionStatus,
     TraceCounters,
     read_predictions,
     summarise_traces,
 )
-from saga_kgqa.kg.core.result import QueryResult, Term
 
 
 def rows(*values: str) -> dict[str, object]:

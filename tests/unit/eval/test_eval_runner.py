@@ -8,8 +8,8 @@ import pytest
 
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus
-from saga_kgqa.eval.qa.runner import config_path, read_run, run_benchmark
+from saga_kgqa.runs.batch import config_path, read_run, run_benchmark
+from saga_kgqa.runs.predictions import PredictionRecord, PredictionStatus
 
 QUESTIONS = [BenchmarkQuestion(id=f"t:{n}", benchmark="t", question=f"q{n}?") for n in range(6)]
 CONFIG = {"answerer": "test", "model": "none"}
@@ -81,9 +81,9 @@ def test_concurrent_run_writes_every_question_once(tmp_path: Path) -> None:
 _KILLED_RUN = """
 import sys, time
 from pathlib import Path
-from saga_kgqa.eval.qa.predictions import PredictionRecord
+from saga_kgqa.runs.predictions import PredictionRecord
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
-from saga_kgqa.eval.qa.runner import run_benchmark
+from saga_kgqa.runs.batch import run_benchmark
 
 questions = [BenchmarkQuestion(id=f"t:{n}", benchmark="t", question="q?") for n in range(400)]
 

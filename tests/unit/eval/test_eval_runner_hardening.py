@@ -9,8 +9,8 @@ import pytest
 
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.qa.predictions import PredictionRecord
-from saga_kgqa.eval.qa.runner import read_run, run_benchmark
+from saga_kgqa.runs.batch import read_run, run_benchmark
+from saga_kgqa.runs.predictions import PredictionRecord
 
 QUESTIONS = [BenchmarkQuestion(id=f"t:{n}", benchmark="t", question=f"q{n}?") for n in range(4)]
 CONFIG = {"answerer": "test", "model": "none"}

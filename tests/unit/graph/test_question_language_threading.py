@@ -10,11 +10,11 @@ import anyio
 
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.context import SagaContext
-from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
-from saga_kgqa.eval.qa.gold import GoldRunner
-from saga_kgqa.eval.qa.predictions import PredictionRecord
-from saga_kgqa.eval.qa.runner import read_run
 from saga_kgqa.graph.builder import SagaGraph
+from saga_kgqa.runs.agent_answerer import AgentAnswerer
+from saga_kgqa.runs.batch import read_run
+from saga_kgqa.runs.gold_runner import GoldRunner
+from saga_kgqa.runs.predictions import PredictionRecord
 from saga_kgqa.serve.text2sparql.app import Text2SparqlService
 
 

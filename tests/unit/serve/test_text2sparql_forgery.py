@@ -24,8 +24,8 @@ import requests
 import uvicorn
 
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
-from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus
-from saga_kgqa.eval.qa.runner import read_run
+from saga_kgqa.runs.batch import read_run
+from saga_kgqa.runs.predictions import PredictionRecord, PredictionStatus
 from saga_kgqa.serve.http_face import listening_socket
 from saga_kgqa.serve.perimeter import TOKEN_ENV
 from saga_kgqa.serve.text2sparql.app import Text2SparqlService, build_app, perimeter_for

@@ -11,8 +11,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
-from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus
-from saga_kgqa.eval.qa.runner import read_run
+from saga_kgqa.runs.batch import read_run
+from saga_kgqa.runs.predictions import PredictionRecord, PredictionStatus
 from saga_kgqa.serve.text2sparql.app import BestQueries, Text2SparqlService, build_app
 from saga_kgqa.state import QueryAttempt
 

@@ -77,7 +77,7 @@ def _score_predictions(path: Path, gold_path: Path | None, as_json: bool) -> Sco
     from saga_kgqa.eval.qa.ablation import score_run
     from saga_kgqa.eval.qa.gold import GoldStore
     from saga_kgqa.eval.qa.kit import is_kit, read_kit
-    from saga_kgqa.eval.qa.predictions import read_predictions
+    from saga_kgqa.runs.predictions import read_predictions
 
     if is_kit(path):
         if gold_path is not None:

@@ -44,8 +44,8 @@ from saga_kgqa.kg.cache.replay_cache import CacheMode
 
 if TYPE_CHECKING:
     from saga_kgqa.context import SagaContext
-    from saga_kgqa.eval.qa.runner import Answerer
     from saga_kgqa.graph.model_calls import ModelFactory
+    from saga_kgqa.runs.batch import Answerer
     from saga_kgqa.tools.toolbox import SagaToolbox
 
 
@@ -213,8 +213,8 @@ def agent_answerer_for(
 ) -> Any:
     """Per context, an answerer that streams the chosen graph (SAGA's controller or MARS) over one toolbox."""
     from saga_kgqa.app.graphs import build_graph
-    from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
     from saga_kgqa.graph.builder import SagaGraph
+    from saga_kgqa.runs.agent_answerer import AgentAnswerer
 
     graph: SagaGraph
     if method == "mars":
@@ -290,9 +290,9 @@ def run_command(
     """Answer every question of a benchmark, one JSON line per question; rerun to resume."""
     from saga_kgqa.eval.qa.ablation import run_summary, score_run
     from saga_kgqa.eval.qa.gold import GoldStore
-    from saga_kgqa.eval.qa.predictions import outcome_counts
-    from saga_kgqa.eval.qa.runner import GoldReplayAnswerer, run_benchmark
     from saga_kgqa.eval.qa.shards import SHARD_KEY, parse_shard, shard_questions
+    from saga_kgqa.runs.batch import GoldReplayAnswerer, run_benchmark
+    from saga_kgqa.runs.predictions import outcome_counts
 
     try:
         chosen_shard = parse_shard(shard) if shard is not None else None

@@ -20,9 +20,9 @@ from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.context import Method, SagaContext
 from saga_kgqa.eval.qa.gerbil import GerbilCounts, gerbil_counts
 from saga_kgqa.eval.qa.gold import GoldStatus, GoldStore
-from saga_kgqa.eval.qa.predictions import PredictionRecord, summarise_traces
-from saga_kgqa.eval.qa.runner import Answerer, run_benchmark
 from saga_kgqa.eval.qa.scorer import QuestionScores, score_question, summarise
+from saga_kgqa.runs.batch import Answerer, run_benchmark
+from saga_kgqa.runs.predictions import PredictionRecord, summarise_traces
 from saga_kgqa.schema.model import CoverageMask, SchemaIndex
 
 #: The paper's Table 5: full SAGA and one component switched off at a time.

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -30,24 +30,10 @@ from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.eval.qa.metrics import answer_terms, answer_values, is_empty
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.core.result import QueryResult
+from saga_kgqa.runs.gold_runner import GOLD_LIMITS, GoldRunner
 
 #: Changed answers a drift entry lists by name per side (the counts are always complete).
 DRIFT_SHOWN = 20
-#: Limits for running gold queries: generous, since a cut gold answer is unusable.
-GOLD_LIMITS = ExecutionLimits(deadline_s=60.0, max_rows=100_000)
-
-
-class GoldRunner(Protocol):
-    """Runs query text behind the read-only guard (``KnowledgeGraph`` satisfies it)."""
-
-    @property
-    def endpoint_id(self) -> str:
-        """A stable identifier of the store or endpoint."""
-        ...
-
-    def query(self, text: str | bytes, limits: ExecutionLimits | None = None) -> QueryResult:
-        """Check and run one query."""
-        ...
 
 
 class GoldStatus(StrEnum):

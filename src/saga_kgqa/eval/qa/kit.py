@@ -23,7 +23,7 @@ from typing import Any
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.eval.qa.gold import GoldStore
 from saga_kgqa.eval.qa.manifest import file_sha256, manifest_path, read_manifest
-from saga_kgqa.eval.qa.predictions import PredictionRecord, read_predictions
+from saga_kgqa.runs.predictions import PredictionRecord, read_predictions
 
 #: Member names inside a kit.
 PREDICTIONS, MANIFEST, GOLD, INDEX = "predictions.jsonl", "manifest.json", "gold.jsonl", "kit.json"

@@ -20,7 +20,7 @@ from pyparsing import ParserElement
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.eval.qa.ablation import run_summary, score_run
 from saga_kgqa.eval.qa.gold import GoldStore
-from saga_kgqa.eval.qa.predictions import read_predictions
+from saga_kgqa.runs.predictions import read_predictions
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -21,8 +21,8 @@ from typing import Any
 
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.qa.predictions import PredictionRecord
-from saga_kgqa.eval.qa.runner import config_path, read_run
+from saga_kgqa.runs.batch import config_path, read_run
+from saga_kgqa.runs.predictions import PredictionRecord
 
 _SHARD = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 SHARD_KEY = "shard"

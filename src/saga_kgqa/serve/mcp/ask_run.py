@@ -24,13 +24,13 @@ from saga_kgqa.app.caller import CallerModelFactory, CallerToolboxFactory
 from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
-from saga_kgqa.eval.qa.agent_answerer import TOOL_NODES
-from saga_kgqa.eval.qa.gold import GOLD_LIMITS
 from saga_kgqa.graph.builder import SagaGraph, run_config
 from saga_kgqa.graph.clarify import Clarification
 from saga_kgqa.graph.finalize import choose_final_query, earlier_result, without_exploratory_limit
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from saga_kgqa.runs.agent_answerer import TOOL_NODES
 from saga_kgqa.runs.clarification import clarification_values, pending_clarification
+from saga_kgqa.runs.gold_runner import GOLD_LIMITS
 from saga_kgqa.runs.persistence import CheckpointStore, CheckpointTarget, RunIdentity
 from saga_kgqa.runs.stream import stream_run
 from saga_kgqa.sources.catalog import Catalog

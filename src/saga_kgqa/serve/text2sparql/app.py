@@ -32,11 +32,11 @@ from starlette.routing import Route
 from saga_kgqa.answer_shape import shape_query
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus, TraceCounters, record_outcome
-from saga_kgqa.eval.qa.runner import Answerer, read_run, run_benchmark
 from saga_kgqa.graph.finalize import choose_final_query, without_exploratory_limit
 from saga_kgqa.language import detect_language
 from saga_kgqa.redaction import redact_text
+from saga_kgqa.runs.batch import Answerer, read_run, run_benchmark
+from saga_kgqa.runs.predictions import PredictionRecord, PredictionStatus, TraceCounters, record_outcome
 from saga_kgqa.serve.perimeter import Perimeter
 from saga_kgqa.state import QueryAttempt
 from saga_kgqa.state.outcome import RunStatus

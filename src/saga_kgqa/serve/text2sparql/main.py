@@ -14,10 +14,10 @@ from saga_kgqa.benchmarks.loaders import load_benchmark
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
-from saga_kgqa.eval.qa.runner import Answerer, GoldReplayAnswerer
 from saga_kgqa.graph.builder import SagaGraph
 from saga_kgqa.graph.dependencies import no_sources
+from saga_kgqa.runs.agent_answerer import AgentAnswerer
+from saga_kgqa.runs.batch import Answerer, GoldReplayAnswerer
 from saga_kgqa.serve.http_face import serve_face
 from saga_kgqa.serve.text2sparql.app import (
     LOG,

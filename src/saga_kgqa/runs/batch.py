@@ -33,9 +33,9 @@ from pydantic import ValidationError
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
-from saga_kgqa.eval.qa.gold import GOLD_LIMITS, GoldRunner
-from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus, TraceCounters
 from saga_kgqa.kg.core.result import QueryResult
+from saga_kgqa.runs.gold_runner import GOLD_LIMITS, GoldRunner
+from saga_kgqa.runs.predictions import PredictionRecord, PredictionStatus, TraceCounters
 
 #: Statuses ``retry_failed`` runs again.
 RETRIED = frozenset({PredictionStatus.FAILED, PredictionStatus.TIMEOUT})

@@ -1,4 +1,4 @@
-"""Answer benchmark questions with the SAGA agent graph, for :func:`saga_kgqa.eval.qa.runner.run_benchmark`.
+"""Answer benchmark questions with the SAGA agent graph, for :func:`saga_kgqa.runs.batch.run_benchmark`.
 
 The graph's own answer keeps literals as lexical strings; scoring needs typed terms, so
 the final query is run once more through a :class:`~saga_kgqa.kg.knowledge_graph.KnowledgeGraph`
@@ -25,11 +25,11 @@ from typing import Any
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.context import SagaContext
 from saga_kgqa.errors import SagaError
-from saga_kgqa.eval.qa.gold import GOLD_LIMITS, GoldRunner
-from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus, TraceCounters
 from saga_kgqa.graph.builder import SagaGraph, run_config
 from saga_kgqa.graph.finalize import choose_final_query, without_exploratory_limit
 from saga_kgqa.kg.core.backend import ExecutionLimits
+from saga_kgqa.runs.gold_runner import GOLD_LIMITS, GoldRunner
+from saga_kgqa.runs.predictions import PredictionRecord, PredictionStatus, TraceCounters
 from saga_kgqa.runs.stream import stream_run
 from saga_kgqa.state import QueryAttempt, TokenUsage
 from saga_kgqa.state.outcome import RunOutcome, RunStatus, outcome_of
