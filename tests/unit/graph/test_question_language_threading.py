@@ -9,7 +9,7 @@ from typing import Any, cast
 import anyio
 
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.eval.qa.agent_answerer import AgentAnswerer
 from saga_kgqa.eval.qa.gold import GoldRunner
 from saga_kgqa.eval.qa.predictions import PredictionRecord

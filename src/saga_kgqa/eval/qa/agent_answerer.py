@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.errors import SagaError
 from saga_kgqa.eval.qa.gold import GOLD_LIMITS, GoldRunner
 from saga_kgqa.eval.qa.predictions import PredictionRecord, PredictionStatus, TraceCounters
