@@ -46,6 +46,7 @@ from bench.grounding_eval.measurement import MeasureSettings, measure_graph
 from bench.grounding_eval.probe import ToolkitProbe
 from bench.grounding_eval.report import merged
 from saga_kgqa.benchmarks.datasets import BenchmarkGraph, discover_graphs
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.kg.guard.sparql_terms import string_literal
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
@@ -53,7 +54,6 @@ from saga_kgqa.schema import SchemaIndex, build_schema_index
 from saga_kgqa.schema.survey import survey_source
 from saga_kgqa.schema.survey_model import SurveyLimits
 from saga_kgqa.sources.bridging import bridge_sources
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.grounding import execute_on_source
 from saga_kgqa.sources.resolution import name_index
 from saga_kgqa.sources.session import SourceSet

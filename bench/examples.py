@@ -59,7 +59,7 @@ from pathlib import Path
 
 from saga_kgqa.benchmarks.loaders import load_benchmark
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.examples.harvest import from_benchmark, harvest_files
 from saga_kgqa.tools.patterns.embeddings import build_embeddings
 

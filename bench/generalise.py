@@ -64,13 +64,13 @@ from saga_kgqa.benchmarks.datasets import GoldQuestion, discover_graphs
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root: bench.grounding_eval
 from bench.grounding_eval.measurement import MeasureSettings, measure_graph
 from bench.grounding_eval.probe import ToolkitProbe
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import build_schema_index
 from saga_kgqa.schema.vocab import META_NAMESPACES, RDF_TYPE
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.resolution import resolve_entity
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.sources.summary import source_summary

@@ -49,10 +49,10 @@ import pyoxigraph as ox
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the split builder beside this file
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.support, when run as a script
 from multisource_splits import KEY_FORMAT_KINDS, KINDS, ONTOP, Split, class_iri, property_iri, splits
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.errors import QueryRejected
 from saga_kgqa.kg.remote.endpoint_gate import forget_gate
 from saga_kgqa.sources.bridging import BridgeCandidate, BridgeResult, bridge_sources
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.federation import join_sources
 from saga_kgqa.sources.grounding import execute_on_source
 from saga_kgqa.sources.session import SourceSet

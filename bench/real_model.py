@@ -178,7 +178,7 @@ def eval_runs(env: dict[str, str], data_dir: Path, questions: int, work: Path, s
             "saga eval run",
             record.get("outcome"),
             text if i == 0 else "",
-            question=record.get("id"),
+            question=record.get("question_id"),
             error=(record.get("error") or "")[:300],
         )
         for i, record in enumerate(records)
@@ -309,7 +309,7 @@ def main() -> None:
     if args.out:
         args.out.write_text(json.dumps(report, indent=2), encoding="utf-8")
     for run in runs:
-        print(f"{run['face']:<14} {run.get('question', ''):<10} {run['outcome']}", file=sys.stderr)
+        print(f"{run['face']:<14} {run.get('question') or '':<10} {run['outcome']}", file=sys.stderr)
     shown = ",".join(f"{name}:{count}" for name, count in sorted(outcomes.items()))
     print(
         f"RESULT runs={len(runs)} tracebacks={tracebacks} typed_outcomes={typed:.2f} outcomes={shown} "

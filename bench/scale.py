@@ -56,7 +56,7 @@ print(len(list(ox.Store.read_only(sys.argv[1]).query(sys.argv[2]))))
 _SURVEY = """
 import sys, time
 from pathlib import Path
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.session import SourceSet
 record = SourceRecord(name="bench", store=Path(sys.argv[1]))
 with SourceSet(Catalog(sources={"bench": record}, default_source="bench")) as sources:

@@ -50,7 +50,7 @@ from saga_kgqa.benchmarks.loaders import load_benchmark  # noqa: E402
 from tests.support.langgraph_dev import langgraph_dev  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the modules beside this file, run as a script
-from saga_kgqa.settings import example_graph_path  # noqa: E402
+from saga_kgqa.config.settings import example_graph_path  # noqa: E402
 from serve_load_hostile import MixedAnswer, check_nonce, hostile_catalog, hostile_endpoint, leaks  # noqa: E402
 from serve_load_servers import QUERY, QUESTION, Server, mock_model, saga_server  # noqa: E402
 

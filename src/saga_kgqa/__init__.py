@@ -8,7 +8,7 @@ command that starts through it) stays cheap:
 * :func:`run_config`, :func:`recursion_limit` (from :mod:`saga_kgqa.graph.builder`): the invoke config.
 * :func:`checkpoint_serde` (from :mod:`saga_kgqa.state.checkpointing`): the serializer a parent graph's
   checkpointer needs to revive saga's records.
-* :class:`SagaContext` (from :mod:`saga_kgqa.context`): the per-run context.
+* :class:`SagaContext` (from :mod:`saga_kgqa.config.context`): the per-run context.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ __version__ = "0.1.0"
 if TYPE_CHECKING:
     from saga_kgqa.app.defaults import toolbox_from_context
     from saga_kgqa.app.graphs import build_graph
-    from saga_kgqa.context import SagaContext
+    from saga_kgqa.config.context import SagaContext
     from saga_kgqa.graph.builder import recursion_limit, run_config
     from saga_kgqa.state.checkpointing import checkpoint_serde
 
@@ -32,7 +32,7 @@ _HOMES = {
     "run_config": "saga_kgqa.graph.builder",
     "recursion_limit": "saga_kgqa.graph.builder",
     "checkpoint_serde": "saga_kgqa.state.checkpointing",
-    "SagaContext": "saga_kgqa.context",
+    "SagaContext": "saga_kgqa.config.context",
 }
 
 

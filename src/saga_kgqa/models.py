@@ -243,7 +243,7 @@ class ModelSettings:
 
 
 class ModelContext(Protocol):
-    """What a model factory reads from a run's context (see :class:`saga_kgqa.context.SagaContext`)."""
+    """What a model factory reads from a run's context (see :class:`saga_kgqa.config.context.SagaContext`)."""
 
     @property
     def model(self) -> str:

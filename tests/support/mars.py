@@ -11,7 +11,7 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.graph.builder import run_config
 from saga_kgqa.mars.builder import MarsGraph, build_mars_graph
 from saga_kgqa.state.checkpointing import checkpoint_serde

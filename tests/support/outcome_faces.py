@@ -274,9 +274,9 @@ def run_text2sparql(setting: Matrix, cases: Sequence[Case]) -> dict[str, Reporte
     """The TEXT2SPARQL app per case: the ``Saga-Outcome`` header beside the challenge's reply."""
     from starlette.testclient import TestClient
 
+    from saga_kgqa.config.catalog import Catalog
     from saga_kgqa.serve.text2sparql.app import OUTCOME_HEADER, BestQueries, Text2SparqlService, build_app
     from saga_kgqa.serve.text2sparql.main import AnswererKind, answerer_factory
-    from saga_kgqa.sources.catalog import Catalog
 
     out: dict[str, Reported] = {}
     with _environ(setting.env):
@@ -319,9 +319,9 @@ def run_web(setting: Matrix, cases: Sequence[Case]) -> dict[str, Reported]:
     """The web page's HTTP API per case: start a run, follow its events, read the final event."""
     from starlette.testclient import TestClient
 
+    from saga_kgqa.config.catalog import Catalog
     from saga_kgqa.serve.web.app import build_app
     from saga_kgqa.serve.web.runs import WebRuns
-    from saga_kgqa.sources.catalog import Catalog
 
     out: dict[str, Reported] = {}
     with _environ(setting.env):

@@ -19,6 +19,7 @@ ROOT = Path(saga_kgqa.__file__).resolve().parent
 
 #: room -> its floor. A room imports only rooms on lower floors (and the package's top modules).
 FLOORS: dict[str, int] = {
+    "config": 1,
     "kg": 1,
     "schema": 2,
     "benchmarks": 2,
@@ -40,7 +41,7 @@ FLOORS: dict[str, int] = {
 }
 #: Folders that hold data, not code.
 DATA_ROOMS = frozenset({"example_graph"})
-#: The package's top modules (``errors.py``, ``context.py`` …) stand on ``kg`` at most.
+#: The package's top modules (``errors.py``, ``config/context.py`` …) stand on ``kg`` at most.
 TOP_FLOOR = 1
 
 

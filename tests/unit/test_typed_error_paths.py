@@ -11,6 +11,7 @@ from mcp import Client
 from starlette.testclient import TestClient
 
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.runs.batch import read_run
 from saga_kgqa.runs.predictions import PredictionRecord, PredictionStatus
@@ -19,7 +20,6 @@ from saga_kgqa.serve.mcp.tooling import ToolHost
 from saga_kgqa.serve.named_sources import NamedSources
 from saga_kgqa.serve.text2sparql.app import Text2SparqlService, build_app
 from saga_kgqa.serve.web.app import build_app as build_web_app
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
 
 
 class ModelDownOnce:

@@ -2,7 +2,7 @@
 
 ``langgraph dev`` (``app/studio.py``), and every other face that takes run contexts from
 outside, builds its graph with :class:`CallerModelFactory` and :class:`CallerToolboxFactory`.
-Both check the caller's context first (:func:`~saga_kgqa.sources.caller.check_caller_context`),
+Both check the caller's context first (:func:`~saga_kgqa.config.caller.check_caller_context`),
 so a context carrying a URL, a path or an over-limit budget fails before any connection is
 made, and a named source or model opens only what the operator configured.
 """
@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from langchain_core.language_models import BaseChatModel
 
 from saga_kgqa.app.sources import source_set, toolbox_for_source
-from saga_kgqa.context import SagaContext, resolve_context
+from saga_kgqa.config.caller import CallerContextRefused, check_caller_context
+from saga_kgqa.config.catalog import Catalog, ModelRecord
+from saga_kgqa.config.context import SagaContext, resolve_context
 from saga_kgqa.models import ModelSettings, chat_model_for, load_factory, prompt_role
-from saga_kgqa.sources.caller import CallerContextRefused, check_caller_context
-from saga_kgqa.sources.catalog import Catalog, ModelRecord
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.tools.toolbox import SagaToolbox
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import get_args
 
-from saga_kgqa.context import WIKIDATA_PROFILES, DialectName, EntitySearch
+from saga_kgqa.config.context import WIKIDATA_PROFILES, DialectName, EntitySearch
 from saga_kgqa.dialects import Dialect, get_dialect
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API, WikidataEntitySearch

@@ -7,8 +7,8 @@ model of the operator's catalog, never a URL, a path or a key.
 from __future__ import annotations
 
 from saga_kgqa.app.caller import CallerModelFactory, CallerToolboxFactory
+from saga_kgqa.config.catalog import Catalog
 from saga_kgqa.mars.builder import MarsGraph, build_mars_graph
-from saga_kgqa.sources.catalog import Catalog
 
 _catalog = Catalog.from_env()
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from saga_kgqa import settings
-from saga_kgqa.context import DialectName, EntitySearch
+from saga_kgqa.config import settings
+from saga_kgqa.config.context import DialectName, EntitySearch
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.cache.replay_cache import CacheMode
 

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
 from saga_kgqa.schema import build_schema_index
 from saga_kgqa.schema.survey_cache import default_limits, default_survey_dir
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.session import OpenSource, SourceSet, open_source_graph
 from saga_kgqa.tools.context import ToolCaps
 

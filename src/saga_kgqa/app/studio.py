@@ -3,7 +3,7 @@
 ``langgraph.json`` at the repository root points here. The graph is compiled without a
 checkpointer, because the server brings its own (and refuses to start on a graph that has
 one). A run's context comes from whoever posts to the server, so it chooses infrastructure
-only by name from the operator's catalog (:mod:`saga_kgqa.sources.catalog`,
+only by name from the operator's catalog (:mod:`saga_kgqa.config.catalog`,
 ``$SAGA_CATALOG``), and a context that sets ``base_url``, ``endpoint``, ``data`` or another
 infrastructure field is refused before anything is contacted (:mod:`saga_kgqa.app.caller`):
 
@@ -34,8 +34,8 @@ import operator
 from typing import Annotated
 
 from saga_kgqa.app.caller import CallerModelFactory, CallerSourcesFactory, CallerToolboxFactory
+from saga_kgqa.config.catalog import Catalog
 from saga_kgqa.graph.builder import SagaGraph, build_graph
-from saga_kgqa.sources.catalog import Catalog
 from saga_kgqa.state import Action, AnswerType, Step
 from saga_kgqa.state.graph_state import OutputState
 

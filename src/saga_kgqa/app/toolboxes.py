@@ -15,12 +15,12 @@ from saga_kgqa.app.dialects import (
 )
 from saga_kgqa.app.open import OpenOptions, open_schema
 from saga_kgqa.app.toolkits import toolkit_over
+from saga_kgqa.config.settings import example_graph_path
 from saga_kgqa.kg.cache.replay_cache import CacheMode
 from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
-from saga_kgqa.settings import example_graph_path
 from saga_kgqa.tools.toolbox import SagaToolbox
 
 __all__ = ["open_toolbox", "toolbox_over", "toolkit_over"]

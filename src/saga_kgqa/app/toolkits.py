@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import cast
 
 from saga_kgqa.app.open import OpenOptions, open_schema
-from saga_kgqa.context import DialectName
+from saga_kgqa.config.context import DialectName
 from saga_kgqa.dialects.model import Dialect
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import CompatibilityMode

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from saga_kgqa.context import DIALECT_ALIASES, DIALECT_NAMES, DialectName, EmbeddingRuntimeName, PatternRanking
+from saga_kgqa.config.context import DIALECT_ALIASES, DIALECT_NAMES, DialectName, EmbeddingRuntimeName, PatternRanking
 
 #: The one phrase that lists the dialect choices in every command's ``--help``.
 DIALECT_CHOICES = "generic (plain RDF; `rdf` is an alias), wikidata or freebase"
@@ -39,7 +39,7 @@ def dialect_option(purpose: str) -> Any:
 
     Annotate the parameter ``str | None`` (a ``Literal`` would make typer reject the alias
     before the callback maps it); the command receives the canonical name, and
-    :func:`dialect_name` narrows it to :data:`~saga_kgqa.context.DialectName` for the type checker.
+    :func:`dialect_name` narrows it to :data:`~saga_kgqa.config.context.DialectName` for the type checker.
     """
     return typer.Option(
         "--dialect",

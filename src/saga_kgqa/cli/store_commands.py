@@ -164,7 +164,7 @@ def build_name_index(store: Path, *, log_progress: bool = False) -> None:
     """
     from saga_kgqa.app.sources import source_set
     from saga_kgqa.cli.progress import progress_bar
-    from saga_kgqa.sources.catalog import Catalog, SourceRecord
+    from saga_kgqa.config.catalog import Catalog, SourceRecord
     from saga_kgqa.sources.resolution import name_index
 
     started = time.perf_counter()

@@ -7,10 +7,10 @@ from typing import Annotated
 
 import typer
 
-from saga_kgqa import settings
 from saga_kgqa.cli.groups import command_group
 from saga_kgqa.cli.output import fail, print_json
 from saga_kgqa.cli.progress import progress_bar
+from saga_kgqa.config import settings
 from saga_kgqa.errors import SagaError
 
 wikidata_app = command_group("The offline Wikidata store (CoDEx and recorded Wikidata responses).")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from saga_kgqa.context import DIALECT_ALIASES
+from saga_kgqa.config.context import DIALECT_ALIASES
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.core.profiles import WIKIDATA_PREFIXES
 from saga_kgqa.schema.vocab import FREEBASE_NS, SchemaVocabulary

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.examples.configured import configured_examples
 from saga_kgqa.examples.index import render_examples
 from saga_kgqa.examples.leakage import LeakageGuard

@@ -4,7 +4,7 @@ The public API is the package door, :mod:`saga_kgqa` (imported lazily from the c
 
 * :func:`build_graph` ``(*, model_factory=None, toolbox_factory=None, checkpointer=None,
   model_retry=None, name="saga")`` → the compiled graph (input :class:`~saga_kgqa.state.graph_state.InputState`,
-  output :class:`~saga_kgqa.state.graph_state.OutputState`, context :class:`~saga_kgqa.context.SagaContext`).
+  output :class:`~saga_kgqa.state.graph_state.OutputState`, context :class:`~saga_kgqa.config.context.SagaContext`).
 * :func:`run_config` ``(context, *, thread_id=None, tags=None, **metadata)`` → the invoke config with an
   explicit recursion limit; :func:`recursion_limit` ``(max_steps)``.
 * :data:`ModelFactory` ``(context, role) -> BaseChatModel`` with :data:`ModelRole` one of

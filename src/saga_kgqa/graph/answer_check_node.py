@@ -1,7 +1,7 @@
 """The ``check_answer`` node: the answer checks run when the controller stops, before ``stop`` is accepted.
 
 The first ``stop`` after a query is checked (:mod:`saga_kgqa.checks`, each check a switch
-in :class:`~saga_kgqa.context.SagaContext`). Findings come back to the controller as the
+in :class:`~saga_kgqa.config.context.SagaContext`). Findings come back to the controller as the
 stop's observation and the run goes on; the query and the answer are never rewritten. A
 second ``stop`` on the same final query is accepted, whatever the checks say, so a
 check can never trap a run.
@@ -15,7 +15,7 @@ from langgraph.runtime import Runtime
 
 from saga_kgqa.checks import CheckInput, CheckName, run_checks
 from saga_kgqa.checks.models import ExpectedKind
-from saga_kgqa.context import SagaContext, resolve_context
+from saga_kgqa.config.context import SagaContext, resolve_context
 from saga_kgqa.graph.dependencies import GraphDependencies
 from saga_kgqa.graph.finalize import choose_final_query, without_exploratory_limit
 from saga_kgqa.graph.records import knowledge

@@ -14,7 +14,7 @@ Wiring (every node returns a delta; routers are pure)::
 
 The compiled graph holds no model, store or checkpointer: the model comes from
 ``model_factory`` and the graph and schema from ``toolbox_factory``, both called with
-the run's :class:`~saga_kgqa.context.SagaContext`. So the same compiled graph can be served
+the run's :class:`~saga_kgqa.config.context.SagaContext`. So the same compiled graph can be served
 by ``langgraph dev``, embedded as a subgraph, or compiled with a checkpointer by the CLI.
 """
 
@@ -28,7 +28,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import RetryPolicy
 
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.graph.answer_check_node import AnswerCheckNode
 from saga_kgqa.graph.dependencies import GraphDependencies, SourcesFactory, ToolboxFactory
 from saga_kgqa.graph.evidence_node import EvidenceNode

@@ -23,7 +23,7 @@ from langgraph.config import get_config
 from langgraph.types import interrupt
 from pydantic import BaseModel, ConfigDict
 
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.text_safety import graph_text
 from saga_kgqa.tools.results import SearchHit, SearchResult
 

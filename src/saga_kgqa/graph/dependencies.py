@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.graph.model_calls import ModelFactory
 from saga_kgqa.tools.toolbox import SagaToolbox, ToolView
 

@@ -35,7 +35,7 @@ from typing import Any, TypeVar, cast
 
 from langchain_core.runnables import RunnableConfig
 
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.graph.builder import SagaGraph, recursion_limit
 from saga_kgqa.state.graph_state import InputState, OutputState
 

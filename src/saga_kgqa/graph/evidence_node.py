@@ -13,7 +13,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from saga_kgqa.context import SagaContext, resolve_context
+from saga_kgqa.config.context import SagaContext, resolve_context
 from saga_kgqa.errors import SagaError
 from saga_kgqa.graph.dependencies import GraphDependencies
 from saga_kgqa.graph.source_tools import attempt_tools

@@ -31,7 +31,7 @@ from langchain_core.messages import ToolMessage
 from langgraph.runtime import Runtime
 
 from saga_kgqa.answer_shape import ShapedQuery, shape_query
-from saga_kgqa.context import FinalQueryPolicy, SagaContext, resolve_context
+from saga_kgqa.config.context import FinalQueryPolicy, SagaContext, resolve_context
 from saga_kgqa.graph.dependencies import GraphDependencies
 from saga_kgqa.graph.source_tools import attempt_tools
 from saga_kgqa.kg.core.result import QueryResult

@@ -13,7 +13,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.runtime import Runtime
 
-from saga_kgqa.context import SagaContext, resolve_context
+from saga_kgqa.config.context import SagaContext, resolve_context
 from saga_kgqa.examples.serving import examples_offered
 from saga_kgqa.graph.actions import (
     TOOL_ARGUMENTS,

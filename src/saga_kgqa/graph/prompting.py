@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.examples.serving import examples_offered
 from saga_kgqa.graph.knowledge_log import knowledge_log_text
 from saga_kgqa.kg.core.profiles import PROFILES

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from langgraph.runtime import Runtime
 
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.errors import BackendError, ConfigurationError, SourceMisbehaved, ToolInputError
 from saga_kgqa.graph.dependencies import GraphDependencies
 from saga_kgqa.graph.records import knowledge

@@ -16,7 +16,7 @@ from typing import Any
 from langchain_core.messages import ToolMessage
 from langgraph.runtime import Runtime
 
-from saga_kgqa.context import SagaContext, resolve_context
+from saga_kgqa.config.context import SagaContext, resolve_context
 from saga_kgqa.errors import BackendError, ConfigurationError, ToolInputError
 from saga_kgqa.graph.clarify import ambiguous_hits, ask_which, chosen_text
 from saga_kgqa.graph.dependencies import GraphDependencies

@@ -27,7 +27,7 @@ from langchain_core.runnables.config import (
 from langgraph.runtime import Runtime
 from langsmith import utils as langsmith_utils
 
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.state.graph_state import SagaState
 
 #: Tag on every run of the agent, to filter a LangSmith project.

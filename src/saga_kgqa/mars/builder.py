@@ -9,7 +9,7 @@ Wiring::
                                         budget) → finalize
 
 Like SAGA's graph it holds no model or store: both come from factories called with the
-run's :class:`~saga_kgqa.context.SagaContext`; ``finalize`` is SAGA's own node.
+run's :class:`~saga_kgqa.config.context.SagaContext`; ``finalize`` is SAGA's own node.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 from langgraph.types import RetryPolicy
 
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.graph.dependencies import GraphDependencies, ToolboxFactory
 from saga_kgqa.graph.evidence_node import EvidenceNode
 from saga_kgqa.graph.finalize import FinalizeNode

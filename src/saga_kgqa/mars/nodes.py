@@ -14,7 +14,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from saga_kgqa.context import SagaContext, resolve_context
+from saga_kgqa.config.context import SagaContext, resolve_context
 from saga_kgqa.graph.dependencies import GraphDependencies
 from saga_kgqa.graph.model_calls import invoke_model, json_object, message_text
 from saga_kgqa.mars.prompts import link_messages, reason_messages, verify_messages

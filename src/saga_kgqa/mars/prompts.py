@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.prompts import load_prompt
 from saga_kgqa.state.mars import PatternEntry
 from saga_kgqa.state.records import Step

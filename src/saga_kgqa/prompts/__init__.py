@@ -17,7 +17,7 @@ import functools
 from importlib import resources
 from string import Template
 
-from saga_kgqa.context import DIALECT_NAMES
+from saga_kgqa.config.context import DIALECT_NAMES
 from saga_kgqa.errors import ConfigurationError
 
 

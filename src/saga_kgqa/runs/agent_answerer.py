@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.errors import SagaError
 from saga_kgqa.graph.builder import SagaGraph, run_config
 from saga_kgqa.graph.finalize import choose_final_query, without_exploratory_limit

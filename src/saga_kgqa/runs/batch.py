@@ -31,7 +31,7 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.kg.core.result import QueryResult
 from saga_kgqa.runs.gold_runner import GOLD_LIMITS, GoldRunner

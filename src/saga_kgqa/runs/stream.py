@@ -15,7 +15,7 @@ from typing import Any, Protocol
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command, Durability
 
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.graph.builder import SagaGraph
 from saga_kgqa.state.graph_state import InputState
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from saga_kgqa.context import DialectName
+from saga_kgqa.config.context import DialectName
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.core.backend import KGBackend
 from saga_kgqa.schema.freebase import ONTOLOGY_DIR, build_freebase_index

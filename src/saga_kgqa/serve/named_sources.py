@@ -1,6 +1,6 @@
 """The sources a server offers, by name: the only way an MCP client, an HTTP caller or the web page picks a graph.
 
-A thin view of the operator's :class:`~saga_kgqa.sources.catalog.Catalog` for the serving
+A thin view of the operator's :class:`~saga_kgqa.config.catalog.Catalog` for the serving
 faces: names, the default, a line per source for tool descriptions, and the toolbox (opened
 once per source for the life of the process). Callers never pass a path or a URL.
 """
@@ -8,7 +8,7 @@ once per source for the life of the process). Callers never pass a path or a URL
 from __future__ import annotations
 
 from saga_kgqa.app.sources import toolbox_for_source
-from saga_kgqa.sources.catalog import Catalog, SourceRecord, UnknownName
+from saga_kgqa.config.catalog import Catalog, SourceRecord, UnknownName
 from saga_kgqa.tools.toolbox import SagaToolbox
 
 #: Re-exported: the error of a name the operator did not configure.

@@ -1,5 +1,5 @@
 """Named sources and models: the operator's catalog, from which callers choose by name only."""
 
-from saga_kgqa.sources.catalog import Catalog, Limits, ModelRecord, SourceRecord, UnknownName
+from saga_kgqa.config.catalog import Catalog, Limits, ModelRecord, SourceRecord, UnknownName
 
 __all__ = ["Catalog", "Limits", "ModelRecord", "SourceRecord", "UnknownName"]

@@ -17,13 +17,13 @@ from pathlib import Path
 from threading import Lock
 
 from saga_kgqa.closing import Closing
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.private_files import UnsafeCacheDir, private_root
 from saga_kgqa.schema import SchemaIndex, SchemaVocabulary
 from saga_kgqa.schema.survey_cache import cached_survey, default_limits, default_survey_dir
 from saga_kgqa.schema.survey_model import SourceSurvey, SurveyLimits
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.search.fulltext import FullTextIndex
 from saga_kgqa.tools.search.names_cache import STORE_FULLTEXT_DIR

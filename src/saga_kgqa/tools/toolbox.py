@@ -13,7 +13,7 @@ import threading
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Unpack
 
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.errors import SagaError
 from saga_kgqa.kg.guard.sparql_terms import iri as sparql_iri
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph

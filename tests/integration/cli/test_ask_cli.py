@@ -15,8 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from saga_kgqa.cli import app
+from saga_kgqa.config.settings import example_graph_path
 from saga_kgqa.runs.trajectory import read_trajectory
-from saga_kgqa.settings import example_graph_path
 from tests.conftest import REPO_ROOT
 from tests.support.openai_mock import MockReply, MockToolCall, serve_openai_mock
 

@@ -38,7 +38,7 @@ def test_a_47_row_answer_fits_80_columns_with_labels_and_short_names(data_dir: P
     Path("/tmp/web21/ck25-47-rows-80-columns.txt").write_text(done.stdout, encoding="utf-8")
     table = [line for line in done.stdout.splitlines() if line.startswith(("│", "┃"))]
     assert all(len(line) <= 80 for line in done.stdout.splitlines() if line.startswith(("┏", "│", "└")))
-    assert "47 row(s)" in done.stdout
+    assert "47 rows" in done.stdout  # the one wording of counts (issue 37 point 3)
     assert "http://ld.company.org/pr…" not in done.stdout  # the bare, cut IRI of before
     # Each employee by its label, then its short prefixed name (wrapped in the cell, never cut).
     first_column = "".join(line.split("│")[1].strip() for line in table[1:])

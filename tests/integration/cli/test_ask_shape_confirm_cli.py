@@ -11,8 +11,8 @@ import pyoxigraph as ox
 from typer.testing import CliRunner
 
 from saga_kgqa.cli import app
+from saga_kgqa.config.settings import example_graph_path
 from saga_kgqa.examples.model import read_examples
-from saga_kgqa.settings import example_graph_path
 from tests.conftest import REPO_ROOT
 from tests.integration.cli.test_ask_cli import ANSWER_TYPE, QUESTION, STOP, clean_env
 from tests.support.openai_mock import MockReply, MockToolCall, serve_openai_mock

@@ -54,6 +54,6 @@ def test_ask_rejects_an_unknown_dialect_before_needing_a_model() -> None:
 
 
 def test_saga_dialect_accepts_the_alias_too() -> None:
-    from saga_kgqa.context import SagaContext
+    from saga_kgqa.config.context import SagaContext
 
     assert SagaContext.from_env({"SAGA_DIALECT": "rdf"}).dialect == "generic"

@@ -8,7 +8,7 @@ import pytest
 
 from saga_kgqa.app.defaults import toolbox_from_context
 from saga_kgqa.cli.eval.run import ToolSettings, open_toolbox
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.dialects import WIKIDATA_DIALECT
 from saga_kgqa.kg.cache.replay_cache import CacheMode
 from saga_kgqa.schema import build_dialect_index

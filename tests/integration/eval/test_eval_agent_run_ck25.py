@@ -18,7 +18,7 @@ import pytest
 from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.benchmarks.loaders import load_benchmark
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.eval.qa.gold import GoldStore, build_gold_store
 from saga_kgqa.eval.qa.scorer import score_question, summarise
 from saga_kgqa.runs.agent_answerer import AgentAnswerer

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.benchmarks.loaders import load_benchmark
 from saga_kgqa.cli import app
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.eval.qa.ablation import ablation_table, ablation_variants, run_ablation
 from saga_kgqa.eval.qa.gold import build_gold_store
 from saga_kgqa.runs.agent_answerer import AgentAnswerer

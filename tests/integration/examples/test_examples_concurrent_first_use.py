@@ -30,7 +30,7 @@ SCRIPT = """
 import json, sys, threading
 from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.examples import configured
 from saga_kgqa.examples.index import ExampleIndex
 from saga_kgqa.examples.model import read_examples

@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 from saga_kgqa.benchmarks.loaders import load_benchmark
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.cli import app
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
+from saga_kgqa.config.settings import example_graph_path
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.examples.confirmed import FinishedRun, confirm_run, read_run
 from saga_kgqa.examples.leakage import ExampleLeakage, LeakageGuard
@@ -21,7 +22,6 @@ from saga_kgqa.examples.model import read_examples
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.runs.trajectory import TrajectoryWriter
-from saga_kgqa.settings import example_graph_path
 
 QUESTION = "Who flew on Apollo 11?"
 CREW = "PREFIX ex: <http://example.org/space/>\nSELECT ?a WHERE { ex:Apollo11 ex:crewMember ?a }"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from saga_kgqa.answer_shape import ShapedQuery
+from saga_kgqa.config.settings import example_graph_path
 from saga_kgqa.graph import finalize
-from saga_kgqa.settings import example_graph_path
 from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.support.agent import AgentRun, open_toolbox, run_agent
 from tests.support.scripted_model import answer_type, tool_call

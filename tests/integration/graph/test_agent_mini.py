@@ -11,7 +11,7 @@ from langchain_core.messages import AIMessage
 from langgraph.types import RetryPolicy
 
 from saga_kgqa.app.graphs import build_graph
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.graph.builder import run_config
 from saga_kgqa.graph.model_calls import transient_provider_error

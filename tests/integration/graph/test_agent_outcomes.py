@@ -159,7 +159,7 @@ def test_outcomes_of_old_checkpoints_still_read(values: dict[str, object], expec
 def test_eval_predictions_carry_the_outcome_and_the_last_query(mini: SagaToolbox) -> None:
     from saga_kgqa.app.graphs import build_graph
     from saga_kgqa.benchmarks.questions import BenchmarkQuestion
-    from saga_kgqa.context import SagaContext
+    from saga_kgqa.config.context import SagaContext
     from saga_kgqa.runs.agent_answerer import AgentAnswerer
     from saga_kgqa.runs.predictions import outcome_counts
     from tests.support.scripted_model import ScriptedChatModel
@@ -234,7 +234,7 @@ def test_saga_eval_run_records_the_final_query_policy_and_counts_outcomes(
 def test_an_eval_run_that_asks_back_is_predicted_needs_clarification(data_dir: Path) -> None:
     from saga_kgqa.app.graphs import build_graph
     from saga_kgqa.benchmarks.questions import BenchmarkQuestion
-    from saga_kgqa.context import SagaContext
+    from saga_kgqa.config.context import SagaContext
     from saga_kgqa.runs.agent_answerer import AgentAnswerer
     from tests.support.outcome_faces import ambiguous_name
     from tests.support.scripted_model import ScriptedChatModel

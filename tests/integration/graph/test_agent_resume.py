@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from saga_kgqa.app.graphs import build_graph
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.graph.builder import run_config
 from saga_kgqa.runs.persistence import CheckpointStore, CheckpointTarget
 from saga_kgqa.state import TypeState

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage
 
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.graph.source_tools import CATALOG_IN_PROMPT, RESULT_CHARS
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.grounding import execute_on_source
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.tools.toolbox import SagaToolbox

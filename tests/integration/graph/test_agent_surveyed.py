@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.conftest import TEST_DATA

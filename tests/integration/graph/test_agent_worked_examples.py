@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.examples.index import ExampleIndex
 from saga_kgqa.examples.model import QueryExample, write_examples
@@ -129,7 +129,7 @@ def test_an_unreadable_examples_file_is_an_observation_not_a_crash(
 def test_text_action_mode_can_call_the_tool_and_the_papers_parse_prompt_is_unchanged_without_it(
     mini: SagaToolbox, tmp_path: Path
 ) -> None:
-    from saga_kgqa.context import SagaContext
+    from saga_kgqa.config.context import SagaContext
     from saga_kgqa.graph.prompting import parse_messages
 
     paper = str(parse_messages("Action: stop()", SagaContext(tool_calling="text"))[0].content)

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 import pytest
 
 from saga_kgqa.app.graphs import build_graph
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
+from saga_kgqa.config.settings import example_graph_path
 from saga_kgqa.graph.prompting import answer_type_class_lines, answer_type_messages
-from saga_kgqa.settings import example_graph_path
 from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.support.agent import open_toolbox
 from tests.support.scripted_model import ScriptedChatModel, answer_type, model_factory, tool_call

@@ -8,7 +8,7 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-from saga_kgqa.settings import example_graph_path
+from saga_kgqa.config.settings import example_graph_path
 from tests.conftest import REPO_ROOT
 from tests.support.langgraph_dev import langgraph_dev
 

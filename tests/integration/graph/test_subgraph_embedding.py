@@ -14,9 +14,9 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 
 from saga_kgqa.app.graphs import build_graph
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
+from saga_kgqa.config.settings import example_graph_path
 from saga_kgqa.graph.embedding import saga_node
-from saga_kgqa.settings import example_graph_path
 from saga_kgqa.state.checkpointing import checkpoint_serde
 from saga_kgqa.state.graph_state import InputState, OutputState
 from saga_kgqa.tools.toolbox import SagaToolbox

@@ -117,7 +117,7 @@ def test_a_world_writable_store_cache_root_is_not_used(tmp_path: Path) -> None:
 
 
 def test_a_source_name_index_is_private_and_never_written_through_a_symlink(tmp_path: Path) -> None:
-    from saga_kgqa.sources.catalog import Catalog, SourceRecord
+    from saga_kgqa.config.catalog import Catalog, SourceRecord
     from saga_kgqa.sources.resolution import resolve_entity
     from saga_kgqa.sources.session import SourceSet
 

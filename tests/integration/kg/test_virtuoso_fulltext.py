@@ -14,9 +14,9 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
+from saga_kgqa.config.catalog import Catalog
+from saga_kgqa.config.settings import example_graph_path
 from saga_kgqa.kg.remote.endpoint_gate import forget_gate
-from saga_kgqa.settings import example_graph_path
-from saga_kgqa.sources.catalog import Catalog
 from saga_kgqa.sources.grounding import execute_on_source, resolve_entity
 from saga_kgqa.sources.session import SourceSet
 from tests.conftest import TEST_DATA

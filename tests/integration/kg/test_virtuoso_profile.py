@@ -239,7 +239,7 @@ def test_server_timeout_without_the_timeout_parameter_is_not_retried(
 
 def test_catalog_source_graphs_reach_the_endpoint(ck25_virtuoso: VirtuosoServer, embedded_count: int) -> None:
     from saga_kgqa.app.sources import toolbox_for_source
-    from saga_kgqa.sources.catalog import SourceRecord
+    from saga_kgqa.config.catalog import SourceRecord
 
     empty = SourceRecord(
         name="virtuoso-empty", endpoint=ck25_virtuoso.url, profile="virtuoso", default_graphs=("http://saga.test/none",)

@@ -17,6 +17,7 @@ import pytest
 from mcp import Client
 from mcp.types import CallToolResult
 
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.graph.finalize import answer_of
 from saga_kgqa.kg.core.result import QueryResult, Term
 from saga_kgqa.schema.survey_cache import forget_surveys
@@ -27,7 +28,6 @@ from saga_kgqa.serve.mcp.terms import TermOut
 from saga_kgqa.serve.mcp.tooling import ToolHost
 from saga_kgqa.serve.named_sources import NamedSources
 from saga_kgqa.serve.web.events import final_event, step_event
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.state import Step
 from tests.support.fake_endpoint import FakeEndpoint, Scripted
 

@@ -14,7 +14,7 @@ import pytest
 from mcp import ClientSession
 from mcp.types import CallToolResult
 
-from saga_kgqa.settings import example_graph_path
+from saga_kgqa.config.settings import example_graph_path
 from tests.support.http_servers import SAGA, server_env
 from tests.support.mcp_servers import SOURCE_TOOLS, http_server, http_session, stdio_session
 

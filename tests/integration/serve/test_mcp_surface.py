@@ -17,7 +17,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS, PromptReference
 
 import saga_kgqa
-from saga_kgqa.settings import example_graph_path
+from saga_kgqa.config.settings import example_graph_path
 from tests.support.http_servers import SAGA, server_env
 from tests.support.mcp_servers import http_server
 

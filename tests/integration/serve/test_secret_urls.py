@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.redaction import redact_text, redact_url
 from saga_kgqa.schema.survey_cache import forget_surveys
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.sources.summary import source_summary
 from tests.support.fake_endpoint import FakeEndpoint, Scripted, redirect

@@ -19,14 +19,14 @@ import pytest
 from saga_kgqa.app.caller import CallerSourcesFactory, CallerToolboxFactory
 from saga_kgqa.cli.ask.run import AskRequest, _opened
 from saga_kgqa.cli.eval.run import ToolSettings, open_toolbox
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.catalog import Catalog
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.kg.cache.replay_cache import CacheMode
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.serve.mcp.source_tools import SourceCalls
 from saga_kgqa.serve.mcp.tooling import ToolHost
 from saga_kgqa.serve.named_sources import NamedSources
 from saga_kgqa.serve.text2sparql.main import AnswererKind, answerer_factory
-from saga_kgqa.sources.catalog import Catalog
 from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.conftest import TEST_DATA
 from tests.support.oxigraph_server import OxigraphServer, serving_in_test

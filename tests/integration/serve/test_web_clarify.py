@@ -32,9 +32,9 @@ def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     from starlette.testclient import TestClient
 
     import tests.support.studio_models as studio
+    from saga_kgqa.config.catalog import Catalog
     from saga_kgqa.serve.web.app import build_app
     from saga_kgqa.serve.web.runs import WebRuns
-    from saga_kgqa.sources.catalog import Catalog
 
     script = tmp_path / "script.json"
     script.write_text(json.dumps(SCRIPT), encoding="utf-8")

@@ -15,8 +15,8 @@ import pytest
 from saga_kgqa.app.open import OpenOptions, open_graph
 from saga_kgqa.app.toolboxes import toolbox_over
 from saga_kgqa.app.toolkits import toolkit_over
+from saga_kgqa.config.settings import data_dir as resolved_data_dir
 from saga_kgqa.dialects import get_dialect
-from saga_kgqa.settings import data_dir as resolved_data_dir
 
 
 @pytest.mark.shared_data

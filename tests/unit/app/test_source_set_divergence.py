@@ -13,7 +13,7 @@ import pytest
 
 import saga_kgqa
 from saga_kgqa.app.sources import forget_opened, source_set
-from saga_kgqa.sources.catalog import Catalog
+from saga_kgqa.config.catalog import Catalog
 from saga_kgqa.sources.catalog_search import list_sources
 
 SPACE = Path(saga_kgqa.__file__).resolve().parent / "example_graph" / "space_exploration.ttl"

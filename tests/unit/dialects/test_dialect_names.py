@@ -6,12 +6,12 @@ import typing
 
 import pytest
 
-from saga_kgqa.context import DIALECT_ALIASES, DIALECT_NAMES, DialectName, SagaContext
+from saga_kgqa.config.catalog import SourceRecord
+from saga_kgqa.config.context import DIALECT_ALIASES, DIALECT_NAMES, DialectName, SagaContext
 from saga_kgqa.dialects import DIALECTS, get_dialect
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.prompts import dialect_wording
 from saga_kgqa.schema import INDEXED_DIALECTS
-from saga_kgqa.sources.catalog import SourceRecord
 
 
 def test_the_registry_holds_a_dialect_for_each_name_and_no_other() -> None:

@@ -13,7 +13,7 @@ from saga_kgqa.app.dialects import (
     tool_dialect,
 )
 from saga_kgqa.cli.eval.run import tool_settings
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.dialects import FREEBASE_DIALECT, WIKIDATA_DIALECT
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.eval.qa.manifest import (
     build_manifest,
@@ -53,3 +53,14 @@ def test_finished_manifest_round_trips_and_others_are_refused(tmp_path: Path) ->
     (tmp_path / "other.json").write_text('{"a": 1}', encoding="utf-8")
     with pytest.raises(ConfigurationError):
         read_manifest(tmp_path / "other.json")
+
+
+def test_urls_in_the_manifest_are_redacted(tmp_path: Path) -> None:
+    context = SagaContext(model="m", base_url="https://user:secret@models.example/v1?api_key=k")
+    config = {"context": dataclasses.asdict(context), "endpoint": "https://u:p@sparql.example/q?token=t"}
+    manifest = build_manifest(config, benchmark="none", data_dir=tmp_path)
+    text = json.dumps(manifest)
+    assert "secret" not in text and "api_key=k" not in text and "u:p@" not in text and "token=t" not in text
+    assert (
+        "models.example" in manifest["model"]["base_url"] and "sparql.example" in manifest["configuration"]["endpoint"]
+    )

@@ -128,7 +128,7 @@ def test_a_run_started_before_a_context_switch_existed_resumes_while_the_switch_
     import dataclasses
     import json
 
-    from saga_kgqa.context import SagaContext
+    from saga_kgqa.config.context import SagaContext
 
     out = tmp_path / "run.jsonl"
     now = CONFIG | {"context": dataclasses.asdict(SagaContext())}

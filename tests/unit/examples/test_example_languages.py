@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.examples.configured import configured_embeddings, configured_examples
 from saga_kgqa.examples.index import ExampleIndex
 from saga_kgqa.examples.model import QueryExample, write_examples

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from saga_kgqa.cli import app
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.examples.model import QueryExample, write_examples
 from saga_kgqa.examples.serving import worked_examples
 

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from saga_kgqa.context import SagaContext, resolve_context
+from saga_kgqa.config.context import SagaContext, resolve_context
 from saga_kgqa.errors import ConfigurationError
 
 

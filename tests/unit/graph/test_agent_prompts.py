@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from saga_kgqa.context import DIALECT_NAMES as DIALECTS
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import DIALECT_NAMES as DIALECTS
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.graph.builder import recursion_limit, run_config
 from saga_kgqa.graph.finalize import choose_final_query, without_exploratory_limit

@@ -9,7 +9,7 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
 from saga_kgqa import build_graph, checkpoint_serde, run_config
 from saga_kgqa.app.studio import StudioOutput
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.state import Action, Step
 from saga_kgqa.state.records import Answer

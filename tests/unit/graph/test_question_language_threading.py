@@ -9,7 +9,7 @@ from typing import Any, cast
 import anyio
 
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.graph.builder import SagaGraph
 from saga_kgqa.runs.agent_answerer import AgentAnswerer
 from saga_kgqa.runs.batch import read_run

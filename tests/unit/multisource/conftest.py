@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.session import SourceSet
 
 L = "http://left.example/"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import tracemalloc
 from pathlib import Path
 
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.federation import join_sources
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.tools.execute.models import ExecuteSettings

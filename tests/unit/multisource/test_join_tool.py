@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.errors import ToolInputError
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.federation import join_sources, parse_join
 from saga_kgqa.sources.grounding import execute_on_source
 from saga_kgqa.sources.session import SourceSet

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.federation import join_sources
 from saga_kgqa.sources.grounding import bridge_sources, execute_on_source
 from saga_kgqa.sources.session import SourceSet

@@ -7,7 +7,7 @@ from typing import Any, cast
 
 import pytest
 
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.graph.builder import SagaGraph
 from saga_kgqa.runs.stream import stream_run
 

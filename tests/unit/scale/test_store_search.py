@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.kg.embedded.loading import build_store
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import build_schema_index
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.resolution import name_index
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.tools import GroundingToolkit

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.kg.embedded.loading import build_store
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.resolution import name_index, resolve_entity
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.tools.context import ToolCaps

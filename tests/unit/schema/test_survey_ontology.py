@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema.survey import survey_source
 from saga_kgqa.schema.survey_model import SourceSurvey, SurveyLimits
 from saga_kgqa.schema.survey_ontology import longest_chain
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.sources.summary import source_summary
 from tests.conftest import TEST_DATA

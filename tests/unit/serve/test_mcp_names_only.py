@@ -17,11 +17,11 @@ import pytest
 from mcp import Client
 from mcp.types import CallToolResult
 
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.schema.survey_cache import forget_surveys
 from saga_kgqa.serve.mcp.server import build_server
 from saga_kgqa.serve.mcp.tooling import ToolHost
 from saga_kgqa.serve.named_sources import NamedSources
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
 
 #: A port nothing listens on: every probe is refused at once.
 DOWN = "http://127.0.0.1:9/sparql/path"

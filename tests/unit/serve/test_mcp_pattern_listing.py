@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.serve.mcp.pattern_tools import pattern_tools
 from saga_kgqa.tools.patterns.configured import ranking_unavailable
 

@@ -166,8 +166,8 @@ def test_the_served_query_drops_a_column_named_by_the_sources_own_label_property
 
 
 def test_each_source_names_its_label_properties_from_the_catalog_without_opening_it(tmp_path: Path) -> None:
+    from saga_kgqa.config.catalog import Catalog
     from saga_kgqa.serve.text2sparql.main import label_properties
-    from saga_kgqa.sources.catalog import Catalog
 
     catalog = Catalog.from_mapping(
         {

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
+from saga_kgqa.config.catalog import Catalog
 from saga_kgqa.serve.perimeter import RunSlots
 from saga_kgqa.serve.web.app import build_app, perimeter_for
 from saga_kgqa.serve.web.runs import WebRuns
-from saga_kgqa.sources.catalog import Catalog
 from tests.support import gated_models
 
 GATED = "tests.support.gated_models:gated_factory"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.kg.guard.sparql_terms import string_literal
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.grounding import bridge_sources, execute_on_source
 from saga_kgqa.sources.session import SourceSet
 from tests.conftest import TEST_DATA

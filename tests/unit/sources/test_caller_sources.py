@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from saga_kgqa.app.caller import CallerSourcesFactory
-from saga_kgqa.context import SagaContext
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
+from saga_kgqa.config.catalog import Catalog, SourceRecord
+from saga_kgqa.config.context import SagaContext
 from tests.conftest import TEST_DATA
 
 LAB = TEST_DATA / "autoschema" / "lab.trig"

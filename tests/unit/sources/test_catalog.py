@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.caller import INFRASTRUCTURE_FIELDS, CallerContextRefused, check_caller_context
+from saga_kgqa.config.catalog import EXAMPLE_SOURCE, Catalog, UnknownName
+from saga_kgqa.config.context import SagaContext
+from saga_kgqa.config.settings import example_graph_path
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.settings import example_graph_path
-from saga_kgqa.sources.caller import INFRASTRUCTURE_FIELDS, CallerContextRefused, check_caller_context
-from saga_kgqa.sources.catalog import EXAMPLE_SOURCE, Catalog, UnknownName
 
 CATALOG = """
 default_source = "people"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.resolution import name_index, render_resolution, resolve_entity
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.tools.search.fulltext import FullTextIndex

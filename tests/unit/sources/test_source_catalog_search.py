@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.sources.catalog import Catalog, SourceRecord, UnknownName
+from saga_kgqa.config.catalog import Catalog, SourceRecord, UnknownName
 from saga_kgqa.sources.catalog_search import catalog_text, find_sources, list_categories, list_sources
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.sources.summary import RESULT_CHARS, source_summary

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.errors import ConfigurationError, SourceMisbehaved
 from saga_kgqa.graph.source_tools import SourceMode, source_prompt_lines
 from saga_kgqa.kg.core.counts import count_of, parse_count
@@ -19,7 +20,6 @@ from saga_kgqa.schema.survey import survey_source
 from saga_kgqa.schema.survey_cache import cached_survey, forget_surveys
 from saga_kgqa.schema.survey_model import SurveyLimits
 from saga_kgqa.sources import session
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.catalog_search import catalog_text, list_sources
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.sources.summary import source_summary

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.graph.source_tools import LOW_BUDGET_STEPS, SourceMode, source_prompt_lines, split_target
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.session import SourceSet
 from tests.conftest import TEST_DATA
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.resolution import resolve_entity
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.tools.search.name_detection import says_name

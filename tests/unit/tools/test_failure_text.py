@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.errors import (
     ConfigurationError,
     EndpointUnavailable,
@@ -16,7 +17,6 @@ from saga_kgqa.graph import source_tools, tool_nodes
 from saga_kgqa.serve.mcp.models import ToolOutput
 from saga_kgqa.serve.mcp.tooling import ToolHost
 from saga_kgqa.serve.named_sources import NamedSources
-from saga_kgqa.sources.catalog import Catalog, SourceRecord
 from saga_kgqa.state import Action
 
 SECRET_URL = "https://user:hunter2@kg.example/sparql"

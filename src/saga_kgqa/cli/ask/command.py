@@ -34,7 +34,7 @@ from saga_kgqa.cli.options import (
     mars_switches,
 )
 from saga_kgqa.cli.output import fail, print_json, stdout
-from saga_kgqa.context import Clarify, EntitySearch, GroundingTools, Matching, Method, SourceTools, ToolCalling
+from saga_kgqa.config.context import Clarify, EntitySearch, GroundingTools, Matching, Method, SourceTools, ToolCalling
 from saga_kgqa.errors import SagaError
 from saga_kgqa.state.outcome import RunStatus, outcome_of
 

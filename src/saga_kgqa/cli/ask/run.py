@@ -19,14 +19,14 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command
 
-from saga_kgqa import settings
 from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.app.open import OpenOptions, open_graph
 from saga_kgqa.app.sources import opened_sources, source_toolbox
 from saga_kgqa.app.toolboxes import toolbox_over
 from saga_kgqa.cli.ask.view import StepView
 from saga_kgqa.cli.output import EXIT_BACKEND, stderr
-from saga_kgqa.context import Method, SagaContext
+from saga_kgqa.config import settings
+from saga_kgqa.config.context import Method, SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.graph.builder import SagaGraph, recursion_limit
 from saga_kgqa.graph.clarify import Clarification

@@ -34,8 +34,8 @@ def benchmark_questions(
     Raises:
         ConfigurationError: Unknown benchmark or unreadable files.
     """
-    from saga_kgqa import settings
     from saga_kgqa.benchmarks.loaders import load_benchmark
+    from saga_kgqa.config import settings
 
     loaded = load_benchmark(benchmark, settings.data_dir(data_dir), language=language)
     return [q for q in loaded.questions if graph is None or q.graph == graph]

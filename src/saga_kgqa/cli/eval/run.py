@@ -38,12 +38,12 @@ from saga_kgqa.cli.options import (
 )
 from saga_kgqa.cli.output import fail, print_json
 from saga_kgqa.cli.progress import progress_bar
-from saga_kgqa.context import EntitySearch, FinalQueryPolicy, Method
+from saga_kgqa.config.context import EntitySearch, FinalQueryPolicy, Method
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.kg.cache.replay_cache import CacheMode
 
 if TYPE_CHECKING:
-    from saga_kgqa.context import SagaContext
+    from saga_kgqa.config.context import SagaContext
     from saga_kgqa.graph.model_calls import ModelFactory
     from saga_kgqa.runs.batch import Answerer
     from saga_kgqa.tools.toolbox import SagaToolbox
@@ -128,7 +128,7 @@ def run_context(
     switches: Mapping[str, Any],
 ) -> SagaContext:
     """The run's context: the command's values, then ``switches`` given, else ``SAGA_<FIELD>``, else defaults."""
-    from saga_kgqa.context import SagaContext
+    from saga_kgqa.config.context import SagaContext
 
     joined = ",".join(str(p) for p in data) if data else None
     return SagaContext.from_env(
@@ -167,7 +167,7 @@ def tool_settings(
         typer.BadParameter: ``dialect`` names no dialect.
     """
     from saga_kgqa.app.dialects import benchmark_dialect, dialect_implied_by_profile
-    from saga_kgqa.settings import data_dir as shared_data_dir
+    from saga_kgqa.config.settings import data_dir as shared_data_dir
 
     chosen = dialect_name(dialect) or dialect_implied_by_profile(profile) or benchmark_dialect(benchmark)
     sources = shared_data_dir(data_dir) if chosen != "generic" else None
@@ -385,7 +385,7 @@ def _start_manifest(
     config: dict[str, Any], benchmark: str, data_dir: Path | None, data: list[Path] | None, gold: Path | None, out: Path
 ) -> dict[str, Any]:
     """Write the run's manifest before the first question (see :mod:`saga_kgqa.eval.qa.manifest`)."""
-    from saga_kgqa import settings
+    from saga_kgqa.config import settings
     from saga_kgqa.eval.qa.manifest import build_manifest, write_manifest
 
     manifest = build_manifest(

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from saga_kgqa import settings
 from saga_kgqa.app.open import build_index, dialect_schema, open_graph
 from saga_kgqa.app.open import load_or_build_schema as open_schema
 from saga_kgqa.cli.groups import command_group
 from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption, dialect_option
 from saga_kgqa.cli.output import fail, print_json, stderr, stdout
+from saga_kgqa.config import settings
 from saga_kgqa.errors import ConfigurationError, SagaError
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ import typer
 
 from saga_kgqa.cli.options import DataDirOption, DataOption, EndpointOption, ProfileOption
 from saga_kgqa.cli.output import fail, print_json
-from saga_kgqa.context import EmbeddingRuntimeName
+from saga_kgqa.config.context import EmbeddingRuntimeName
 from saga_kgqa.errors import SagaError
 
 ExamplesRuntimeOption = Annotated[
@@ -40,9 +40,9 @@ def examples_build(
     execute: Annotated[bool, typer.Option(help="Run each example on the graph and keep its result count.")] = True,
 ) -> None:
     """Harvest question-query pairs, check each with the guard (and run it), write them for `--examples`."""
-    from saga_kgqa import settings
     from saga_kgqa.benchmarks.loaders import load_benchmark
     from saga_kgqa.cli.store_commands import open_graph
+    from saga_kgqa.config import settings
     from saga_kgqa.examples.check import check_examples
     from saga_kgqa.examples.harvest import from_benchmark, harvest_files, harvest_graph
     from saga_kgqa.examples.model import write_examples
@@ -76,7 +76,7 @@ def examples_search(
     embedding_runtime: ExamplesRuntimeOption = None,
 ) -> None:
     """Show the k examples nearest to a question (what the agent's prompt would get), and the ranking used."""
-    from saga_kgqa.context import SagaContext
+    from saga_kgqa.config.context import SagaContext
     from saga_kgqa.examples.configured import configured_embeddings, configured_examples
     from saga_kgqa.examples.index import ExampleIndex
     from saga_kgqa.examples.model import read_examples
@@ -118,8 +118,8 @@ def examples_confirm(
     execute: Annotated[bool, typer.Option(help="Run the query on the source and keep its result count.")] = True,
 ) -> None:
     """Append a run you checked (it ended `answered`) to a source's examples file, after the guards."""
-    from saga_kgqa import settings
     from saga_kgqa.cli.store_commands import open_graph
+    from saga_kgqa.config import settings
     from saga_kgqa.examples.confirmed import confirm_run, read_run
     from saga_kgqa.examples.leakage import LeakageGuard
 

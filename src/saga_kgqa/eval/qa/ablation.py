@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
-from saga_kgqa.context import Method, SagaContext
+from saga_kgqa.config.context import Method, SagaContext
 from saga_kgqa.eval.qa.gerbil import GerbilCounts, gerbil_counts
 from saga_kgqa.eval.qa.gold import GoldStatus, GoldStore
 from saga_kgqa.eval.qa.scorer import QuestionScores, score_question, summarise

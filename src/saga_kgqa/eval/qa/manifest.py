@@ -3,7 +3,8 @@
 ``saga eval run`` writes ``<predictions>.manifest.json`` beside its predictions: the
 benchmark's dataset files with their SHA-256, the graph files given with ``--data``, the
 gold store's hash and where and when its answers came from, the chat model and its
-settings (never a key: the run's context holds names and switches only), the hash of every
+settings (never a key: the run's context holds names and switches only, and URLs are
+written with their user information and query values redacted), the hash of every
 prompt file the package ships, the versions of Python and of the packages a figure depends
 on, and the run's configuration (the same object saved in ``<predictions>.config.json``).
 When the run ends the manifest is written again with the predictions file's hash and its
@@ -27,6 +28,7 @@ from typing import Any
 from saga_kgqa.benchmarks.datasets import CK25_DIR, SPIDER_DIR
 from saga_kgqa.benchmarks.loaders.text2sparql import DB25_DIR
 from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.redaction import redact_url
 
 #: Manifest layout version (bump when a key changes meaning).
 MANIFEST_VERSION = 1
@@ -166,6 +168,17 @@ def model_settings(config: Mapping[str, Any]) -> dict[str, Any] | None:
     }
 
 
+def _shareable(value: Any, key: str = "") -> Any:
+    """``value`` with every URL under a ``*url``/``endpoint`` key redacted (a kit is meant to travel)."""
+    if isinstance(value, Mapping):
+        return {k: _shareable(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_shareable(v, key) for v in value]
+    if isinstance(value, str) and key.lower().endswith(("url", "endpoint")):
+        return redact_url(value)
+    return value
+
+
 def build_manifest(
     config: Mapping[str, Any],
     *,
@@ -183,10 +196,10 @@ def build_manifest(
         "dataset": {"files": dataset_hashes(benchmark, data_dir)},
         "graph_files": {path.name: file_sha256(path) for path in data_files},
         "gold": gold_provenance(gold),
-        "model": model_settings(config),
+        "model": _shareable(model_settings(config)),
         "prompts": prompt_hashes(),
         "packages": package_versions(),
-        "configuration": dict(config),
+        "configuration": _shareable(config),
     }
 
 

@@ -19,6 +19,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult
 from pydantic import Field
 
+from saga_kgqa.config.catalog import UnknownName
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.runs.answer_view import readable_rows
 from saga_kgqa.serve.mcp.ask_run import AskOutcome, AskRuns
@@ -27,7 +28,6 @@ from saga_kgqa.serve.mcp.limits import caller_key
 from saga_kgqa.serve.mcp.models import AskOutput, cap_evidence, cap_rows
 from saga_kgqa.serve.mcp.terms import TermOut, rows_of
 from saga_kgqa.serve.mcp.tooling import RETRY_NOTE, ToolHost, ToolSpec
-from saga_kgqa.sources.catalog import UnknownName
 from saga_kgqa.state.outcome import RowCounts, counts_text
 from saga_kgqa.text_safety import graph_text
 

@@ -22,7 +22,8 @@ from langgraph.types import Command
 
 from saga_kgqa.app.caller import CallerModelFactory, CallerToolboxFactory
 from saga_kgqa.app.graphs import build_graph
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.catalog import Catalog
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.graph.builder import SagaGraph, run_config
 from saga_kgqa.graph.clarify import Clarification
@@ -33,7 +34,6 @@ from saga_kgqa.runs.clarification import clarification_values, pending_clarifica
 from saga_kgqa.runs.gold_runner import GOLD_LIMITS
 from saga_kgqa.runs.persistence import CheckpointStore, CheckpointTarget, RunIdentity
 from saga_kgqa.runs.stream import stream_run
-from saga_kgqa.sources.catalog import Catalog
 from saga_kgqa.state import QueryAttempt
 from saga_kgqa.state.checkpointing import checkpoint_serde
 from saga_kgqa.state.evidence import Evidence

@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.catalog import Catalog
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.models import ModelSettings
 from saga_kgqa.runs.persistence import default_checkpoint_path
 from saga_kgqa.serve.mcp.limits import CallGate, HttpLimits
 from saga_kgqa.serve.mcp.server import build_server, serve
 from saga_kgqa.serve.mcp.tooling import ToolHost
 from saga_kgqa.serve.named_sources import NamedSources
-from saga_kgqa.sources.catalog import Catalog
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult
 from pydantic import Field
 
+from saga_kgqa.config.catalog import UnknownName
 from saga_kgqa.errors import ConfigurationError, SagaError, SourceMisbehaved, ToolInputError
 from saga_kgqa.serve.mcp.models import ToolOutput, cap_rows
 from saga_kgqa.serve.mcp.source_models import (
@@ -28,7 +29,6 @@ from saga_kgqa.serve.mcp.source_models import (
     SummaryOutput,
 )
 from saga_kgqa.serve.mcp.tooling import LISTED_SOURCES, RETRY_NOTE, ToolHost, ToolSpec
-from saga_kgqa.sources.catalog import UnknownName
 from saga_kgqa.sources.catalog_search import catalog_text, find_sources, list_categories, list_sources
 from saga_kgqa.sources.grounding import bridge_sources, expand_entity, resolve_entity, source_summary
 from saga_kgqa.sources.resolution import render_resolution

@@ -26,7 +26,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from saga_kgqa.app.sources import source_set
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.errors import BackendError, ConfigurationError, SagaError, ToolInputError
 from saga_kgqa.redaction import redact_url
 from saga_kgqa.runs.persistence import CheckpointTarget, default_checkpoint_path

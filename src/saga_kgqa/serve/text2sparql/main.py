@@ -12,7 +12,9 @@ from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.app.sources import toolbox_for_source
 from saga_kgqa.benchmarks.loaders import load_benchmark
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.catalog import Catalog
+from saga_kgqa.config.context import SagaContext
+from saga_kgqa.config.settings import data_dir as shared_data_dir
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.graph.builder import SagaGraph
 from saga_kgqa.graph.dependencies import no_sources
@@ -27,8 +29,6 @@ from saga_kgqa.serve.text2sparql.app import (
     parse_datasets,
     perimeter_for,
 )
-from saga_kgqa.settings import data_dir as shared_data_dir
-from saga_kgqa.sources.catalog import Catalog
 
 
 class AnswererKind(StrEnum):

@@ -5,11 +5,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from saga_kgqa.config.catalog import Catalog
 from saga_kgqa.runs.persistence import default_checkpoint_path
 from saga_kgqa.serve.http_face import serve_face
 from saga_kgqa.serve.web.app import build_app, perimeter_for
 from saga_kgqa.serve.web.runs import WebRuns
-from saga_kgqa.sources.catalog import Catalog
 
 
 def run_web(*, checkpoints: Path | None, bind: str, port: int) -> None:

@@ -19,7 +19,8 @@ from langgraph.types import Command
 from saga_kgqa.app.caller import CallerModelFactory, CallerSourcesFactory, CallerToolboxFactory
 from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.app.sources import toolbox_for_source
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.catalog import Catalog, UnknownName
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.graph.builder import SagaGraph, recursion_limit
 from saga_kgqa.graph.tracing import question_run_config
@@ -31,7 +32,6 @@ from saga_kgqa.runs.stream import stream_run
 from saga_kgqa.serve.perimeter import RunSlots
 from saga_kgqa.serve.web.events import Event, EventMaker, Labeller, clarify_event, events_from_state, progress_event
 from saga_kgqa.serve.web.failures import NO_MODEL, explain
-from saga_kgqa.sources.catalog import Catalog, UnknownName
 from saga_kgqa.state.checkpointing import checkpoint_serde
 from saga_kgqa.state.graph_state import InputState
 from saga_kgqa.tools.toolbox import ToolView

@@ -7,7 +7,7 @@ import os
 import threading
 from typing import TYPE_CHECKING
 
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.tools.patterns.ranking import Ranking, build_ranking
 

@@ -47,10 +47,10 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from saga_kgqa.context import DialectName, SagaContext
+from saga_kgqa.config.context import DialectName, SagaContext
+from saga_kgqa.config.settings import example_graph_path
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.redaction import redact_text, redact_url
-from saga_kgqa.settings import example_graph_path
 
 CATALOG_ENV = "SAGA_CATALOG"
 DEFAULT_CATALOG_PATH = Path("~/.config/saga-kgqa/catalog.toml")

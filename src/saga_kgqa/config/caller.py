@@ -1,8 +1,8 @@
 """The rule for runs whose context comes from a caller: infrastructure only by name, budgets within limits.
 
 A caller of the HTTP API, an MCP host or a TEXT2SPARQL campaign sends a run context. It may
-set every switch and budget of :class:`~saga_kgqa.context.SagaContext` (within the
-operator's :class:`~saga_kgqa.sources.catalog.Limits`) and may *name* a source and a model
+set every switch and budget of :class:`~saga_kgqa.config.context.SagaContext` (within the
+operator's :class:`~saga_kgqa.config.catalog.Limits`) and may *name* a source and a model
 of the operator's catalog; it may never give a URL, a path or a key. Were it allowed to, a
 posted ``base_url`` would receive the operator's API key, and ``endpoint``/``data`` would turn
 the server into a proxy to any host or file.
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from saga_kgqa.context import SagaContext
+from saga_kgqa.config.catalog import Catalog, ModelRecord, SourceRecord, UnknownName
+from saga_kgqa.config.context import SagaContext
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.sources.catalog import Catalog, ModelRecord, SourceRecord, UnknownName
 
 #: Context fields that choose infrastructure; a caller leaves them unset and names a source or model instead.
 INFRASTRUCTURE_FIELDS = (
@@ -45,7 +45,7 @@ class CallerContextRefused(ConfigurationError, ValueError):
 class UnknownNameRefused(UnknownName, ValueError):
     """A caller's run context named a source or model the operator did not configure.
 
-    Still an :class:`~saga_kgqa.sources.catalog.UnknownName`; also a :class:`ValueError`, so the LangGraph API
+    Still an :class:`~saga_kgqa.config.catalog.UnknownName`; also a :class:`ValueError`, so the LangGraph API
     passes the reason (the unknown name and the configured ones) to its caller instead of "internal error".
     """
 
