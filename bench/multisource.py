@@ -175,7 +175,7 @@ def _measure(split: Split, whole: ox.Store, cache: Path) -> Outcome:
                 surveyed = [len(sources.get(side).survey().classes) for side in ("left", "right")]
                 print(
                     f"  {split.name}: true join not among the {len(bridge.candidates)} candidates; surveyed classes "
-                    f"left/right {surveyed}; notes: {list(bridge.notes[:3])}"
+                    f"left/right {surveyed}; notes: {[n for n in bridge.notes if 'only the first' not in n][:4]}"
                 )
             questions, agreed, shown = _questions(sources, bridge, split, whole)
             pasted, pasted_agreed, copied = _pasted_runs(sources, bridge, split, whole)
@@ -205,17 +205,21 @@ def _rank(bridge: BridgeResult, split: Split) -> int | None:
 
 
 def _chosen(bridge: BridgeResult, split: Split) -> BridgeCandidate | None:
-    """The bridge's best value candidate between the question's two classes (what a model would pick)."""
+    """The bridge's best value candidate between the question's two classes (what a model would pick).
+
+    Where two keys join the same classes (``flights.sourceairport`` and ``flights.destairport``
+    into ``airports``), the one on the question's own column is taken, as a model reading the
+    property names would.
+    """
     left_class = ONTOP + split.fk.table
     right_class = class_iri(split.fk.target, split.kind)
-    return next(
-        (
-            c
-            for c in bridge.candidates
-            if c.kind == "shared_value" and (c.left_class, c.right_class) == (left_class, right_class)
-        ),
-        None,
-    )
+    between = [
+        c
+        for c in bridge.candidates
+        if c.kind == "shared_value" and (c.left_class, c.right_class) == (left_class, right_class)
+    ]
+    own = [c for c in between if c.left_property == split.fk.left_property]
+    return (own or between or [None])[0]
 
 
 def _pasted_runs(sources: SourceSet, bridge: BridgeResult, split: Split, whole: ox.Store) -> tuple[int, int, list[str]]:

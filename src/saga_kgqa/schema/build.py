@@ -165,7 +165,14 @@ def _induce(
 
 
 def _used_properties(runner: TemplateRunner, limit: int) -> set[str]:
-    rows = runner.select("SELECT DISTINCT ?p WHERE { ?s ?p ?o }", limit=limit, what="used properties", whole_graph=True)
+    try:
+        rows = runner.select(
+            "SELECT DISTINCT ?p WHERE { ?s ?p ?o }", limit=limit, what="used properties", whole_graph=True
+        )
+    except QueryTimeout:
+        # Stopped at its deadline (it reads every triple): the declared properties still make an index.
+        runner.notes.append("used properties: timed out; only the declared properties are indexed")
+        return set()
     return {row["p"].value for row in rows}
 
 

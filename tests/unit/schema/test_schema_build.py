@@ -235,3 +235,25 @@ def test_whole_graph_queries_run_in_the_worker_and_anchored_ones_in_process(onto
     assert any("SELECT DISTINCT ?p WHERE { ?s ?p ?o }" in text for text in unbounded)
     assert any("SELECT DISTINCT ?t WHERE" in text for text in unbounded)
     assert len(unbounded) == 2  # the sampled, LIMITed reads keep the in-process path
+
+
+def test_a_whole_graph_read_past_its_deadline_leaves_the_declared_properties(ontology_store: EmbeddedStore) -> None:
+    # issue 39: in the worker the predicates-in-use scan is stopped at its deadline; at 10M triples under load it
+    # was, and `saga load` failed with the timeout. The index keeps the declared properties and says why.
+    backend = RecordingBackend(ontology_store, fail_when="SELECT DISTINCT ?p WHERE { ?s ?p ?o }")
+    index = build_schema_index(backend)  # type: ignore[arg-type]
+    assert index.properties  # the declared ones
+    assert any("used properties: timed out" in note for note in index.notes)
+
+
+def test_whole_graph_reads_get_ten_times_the_deadline(ontology_store: EmbeddedStore) -> None:
+    seen: list[float] = []
+
+    class Limits(RecordingBackend):
+        def execute(self, query: CheckedQuery, limits: ExecutionLimits | None = None) -> QueryResult:
+            if not query.bounded and limits is not None:
+                seen.append(limits.deadline_s)
+            return super().execute(query, limits)
+
+    build_schema_index(Limits(ontology_store), deadline_s=7.0)  # type: ignore[arg-type]
+    assert seen and all(deadline == 70.0 for deadline in seen)
