@@ -6,6 +6,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,6 +18,8 @@ from saga_kgqa.kg.remote.endpoint_gate import forget_gate
 from tests.support.sparql_ready import answers_ask
 
 _READY_TIMEOUT_S = 15.0
+#: How long our server must stay up after answering (a failed bind exits in milliseconds).
+_BIND_SETTLE_S = 0.3
 _START_ATTEMPTS = 3
 
 
@@ -49,9 +52,14 @@ def _free_port() -> int:
 
 
 def _wait_ready(server: OxigraphServer) -> bool:
-    """Poll with ``ASK {}`` until the server answers; ``False`` when the process died."""
+    """Poll with ``ASK {}`` until the server answers; ``False`` when the process died.
+
+    Another test's server may hold the port we picked: then ours exits (its bind failed) while the
+    other one answers our ASK. So an answer counts only if our process is still alive a moment later.
+    """
     if answers_ask(server.url, server.process, within_s=_READY_TIMEOUT_S, poll_s=0.05):
-        return True
+        time.sleep(_BIND_SETTLE_S)
+        return server.process.poll() is None
     if server.process.poll() is not None:
         return False
     raise RuntimeError(f"oxigraph did not become ready at {server.url} within {_READY_TIMEOUT_S} s")
