@@ -139,7 +139,8 @@ def test_the_same_query_on_virtuoso_with_its_rewrites_said(virtuoso: VirtuosoSer
         said = " | ".join(checked.rewrites)
         # Virtuoso's profile knows none of WDQS's prefixes: every one used is declared.
         assert "wd:, wdt:" in said or ("wd:" in said and "wdt:" in said)
-        assert "SERVICE wikibase:label" in said and "?item < ?other" in said
+        assert "SERVICE wikibase:label" in said
+        assert "?item < ?other" not in said  # Virtuoso orders IRIs itself: the comparison is left as written
         assert _rows(graph.query(WDQS_QUERY)) == EXPECTED
     finally:
         graph.close()
