@@ -131,7 +131,7 @@ def test_tracing_on_sends_the_named_runs_to_the_configured_endpoint() -> None:
         """
         from langsmith import Client
         from langchain_core.tracers.langchain import wait_for_all_tracers
-        from tests.unit.agent.test_tracing import _graph
+        from tests.unit.graph.test_tracing import _graph
         from saga_kgqa.graph.tracing import question_run_config, tracing_enabled
         assert tracing_enabled()
         config = question_run_config(
