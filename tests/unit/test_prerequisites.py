@@ -46,7 +46,7 @@ def test_a_missing_tool_fails_under_ci_and_skips_elsewhere(
 
 @pytest.mark.parametrize("test_file", ["test_mcp_conformance.py", "test_web_page.py"])
 def test_the_npm_and_chromium_tests_use_the_ci_aware_check(test_file: str) -> None:
-    text = (REPO_ROOT / "tests" / "integration" / test_file).read_text(encoding="utf-8")
+    text = (REPO_ROOT / "tests" / "integration" / "serve" / test_file).read_text(encoding="utf-8")
     assert "missing(" in text and "pytest.skip(" not in text
 
 

@@ -52,6 +52,7 @@ def test_ask_returns_the_shaped_query_and_its_trace_becomes_an_example(tmp_path:
     out = tmp_path / "space.examples.jsonl"
     confirmed = CliRunner().invoke(app, ["index", "example-confirm", str(trace), "--out", str(out)])
     assert confirmed.exit_code == 0, confirmed.output
-    assert json.loads(confirmed.output)["appended"]["result_count"] == len(_missions(LABELLED))
+    # stdout only: a note on stderr (a schema index reused from an earlier command) is not part of the JSON
+    assert json.loads(confirmed.stdout)["appended"]["result_count"] == len(_missions(LABELLED))
     (example,) = read_examples(out)
     assert (example.question, example.sparql, example.source) == (QUESTION, result["final_sparql"], "runs")
