@@ -12,14 +12,13 @@ operator turns it on; its URL is configuration, never the model's choice.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import get_args
 
 from saga_kgqa.config.context import WIKIDATA_PROFILES, DialectName, EntitySearch
 from saga_kgqa.dialects import Dialect, get_dialect
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API, WikidataEntitySearch
-from saga_kgqa.schema import SchemaIndex, SchemaVocabulary, build_dialect_index
+from saga_kgqa.schema import SchemaVocabulary
 
 ENTITY_SEARCH_KINDS: tuple[str, ...] = get_args(EntitySearch)
 
@@ -77,24 +76,6 @@ def open_entity_search(kind: str, *, url: str = WIKIDATA_API) -> WikidataEntityS
     if kind == "off":
         return None
     return WikidataEntitySearch(url)
-
-
-def saved_or_dialect_schema(
-    dialect: Dialect | None, *, schema_file: Path | None, data_dir: Path | None
-) -> SchemaIndex | None:
-    """The schema index from ``schema_file``, else the dialect's index from ``data_dir``'s offline sources.
-
-    Returns ``None`` when neither applies (plain RDF, or no data directory): the caller
-    then builds the index from the graph with induction, under :func:`schema_vocabulary`.
-
-    Raises:
-        ConfigurationError: The file is unreadable, or a source under ``data_dir`` is missing.
-    """
-    if schema_file is not None:
-        return SchemaIndex.load(schema_file)
-    if dialect is not None and dialect.name != "generic" and data_dir is not None:
-        return build_dialect_index(dialect.name, data_dir=data_dir)
-    return None
 
 
 def schema_vocabulary(dialect: Dialect | None) -> SchemaVocabulary | None:

@@ -99,10 +99,9 @@ def test_ablate_coverage_refuses_a_schema_with_nothing_to_mask(
 
 
 def test_offline_wikidata_index_masks_its_curated_domains(data_dir: Path) -> None:
-    from saga_kgqa.app.dialects import saved_or_dialect_schema, tool_dialect
+    from saga_kgqa.app.open import dialect_schema
 
-    index = saved_or_dialect_schema(tool_dialect("wikidata"), schema_file=None, data_dir=data_dir)
-    assert index is not None
+    index = dialect_schema("wikidata", data_dir=data_dir)
     masked = index.with_coverage(0.0, seed=0)
     assert masked.coverage is not None and masked.coverage.total > 100
     assert masked.coverage.by_source.get("curated", 0) > 100
