@@ -60,7 +60,7 @@ VOLATILE_KEYS = frozenset(
 _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?"), "<time>"),
     (re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "<uuid>"),
-    (re.compile(r"\b(?=[0-9]*[a-f])[0-9a-f]{16,64}\b"), "<hash>"),
+    (re.compile(r"\b(?=[0-9]*[a-f])[0-9a-f]{12,64}\b"), "<hash>"),
     (re.compile(r"\b\d+(?:\.\d+)?(?:e-?\d+)? ?(?:ms|s)\b"), "<dur>"),
     (re.compile(r"/tmp/[^\s\"'`),;]+"), "<tmp>"),
     # Built now or found from an earlier command of this session (kept per content): the same step.
