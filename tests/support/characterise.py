@@ -203,6 +203,7 @@ def scripted_setting(workdir: Path, faces: Iterable[str]) -> Setting:
 def scripted_env(setting: Setting, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The setting's environment in this process, with a fresh keyed model (it is built once per process)."""
     import tests.support.keyed_models as keyed
+    from saga_kgqa.schema.survey_cache import forget_surveys
 
     for name in list(os.environ):
         if name.startswith(("SAGA_", "OPENAI_")) and name not in ("SAGA_STORE_CACHE_DIR",):
@@ -210,4 +211,5 @@ def scripted_env(setting: Setting, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     for name, value in setting.env.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(keyed, "_model", None)
+    forget_surveys()  # what an earlier test surveyed in this process is not this setting's
     yield
