@@ -18,7 +18,7 @@ from typing import Annotated, Any
 import typer
 
 from saga_kgqa.cli.option_groups import with_option_groups
-from saga_kgqa.cli.options import DataOption, EndpointOption, MarsOptions, ProfileOption, dialect_name, dialect_option
+from saga_kgqa.cli.options import GraphOptions, MarsOptions, dialect_name, dialect_option
 from saga_kgqa.cli.output import fail, print_json, stdout
 from saga_kgqa.config.context import Clarify, EntitySearch, GroundingTools, Matching, Method, SourceTools, ToolCalling
 from saga_kgqa.errors import SagaError
@@ -47,9 +47,8 @@ def _switch(help_text: str) -> Any:
 @with_option_groups
 def ask(
     question: Annotated[str | None, typer.Argument(help="The question (omit it with --resume).")] = None,
-    data: DataOption = None,
-    endpoint: EndpointOption = None,
-    profile: ProfileOption = None,
+    *,
+    graph: GraphOptions,
     schema_file: Annotated[
         Path | None, typer.Option("--schema", help="Schema index from `saga index build` (default: build it now).")
     ] = None,
@@ -131,7 +130,6 @@ def ask(
     grounding_tools: Annotated[
         GroundingTools | None, _switch("SAGA's grounding tools: lookup, patterns or both (default lookup).")
     ] = None,
-    *,
     mars: MarsOptions,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON document.")] = False,
     trace: Annotated[
@@ -187,9 +185,9 @@ def ask(
         resume=resume,
         thread=thread,
         force=force,
-        data=data,
-        endpoint=endpoint,
-        profile=profile,
+        data=graph.data,
+        endpoint=graph.endpoint,
+        profile=graph.profile,
         schema_file=schema_file,
         data_dir=data_dir,
         entity_search_url=entity_search_url or WIKIDATA_API,
