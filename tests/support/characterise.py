@@ -11,6 +11,7 @@ face asks: answered, empty and refused (the read-only guard).
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -113,7 +114,11 @@ def check_golden(name: str, actual: Any) -> None:
         pytest.fail(f"no golden {path.relative_to(REPO_ROOT)}: run with {UPDATE_ENV}=1 and review it")
     expected = json.loads(path.read_text(encoding="utf-8"))
     # Round-trip so tuples and lists compare alike.
-    assert json.loads(rendered) == expected, f"{name}: the face's output differs from its golden ({path.name})"
+    if json.loads(rendered) != expected:
+        before = (json.dumps(expected, indent=1, ensure_ascii=False) + "\n").splitlines()
+        diff = difflib.unified_diff(before, rendered.splitlines(), f"golden {path.name}", "now", lineterm="", n=2)
+        shown = "\n".join(list(diff)[:80])
+        pytest.fail(f"{name}: the face's output differs from its golden ({UPDATE_ENV}=1 rewrites it):\n{shown}")
 
 
 # --------------------------------------------------------------------------- the scripted setting
@@ -203,6 +208,7 @@ def scripted_setting(workdir: Path, faces: Iterable[str]) -> Setting:
 def scripted_env(setting: Setting, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The setting's environment in this process, with a fresh keyed model (it is built once per process)."""
     import tests.support.keyed_models as keyed
+    from saga_kgqa.schema.survey_cache import forget_surveys
 
     for name in list(os.environ):
         if name.startswith(("SAGA_", "OPENAI_")) and name not in ("SAGA_STORE_CACHE_DIR",):
@@ -210,4 +216,5 @@ def scripted_env(setting: Setting, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     for name, value in setting.env.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(keyed, "_model", None)
+    forget_surveys()  # what an earlier test surveyed in this process is not this setting's
     yield
