@@ -27,6 +27,7 @@ from saga_kgqa.graph.tool_nodes import begin_step, execute_summary, finish_actio
 from saga_kgqa.state import Action, Outcome, QueryAttempt
 from saga_kgqa.state.graph_state import SagaState
 from saga_kgqa.text_safety import cap_block
+from saga_kgqa.tools.context import ToolContext
 from saga_kgqa.tools.execute.tool import ExecuteSettings
 from saga_kgqa.tools.failure_text import error_observation
 from saga_kgqa.tools.toolbox import ToolView
@@ -135,7 +136,8 @@ def attempt_tools(dependencies: GraphDependencies, context: SagaContext, attempt
     if sources is None:
         raise ConfigurationError(f"the query ran on source {attempt.source!r}, which is no longer configured")
     opened = sources.get(attempt.source)
-    return ToolView(opened.toolkit(), opened.graph, opened.schema(), type_filter=context.type_filter)
+    tools = ToolContext(opened.graph, opened.schema(), prefixes=opened.prefixes, caps=opened.caps)
+    return ToolView(tools, opened.graph, opened.schema(), type_filter=context.type_filter)
 
 
 def split_target(argument: str) -> tuple[str, str] | None:
