@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import tomllib
 
 import jsonschema
 import pytest
 
-from tests.conftest import REPO_ROOT, shared_data_dir
+from tests.conftest import REPO_ROOT
+
+SCHEMA_FILE = REPO_ROOT / "tests" / "data" / "mcp_registry" / "server.schema.json"
+SCHEMA_SHA256 = "3fba09590c99f61735d234822279f4223fab9e300c0a81e81c91ab62a4114de0"
 
 
 def test_server_json_describes_this_package_and_its_command() -> None:
@@ -51,14 +55,29 @@ def test_server_json_validates_against_the_registry_schema() -> None:
     """The registry's own JSON Schema, at the version ``$schema`` names.
 
     The schema is the registry's file (modelcontextprotocol/static, ``schemas/2025-12-11/server.schema.json``,
-    MIT); it is read from the shared data directory (``mcp_registry/server.schema.json``), not vendored here.
+    MIT), vendored under ``tests/data/mcp_registry/`` with its source and licence (``SOURCE.md``): the test never
+    skips and never reaches the network.
     """
     manifest = json.loads((REPO_ROOT / "server.json").read_text(encoding="utf-8"))
-    assert manifest["$schema"].endswith("/2025-12-11/server.schema.json")
-    schema_file = shared_data_dir() / "mcp_registry" / "server.schema.json"
-    if not schema_file.is_file():
-        pytest.skip(f"the registry's schema is not in the shared data ({schema_file})")
-    schema = json.loads(schema_file.read_text(encoding="utf-8"))
+    raw = SCHEMA_FILE.read_bytes()
+    assert hashlib.sha256(raw).hexdigest() == SCHEMA_SHA256  # the file SOURCE.md describes, unedited
+    schema = json.loads(raw)
     assert schema["$id"] == manifest["$schema"]
     validator = jsonschema.Draft7Validator(schema, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)
     assert [error.message for error in validator.iter_errors(manifest)] == []
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("name", "saga-kgqa"),  # no namespace slash
+        ("description", "x" * 101),  # over the registry's limit
+        ("packages", [{"registryType": "pypi", "identifier": "saga-kgqa"}]),  # no transport
+    ],
+)
+def test_the_registry_schema_refuses_a_broken_manifest(field: str, value: object) -> None:
+    """The validation can fail: the vendored schema rejects what the registry rejects."""
+    manifest = json.loads((REPO_ROOT / "server.json").read_text(encoding="utf-8")) | {field: value}
+    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
+    validator = jsonschema.Draft7Validator(schema, format_checker=jsonschema.Draft7Validator.FORMAT_CHECKER)
+    assert list(validator.iter_errors(manifest))

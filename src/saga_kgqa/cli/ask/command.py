@@ -17,22 +17,8 @@ from typing import Annotated, Any
 
 import typer
 
-from saga_kgqa.cli.options import (
-    DataOption,
-    EmbeddingRuntimeOption,
-    EndpointOption,
-    MarsAugmentedQuestionOption,
-    MarsExamplesOption,
-    MarsHopLimitOption,
-    MarsTopNOption,
-    MarsTypologyOption,
-    MarsVerificationOption,
-    PatternRankingOption,
-    ProfileOption,
-    dialect_name,
-    dialect_option,
-    mars_switches,
-)
+from saga_kgqa.cli.option_groups import with_option_groups
+from saga_kgqa.cli.options import GraphOptions, MarsOptions, dialect_name, dialect_option
 from saga_kgqa.cli.output import fail, print_json, stdout
 from saga_kgqa.config.context import Clarify, EntitySearch, GroundingTools, Matching, Method, SourceTools, ToolCalling
 from saga_kgqa.errors import SagaError
@@ -58,11 +44,11 @@ def _switch(help_text: str) -> Any:
     return typer.Option(help=help_text, rich_help_panel=_SWITCHES, show_default=False)
 
 
+@with_option_groups
 def ask(
     question: Annotated[str | None, typer.Argument(help="The question (omit it with --resume).")] = None,
-    data: DataOption = None,
-    endpoint: EndpointOption = None,
-    profile: ProfileOption = None,
+    *,
+    graph: GraphOptions,
     schema_file: Annotated[
         Path | None, typer.Option("--schema", help="Schema index from `saga index build` (default: build it now).")
     ] = None,
@@ -144,14 +130,7 @@ def ask(
     grounding_tools: Annotated[
         GroundingTools | None, _switch("SAGA's grounding tools: lookup, patterns or both (default lookup).")
     ] = None,
-    mars_top_n: MarsTopNOption = None,
-    mars_hop_limit: MarsHopLimitOption = None,
-    mars_examples: MarsExamplesOption = None,
-    mars_typology: MarsTypologyOption = None,
-    mars_verification: MarsVerificationOption = None,
-    mars_augmented_question: MarsAugmentedQuestionOption = None,
-    pattern_ranking: PatternRankingOption = None,
-    embedding_runtime: EmbeddingRuntimeOption = None,
+    mars: MarsOptions,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON document.")] = False,
     trace: Annotated[
         Path | None, typer.Option(help="Append the full trajectory to this JSONL file.", rich_help_panel=_RUN)
@@ -206,9 +185,9 @@ def ask(
         resume=resume,
         thread=thread,
         force=force,
-        data=data,
-        endpoint=endpoint,
-        profile=profile,
+        data=graph.data,
+        endpoint=graph.endpoint,
+        profile=graph.profile,
         schema_file=schema_file,
         data_dir=data_dir,
         entity_search_url=entity_search_url or WIKIDATA_API,
@@ -226,16 +205,7 @@ def ask(
             "entity_search": entity_search,
             "tool_calling": tool_calling,
             "grounding_tools": grounding_tools,
-            **mars_switches(
-                mars_top_n,
-                mars_hop_limit,
-                mars_examples,
-                mars_typology,
-                mars_verification,
-                mars_augmented_question,
-                pattern_ranking,
-                embedding_runtime,
-            ),
+            **mars.switches(),
             "source_tools": source_tools,
             "single_shot": single_shot,
             "answer_shape": answer_shape,

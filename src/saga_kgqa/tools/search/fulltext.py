@@ -25,13 +25,13 @@ import tantivy
 
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.private_files import write_private
+from saga_kgqa.schema.vocab import local_name
 from saga_kgqa.tools.search.identifier_forms import identifier_forms
 from saga_kgqa.tools.search.label_index import (
     MatchKind,
     MatchRank,
     NameEntry,
     NameMatch,
-    local_name,
     match_rank,
     normalise,
 )
