@@ -80,7 +80,7 @@ def stack(toolbox: SagaToolbox) -> dict[str, Any]:
     settings = toolbox.schema.settings
     # The survey keeps a property seen once (min_sample 1); graph induction needs three sightings.
     kind = "declared" if not settings.induce else "survey" if settings.min_sample == 1 else "induced"
-    search = toolbox.view(SagaContext()).toolkit.context.entity_search
+    search = toolbox.view(SagaContext()).context.entity_search
     return {
         "dialect": toolbox.dialect.name if toolbox.dialect is not None else "generic",
         "schema": kind,
