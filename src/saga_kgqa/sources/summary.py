@@ -78,7 +78,7 @@ def source_summary(sources: SourceSet, source: str, *, refresh: bool = False) ->
     """
     opened = sources.get(source)
     survey = opened.survey(refresh=refresh)
-    prefixes = opened.toolkit().prefixes
+    prefixes = opened.prefixes
     record = opened.record
     summary = SourceSummary(
         source=opened.name,

@@ -1,4 +1,4 @@
-"""No face opens a graph, a schema index, a toolbox or a source itself: they ask :mod:`saga_kgqa.app`.
+"""No face opens a graph, a schema index, a toolbox, a source or a run itself: they ask :mod:`saga_kgqa.app`.
 
 The faces are the ``saga`` commands (``cli/``), the servers (``serve/``) and the LangGraph
 server's modules (``app/studio.py``, ``app/mars_studio.py``). The walk reads every statement of
@@ -38,6 +38,11 @@ CONSTRUCTORS = frozenset(
         "SchemaIndex.load",
     }
 )
+#: Calls that assemble a run (checkpoints, a compiled graph, the stream): a face asks
+#: :func:`saga_kgqa.app.run.open_run` or :class:`saga_kgqa.app.served.ServedAgent` for the run and streams
+#: it through :meth:`~saga_kgqa.app.run.Run.stream`. The studio modules compile the graphs ``langgraph dev``
+#: serves: that is their job.
+RUN_ASSEMBLY = frozenset({"CheckpointStore", "build_graph", "build_mars_graph", "stream_run"})
 
 #: Modules that open things; a face reaches them only through the composition root.
 OPENING_MODULES = frozenset({"saga_kgqa.kg.opening"})
@@ -54,11 +59,15 @@ def _called(node: ast.Call) -> str | None:
     return None
 
 
-def violations(source: str) -> list[str]:
-    """What a face's source does that only the composition root may do (``line: what``)."""
+def violations(source: str, *, runs: bool = True) -> list[str]:
+    """What a face's source does that only the composition root may do (``line: what``).
+
+    ``runs``: count a run's assembly too (:data:`RUN_ASSEMBLY`; not in the studio modules).
+    """
+    forbidden = CONSTRUCTORS | RUN_ASSEMBLY if runs else CONSTRUCTORS
     found = []
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Call) and (name := _called(node)) in CONSTRUCTORS:
+        if isinstance(node, ast.Call) and (name := _called(node)) in forbidden:
             found.append(f"{node.lineno}: calls {name}")
         elif isinstance(node, ast.ImportFrom) and node.module in OPENING_MODULES:
             found.append(f"{node.lineno}: imports {node.module}")
@@ -69,7 +78,18 @@ def violations(source: str) -> list[str]:
 
 @pytest.mark.parametrize("path", [*FACES, *STUDIOS], ids=lambda p: str(p.relative_to(ROOT)))
 def test_a_face_asks_the_composition_root(path: Path) -> None:
-    assert violations(path.read_text(encoding="utf-8")) == []
+    assert violations(path.read_text(encoding="utf-8"), runs=path not in STUDIOS) == []
+
+
+def test_a_face_that_assembles_a_run_is_caught() -> None:
+    face = """
+def ask(request, toolbox):
+    with CheckpointStore(request.checkpoint_db) as store:
+        graph = build_graph(toolbox_factory=lambda _: toolbox, checkpointer=store.saver)
+        stream_run(graph, {"question": request.question}, {}, None, [])
+"""
+    assert violations(face) == ["3: calls CheckpointStore", "4: calls build_graph", "5: calls stream_run"]
+    assert violations(face, runs=False) == []
 
 
 def test_the_walk_sees_calls_and_imports_inside_functions() -> None:

@@ -97,7 +97,7 @@ class HideVerdict:
 
 @dataclass(slots=True)
 class Hiding:
-    """The hide rules with their caches (one per toolkit: the graph's hierarchy and usage do not change).
+    """The hide rules with their caches (one per tool context: the graph's hierarchy and usage do not change).
 
     Attributes:
         schema: The schema index.

@@ -25,7 +25,7 @@ EXAMPLE_WINDOW = 10
 
 
 def search_names(context: ToolContext, text: str) -> SearchResult:
-    """Search entities, classes and properties by name (see :meth:`GroundingToolkit.search`)."""
+    """Search entities, classes and properties by name (see :meth:`saga_kgqa.tools.toolbox.ToolView.search`)."""
     caps = context.caps
     api_texts: dict[str, Texts] = {}
     index_notes: tuple[str, ...] = ()
@@ -90,7 +90,7 @@ def _api_matches(
 
 
 def property_examples(context: ToolContext, argument: str) -> PropertyExamplesResult:
-    """Show a property's schema and a few triples using it (see :meth:`GroundingToolkit.property_examples`)."""
+    """Show a property's schema and a few triples using it (see :meth:`saga_kgqa.tools.toolbox.ToolView.examples`)."""
     prop = context.resolve(argument, role="property")
     reads = context.reads()
     caps = context.caps
