@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from saga_kgqa.app.caller import CallerSourcesFactory, CallerToolboxFactory
-from saga_kgqa.cli.ask.run import AskRequest, _opened
+from saga_kgqa.app.run import opened_tools
+from saga_kgqa.cli.ask.run import AskRequest
 from saga_kgqa.cli.eval.run import ToolSettings, open_toolbox
 from saga_kgqa.config.catalog import Catalog
 from saga_kgqa.config.context import SagaContext
@@ -106,7 +107,7 @@ SERVED = {
 
 def test_saga_ask_source(catalog_file: Path) -> None:
     request = AskRequest(question="Who works at the Institute of Proteins?", resume=None, source="lab")
-    with _opened(request, SagaContext(), None) as (toolbox, sources):
+    with opened_tools(request, SagaContext(), None) as (toolbox, sources):
         assert sources is not None
         opened = stack(toolbox)
         source_tools_graph = sources.get("lab").graph
@@ -157,7 +158,7 @@ def test_saga_ask_source_and_saga_mcp_open_a_source_identically(catalog_file: Pa
     host = ToolHost(NamedSources(Catalog.from_env()), context=SagaContext())
     served = host.sources.toolbox("lab")
     request = AskRequest(question="Who works at the Institute of Proteins?", resume=None, source="lab")
-    with _opened(request, SagaContext(), None) as (asked, _):
+    with opened_tools(request, SagaContext(), None) as (asked, _):
         assert stack(asked) == stack(served) == SERVED
         # One process, one stack per source: the same graph, schema index and tool views.
         assert asked is served
