@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -213,18 +213,11 @@ def open_toolbox(
 
 def agent_answerer_for(factory: ModelFactory, toolbox: SagaToolbox, agent: AgentOptions) -> Any:
     """Per context, an answerer that streams the chosen graph (SAGA's controller or MARS) over one toolbox."""
-    from saga_kgqa.app.graphs import build_graph
-    from saga_kgqa.graph.builder import SagaGraph
+    from saga_kgqa.app.run import compile_graph
     from saga_kgqa.runs.agent_answerer import AgentAnswerer
 
-    graph: SagaGraph
-    if agent.method == "mars":
-        from saga_kgqa.mars.builder import build_mars_graph
-
-        # Same input, output and context schemas as SAGA's graph: the answerer streams both alike.
-        graph = cast(SagaGraph, build_mars_graph(model_factory=factory, toolbox_factory=lambda _context: toolbox))
-    else:
-        graph = build_graph(model_factory=factory, toolbox_factory=lambda _context: toolbox)
+    # Unkept runs (the predictions file is the record); SAGA grounds over the configured catalog's sources.
+    graph = compile_graph(agent.method, factory, toolbox, sources="environment")
 
     def answerer_for(context: SagaContext) -> Answerer:
         return AgentAnswerer(graph, context, toolbox.graph, max_seconds=agent.max_seconds, max_tokens=agent.max_tokens)

@@ -28,6 +28,7 @@ from saga_kgqa.serve.mcp.limits import caller_key
 from saga_kgqa.serve.mcp.models import AskOutput, cap_evidence, cap_rows
 from saga_kgqa.serve.mcp.terms import TermOut, rows_of
 from saga_kgqa.serve.mcp.tooling import RETRY_NOTE, ToolHost, ToolSpec
+from saga_kgqa.state.evidence import evidence_line
 from saga_kgqa.state.outcome import RowCounts, counts_text
 from saga_kgqa.text_safety import graph_text
 
@@ -280,17 +281,5 @@ def _display_cells(rows: list[dict[str, TermOut]]) -> list[dict[str, str]]:
 
 def evidence_text(evidence: dict[str, Any]) -> str:
     """One line on the answer's evidence (the triples themselves are in the structured content)."""
-    line = (
-        f"evidence: supporting triples for {evidence.get('rows_supported', 0)} of the first "
-        f"{evidence.get('rows_checked', 0)} answer rows"
-    )
-    deprecated = [
-        str(row.get("row"))
-        for row in evidence.get("rows") or []
-        if any(statement.get("deprecated") for statement in row.get("statements") or [])
-    ]
-    if deprecated:
-        line += f"; DEPRECATED statement behind row(s) {', '.join(deprecated)}"
-    if evidence.get("note"):
-        line += f" ({graph_text(str(evidence['note']), 200)})"
+    line = evidence_line(evidence, note=lambda note: graph_text(note, 200))
     return line + "; the supporting triples are in the structured content (evidence)"

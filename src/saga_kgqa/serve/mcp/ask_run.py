@@ -19,12 +19,11 @@ from typing import Any, Literal
 
 from langgraph.types import Command
 
-from saga_kgqa.app.caller import CallerModelFactory, CallerToolboxFactory
-from saga_kgqa.app.graphs import build_graph
+from saga_kgqa.app.served import ServedAgent
 from saga_kgqa.config.catalog import Catalog
 from saga_kgqa.config.context import SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
-from saga_kgqa.graph.builder import SagaGraph, run_config
+from saga_kgqa.graph.builder import run_config
 from saga_kgqa.graph.clarify import Clarification
 from saga_kgqa.graph.finalize import choose_final_query, earlier_result, without_exploratory_limit
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
@@ -32,9 +31,7 @@ from saga_kgqa.runs.clarification import clarification_values, pending_clarifica
 from saga_kgqa.runs.final_state import answer_columns, steps_taken
 from saga_kgqa.runs.gold_runner import GOLD_LIMITS
 from saga_kgqa.runs.persistence import CheckpointStore, CheckpointTarget, RunIdentity
-from saga_kgqa.runs.stream import stream_run
 from saga_kgqa.state import QueryAttempt
-from saga_kgqa.state.checkpointing import checkpoint_serde
 from saga_kgqa.state.evidence import Evidence
 from saga_kgqa.state.graph_state import InputState
 from saga_kgqa.state.outcome import RunOutcome, outcome_of, stopped_outcome
@@ -85,19 +82,17 @@ class AskRuns:
         Raises:
             ConfigurationError: The checkpoint database cannot be opened.
         """
-        self.store = CheckpointStore(checkpoints, serde=checkpoint_serde())
-        self.graph: SagaGraph = build_graph(
-            model_factory=CallerModelFactory(catalog),
-            toolbox_factory=CallerToolboxFactory(catalog),
-            checkpointer=self.store.saver,
-        )
+        # The named sources are those of the configured catalog file, as the public build_graph's default.
+        self.agent = ServedAgent(catalog, checkpoints, sources="environment")
+        assert self.agent.store is not None  # given a checkpoint target, the agent has a store
+        self.store: CheckpointStore = self.agent.store
         self._lock = threading.Lock()
         # run id -> the caller that started it (newest last); beyond the bound the oldest become unknown runs.
         self._owners: OrderedDict[str, str] = OrderedDict()
 
     def close(self) -> None:
         """Close the checkpoint store."""
-        self.store.close()
+        self.agent.close()
 
     def start(
         self, run_id: str | None, question: str, source: str, model: str | None, owner: str = STDIO_OWNER
@@ -149,7 +144,7 @@ class AskRuns:
         """
         config = run_config(context, thread_id=run_id)
         started = time.monotonic()
-        progress = _StepCounter(steps_taken(self.graph.get_state(config).values), on_step)
+        progress = _StepCounter(steps_taken(self.agent.state(config).values), on_step)
         stopped: str | None = None
 
         def should_stop() -> bool:
@@ -163,8 +158,9 @@ class AskRuns:
         inputs: InputState | Command[Any] | None = None if question is None else {"question": question}
         if resume is not None:
             inputs = Command(resume=resume)
-        stream_run(self.graph, inputs, config, context, [progress], stop=should_stop, durability="sync")
-        snapshot = self.graph.get_state(config)
+        run = self.agent.run(context, config, thread_id=run_id, question=question)
+        run.stream(inputs, [progress], stop=should_stop)
+        snapshot = run.state()
         asked = pending_clarification(snapshot)
         if asked is not None and stopped is None:
             waiting = AskOutcome(run_id, clarification_values({}, asked)["outcome"], None)
@@ -175,7 +171,7 @@ class AskRuns:
 
     def pending(self, context: SagaContext, run_id: str) -> Clarification | None:
         """The question the run ``run_id`` waits on, if it waits on one."""
-        return pending_clarification(self.graph.get_state(run_config(context, thread_id=run_id)))
+        return pending_clarification(self.agent.state(run_config(context, thread_id=run_id)))
 
     def _outcome(self, run_id: str, values: dict[str, Any], stopped: str | None, kg: KnowledgeGraph) -> AskOutcome:
         if values.get("status") and stopped is None:

@@ -134,11 +134,7 @@ class EventMaker:
         """The events of one node's update."""
         if not isinstance(delta, Mapping):
             return []
-        events: list[Event] = []
-        answer_type = delta.get("answer_type")
-        if isinstance(answer_type, AnswerType):
-            events.append({"kind": "answer_type", "label": answer_type.label, "type_id": answer_type.type_id})
-        events += [step_event(step) for step in delta.get("history") or [] if isinstance(step, Step)]
+        events = _answer_type_and_steps(delta)
         theta = delta.get("theta")
         if isinstance(theta, TypeState) and theta.entries:
             self.theta = merge_type_state(self.theta, theta)
@@ -154,11 +150,7 @@ def events_from_state(
     values: Mapping[str, Any], prefixes: Mapping[str, str], labeller: Labeller | None = None
 ) -> list[Event]:
     """The events of a checkpointed run, from its saved state."""
-    events: list[Event] = []
-    answer_type = values.get("answer_type")
-    if isinstance(answer_type, AnswerType):
-        events.append({"kind": "answer_type", "label": answer_type.label, "type_id": answer_type.type_id})
-    events += [step_event(step) for step in values.get("history") or [] if isinstance(step, Step)]
+    events = _answer_type_and_steps(values)
     theta = values.get("theta")
     if isinstance(theta, TypeState) and theta.entries:
         events.append(theta_event(theta, prefixes))
@@ -166,4 +158,14 @@ def events_from_state(
         events.append(final_event(values, labeller))
     if isinstance(values.get("evidence"), Evidence):
         events.append(evidence_event(values["evidence"]))
+    return events
+
+
+def _answer_type_and_steps(values: Mapping[str, Any]) -> list[Event]:
+    """The events of an update's (or a saved state's) predicted answer type and steps."""
+    events: list[Event] = []
+    answer_type = values.get("answer_type")
+    if isinstance(answer_type, AnswerType):
+        events.append({"kind": "answer_type", "label": answer_type.label, "type_id": answer_type.type_id})
+    events += [step_event(step) for step in values.get("history") or [] if isinstance(step, Step)]
     return events
