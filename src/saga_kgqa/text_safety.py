@@ -59,6 +59,9 @@ STRUCTURED_CAP = 4000
 
 
 def _strip_invisible(text: str) -> str:
+    # Printable ASCII (most graph text) holds no invisible, control or format character: nothing to drop.
+    if text.isascii() and text.isprintable():
+        return text
     text = _INVISIBLE.sub("", text)
     # Drop remaining control (Cc) and format (Cf) characters; keep ordinary spaces.
     return "".join(ch for ch in text if ch == " " or unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co"))
