@@ -194,7 +194,13 @@ class Step:
 
 
 class Runner:
-    """One compiled graph per store, as a server or ``saga ask`` keeps it; each question gets a fresh model."""
+    """One compiled graph and one model per store, as a server keeps them; each question gets its own script.
+
+    One model object, as the configured model factory hands a process the same model for every run: LangChain
+    describes a model object for its callbacks once (``BaseChatModel._serialized``, about 5 ms of CPU for the
+    scripted model, whose description holds its script), and a fresh object per question made every first step
+    pay that, which no served run does.
+    """
 
     def __init__(self, toolbox: SagaToolbox) -> None:
         """Compile the graph over ``toolbox`` with an in-memory checkpointer."""
@@ -208,7 +214,8 @@ class Runner:
 
 def run_question(runner: Runner, script: list[ScriptItem], question: str, thread: str) -> list[Step]:
     """Run one question; its steps (one per tool action, finalize in the last)."""
-    runner.model = ScriptedChatModel(script)
+    runner.model.script = list(script)
+    runner.model.prompts = []
     graph = runner.graph
     context = SagaContext(clarify="never")  # a benchmark: no caller to ask which entity a name meant
     config = dict(run_config(context, thread_id=thread))
