@@ -10,7 +10,6 @@ and defaults only, so a value a caller passed is never replaced by the environme
 from __future__ import annotations
 
 import dataclasses
-import functools
 import os
 import typing
 from collections.abc import Mapping
@@ -288,10 +287,19 @@ class SagaContext:
         return cls(**values)
 
 
-@functools.cache
+#: Resolved annotations by context class (a subclass has its own).
+_HINTS: dict[type[SagaContext], dict[str, Any]] = {}
+
+
 def _field_hints(cls: type[SagaContext]) -> dict[str, Any]:
-    """The resolved annotations of a context class, read once: resolving them is most of a context's construction."""
-    return typing.get_type_hints(cls)
+    """The resolved annotations of a context class, read once: resolving them is most of a context's construction.
+
+    Two threads may both resolve them on first use; they store the same mapping.
+    """
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = typing.get_type_hints(cls)
+    return hints
 
 
 def resolve_context(value: SagaContext | Mapping[str, Any] | None) -> SagaContext:
