@@ -18,7 +18,14 @@ from typing import Annotated, Any
 import typer
 
 from saga_kgqa.cli.option_groups import with_option_groups
-from saga_kgqa.cli.options import GraphOptions, MarsOptions, dialect_name, dialect_option
+from saga_kgqa.cli.options import (
+    GraphOptions,
+    MarsOptions,
+    RunSchemaOption,
+    SourceCatalogOption,
+    dialect_name,
+    dialect_option,
+)
 from saga_kgqa.cli.output import fail, print_json, stdout
 from saga_kgqa.config.context import Clarify, EntitySearch, GroundingTools, Matching, Method, SourceTools, ToolCalling
 from saga_kgqa.errors import SagaError
@@ -49,9 +56,7 @@ def ask(
     question: Annotated[str | None, typer.Argument(help="The question (omit it with --resume).")] = None,
     *,
     graph: GraphOptions,
-    schema_file: Annotated[
-        Path | None, typer.Option("--schema", help="Schema index from `saga index build` (default: build it now).")
-    ] = None,
+    schema_file: RunSchemaOption = None,
     data_dir: Annotated[
         Path | None,
         typer.Option(
@@ -110,9 +115,7 @@ def ask(
             "of the catalog.",
         ),
     ] = None,
-    catalog: Annotated[
-        Path | None, typer.Option("--catalog", help="The catalog file of --source (default: $SAGA_CATALOG).")
-    ] = None,
+    catalog: SourceCatalogOption = None,
     source_tools: Annotated[
         SourceTools | None,
         _switch("Source tools and the A.3 policy: auto (several sources, or an undocumented one), on, off."),
