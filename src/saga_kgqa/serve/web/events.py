@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from saga_kgqa.graph.clarify import Clarification
+from saga_kgqa.runs.final_state import answer_columns
 from saga_kgqa.state import ANSWER_KEY, AnswerType, Step, TypeState
 from saga_kgqa.state.evidence import Evidence
 from saga_kgqa.state.outcome import counts_text, outcome_of
@@ -74,14 +75,15 @@ def final_event(values: Mapping[str, Any], labeller: Labeller | None = None) -> 
         "status": outcome.status,
         "outcome": outcome.model_dump(mode="json"),
         "sparql": values.get("final_sparql"),
-        "variables": [],
+        # The answer's columns, as every face reads them from the run's state (an empty answer has them too).
+        "variables": answer_columns(values),
         "rows": [],
         "boolean": None,
         "views": {},
         "counts": "",
     }
     if isinstance(answer, Answer) and outcome.is_answer:
-        event |= {"variables": list(answer.variables), "rows": list(answer.rows), "boolean": answer.boolean}
+        event |= {"rows": list(answer.rows), "boolean": answer.boolean}
         if labeller is not None:
             event["views"] = labeller(answer)
     if event["boolean"] is None:
