@@ -63,10 +63,10 @@ from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.search.fulltext import FullTextIndex
 from saga_kgqa.tools.search.label_index import NameEntry, read_names
-from saga_kgqa.tools.toolkit import GroundingToolkit
 from smoke import first, shrink
 from store_latency import generate_graph
 from tests.support.bridge_fixture import split_graph
+from tests.support.grounding import tool_view
 from tests.support.oxigraph_server import oxigraph_binary, oxigraph_server
 
 PV = "http://ld.company.org/prod-vocab/"
@@ -219,8 +219,8 @@ def _entity_recall(graph: BenchmarkGraph, work: Path) -> tuple[float, float]:
     with SourceSet(Catalog(sources={"ck25": record}, default_source="ck25"), survey_dir=work / "er") as sources:
         opened = sources.get("ck25")
         fulltext = name_index(opened)
-        kit = GroundingToolkit(opened.graph, opened.schema())
-        memory = kit.label_index
+        kit = tool_view(opened.graph, opened.schema())
+        memory = kit.context.label_index
         names: dict[str, list[str]] = {}
         reads = kit.context.reads()
         for entry in read_names(reads, kit.context.name_predicates, max_names_per_predicate=1_000_000):
@@ -268,9 +268,9 @@ def _latency(count: int, queries: int, work: Path) -> float:
     with KnowledgeGraph(open_backend(data=[path])) as graph:
         # fulltext_names above the count: this side is the in-memory index a plain run used to build.
         caps = ToolCaps(names_per_predicate=count + 1, fulltext_names=count + 1)
-        kit = GroundingToolkit(graph, SchemaIndex(), caps=caps)
+        kit = tool_view(graph, SchemaIndex(), caps=caps)
         loaded = time.perf_counter()
-        memory = kit.label_index
+        memory = kit.context.label_index
         built_memory = time.perf_counter()
         entries = read_names(
             kit.context.reads(), ("http://www.w3.org/2000/01/rdf-schema#label",), max_names_per_predicate=count + 1

@@ -43,10 +43,10 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import SchemaIndex, build_dialect_index
 from saga_kgqa.schema.wikidata_offline import build_wikidata_offline_index
-from saga_kgqa.tools import GroundingToolkit
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.lookup.hiding import HideSettings
 from smoke import cap, first
+from tests.support.grounding import tool_view
 
 
 def run_wikidata(args: argparse.Namespace) -> None:
@@ -71,10 +71,10 @@ def run_wikidata(args: argparse.Namespace) -> None:
     try:
         schema = build_dialect_index("wikidata", data_dir=args.data_dir)
         with KnowledgeGraph(EmbeddedStore(store, profile=get_profile("wikidata"))) as graph:
-            kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT, caps=caps)
+            kit = tool_view(graph, schema, dialect=WIKIDATA_DIALECT, caps=caps)
             # The paper's entries (label, id, description, domain, range) with value counts and no samples.
             paper_caps = replace(caps, values_per_property=0)
-            paper_kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT, caps=paper_caps)
+            paper_kit = tool_view(graph, schema, dialect=WIKIDATA_DIALECT, caps=paper_caps)
             codex = measure_codex(kit, graph, schema, sample, args.seed, paper_kit=paper_kit)
             console.print(
                 f"CoDEx-M test triples with a typed head: {codex.triples} ({time.perf_counter() - started:.0f} s)"
@@ -84,7 +84,7 @@ def run_wikidata(args: argparse.Namespace) -> None:
         console.print(f"Wikidata gold queries: {gold.queries} ({time.perf_counter() - started:.0f} s)")
         bare_schema = build_wikidata_offline_index(args.data_dir, hierarchy=False)
         with KnowledgeGraph(EmbeddedStore(bare, profile=get_profile("wikidata"))) as graph:
-            kit = GroundingToolkit(graph, bare_schema, dialect=WIKIDATA_DIALECT, caps=caps)
+            kit = tool_view(graph, bare_schema, dialect=WIKIDATA_DIALECT, caps=caps)
             bare_codex = measure_codex(kit, graph, bare_schema, sample, args.seed)
             bare_gold = measure_gold(graph, bare_schema, first(wikidata_gold(args.data_dir), 5))
             bare_kept = measure_gold_retention(kit, graph, first(wikidata_gold(args.data_dir), 5))
@@ -204,8 +204,8 @@ def _endpoint_tokens(args: argparse.Namespace, schema: SchemaIndex, heads: list[
         cache_mode=CacheMode.REPLAY_OR_RECORD if args.token_cache_dir else CacheMode.OFF,
     )
     with KnowledgeGraph(backend) as graph:
-        kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT)
-        paper_kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT, caps=ToolCaps(values_per_property=0))
+        kit = tool_view(graph, schema, dialect=WIKIDATA_DIALECT)
+        paper_kit = tool_view(graph, schema, dialect=WIKIDATA_DIALECT, caps=ToolCaps(values_per_property=0))
         return measure_tokens(kit, graph, schema, heads, paper_kit=paper_kit)
 
 

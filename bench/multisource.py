@@ -49,6 +49,7 @@ import pyoxigraph as ox
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the split builder beside this file
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.support, when run as a script
 from multisource_splits import KEY_FORMAT_KINDS, KINDS, ONTOP, Split, class_iri, property_iri, splits
+from saga_kgqa.app.sources import open_source_toolbox
 from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.errors import QueryRejected
 from saga_kgqa.kg.remote.endpoint_gate import forget_gate
@@ -168,7 +169,9 @@ def _measure(split: Split, whole: ox.Store, cache: Path) -> Outcome:
             },
             default_source="left",
         )
-        sources = stack.enter_context(SourceSet(catalog, survey_dir=cache / split.name.replace("/", "_")))
+        sources = stack.enter_context(
+            SourceSet(catalog, survey_dir=cache / split.name.replace("/", "_"), toolboxes=open_source_toolbox)
+        )
         try:
             bridge = bridge_sources(sources, "left", "right")
             rank = _rank(bridge, split)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,17 +31,7 @@ if TYPE_CHECKING:
     from saga_kgqa.tools.toolbox import SagaToolbox
 
 _Key = tuple[SourceRecord, Path]
-
-
-@dataclass
-class _Held:
-    """An opened source and the agent's toolbox over it (built on first use)."""
-
-    opened: OpenSource
-    toolbox: SagaToolbox | None = None
-
-
-_OPENED: dict[_Key, _Held] = {}
+_OPENED: dict[_Key, OpenSource] = {}
 _LOCK = threading.Lock()
 
 
@@ -58,28 +47,36 @@ def open_source(record: SourceRecord, *, survey_dir: Path | None = None) -> Open
     """
     key = (record, survey_dir or default_survey_dir())
     with _LOCK:
-        held = _OPENED.get(key)
-        if held is None:
-            held = _Held(OpenSource(record, open_source_graph(record), key[1], default_limits(), ToolCaps()))
-            _OPENED[key] = held
-        return held.opened
+        opened = _OPENED.get(key)
+        if opened is None:
+            graph = open_source_graph(record)
+            opened = OpenSource(record, graph, key[1], default_limits(), ToolCaps(), opens_toolbox=open_source_toolbox)
+            _OPENED[key] = opened
+        return opened
 
 
 def source_toolbox(opened: OpenSource) -> SagaToolbox:
-    """The agent's toolbox over an opened source: its dialect, its entity search, its graph and scopes.
-
-    The schema index is the record's declared one, else one built from the graph with induction
-    under the dialect's vocabulary: it reads the graph's own RDFS/OWL domains and ranges first,
-    which the bounded survey (the source tools' index) does not. Built once per source per process.
+    """The one toolbox over an opened source (:func:`open_source_toolbox`'s), opened once and kept on the source.
 
     Raises:
         ConfigurationError: The record's schema index or entity search is unusable.
         BackendError: The graph failed while the schema index was built.
     """
-    with _LOCK:
-        held = next((h for h in _OPENED.values() if h.opened is opened), None)
-        if held is not None and held.toolbox is not None:
-            return held.toolbox
+    return opened.toolbox(open_source_toolbox)
+
+
+def open_source_toolbox(opened: OpenSource) -> SagaToolbox:
+    """Open the toolbox over a source: its dialect, its entity search, its graph and scopes.
+
+    The schema index is the record's declared one, else one built from the graph with induction
+    under the dialect's vocabulary: it reads the graph's own RDFS/OWL domains and ranges first,
+    which the bounded survey (the source tools' index) does not. Call :func:`source_toolbox`
+    (or :meth:`OpenSource.toolbox`) instead: they open it once per source.
+
+    Raises:
+        ConfigurationError: The record's schema index or entity search is unusable.
+        BackendError: The graph failed while the schema index was built.
+    """
     from saga_kgqa.app.dialects import open_entity_search, schema_vocabulary, tool_dialect
     from saga_kgqa.tools.toolbox import SagaToolbox
 
@@ -91,7 +88,7 @@ def source_toolbox(opened: OpenSource) -> SagaToolbox:
         if opened.declared
         else build_schema_index(opened.graph, induce=True, vocabulary=schema_vocabulary(dialect))
     )
-    toolbox = SagaToolbox(
+    return SagaToolbox(
         opened.graph,
         schema,
         # The data files' own prefixes make the ids the model sees short and familiar.
@@ -99,10 +96,6 @@ def source_toolbox(opened: OpenSource) -> SagaToolbox:
         dialect=dialect,
         entity_search=search,
     )
-    with _LOCK:
-        if held is not None and held.toolbox is None:
-            held.toolbox = toolbox
-        return held.toolbox if held is not None and held.toolbox is not None else toolbox
 
 
 def toolbox_for_source(record: SourceRecord) -> SagaToolbox:
@@ -154,8 +147,7 @@ class SharedSources(SourceSet):
         if record is None:
             return None
         with _LOCK:
-            held = _OPENED.get((record, self.survey_dir))
-        return held.opened if held is not None else None
+            return _OPENED.get((record, self.survey_dir))
 
     def close(self) -> None:
         """Close what this set opened when it releases its sources; otherwise leave them to the process."""
@@ -170,7 +162,7 @@ class SharedSources(SourceSet):
 def release(opened: OpenSource) -> None:
     """Close an opened source and forget it (the next :func:`open_source` of its record opens it again)."""
     with _LOCK:
-        for key in [key for key, held in _OPENED.items() if held.opened is opened]:
+        for key in [key for key, held in _OPENED.items() if held is opened]:
             del _OPENED[key]
     opened.graph.close()
 
@@ -198,4 +190,4 @@ def forget_opened() -> None:
         held = list(_OPENED.values())
         _OPENED.clear()
     for each in held:
-        each.opened.graph.close()
+        each.graph.close()

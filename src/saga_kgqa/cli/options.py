@@ -7,11 +7,14 @@ costs what typer costs.
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from saga_kgqa.cli.option_groups import OptionGroup
 from saga_kgqa.config.context import DIALECT_ALIASES, DIALECT_NAMES, DialectName, EmbeddingRuntimeName, PatternRanking
 
 #: The one phrase that lists the dialect choices in every command's ``--help``.
@@ -70,6 +73,14 @@ SchemaOption = Annotated[
     typer.Option("--schema", help="Schema index written by `saga index build` (default: build it now)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the machine-readable result as JSON.")]
+QueryArgument = Annotated[str, typer.Argument(help="The SPARQL query, or '-' to read it from standard input.")]
+#: The agent's ``--schema`` (``saga ask``, ``saga eval run`` and ``ablate``).
+RunSchemaOption = Annotated[
+    Path | None, typer.Option("--schema", help="Schema index from `saga index build` (default: build it now).")
+]
+SourceCatalogOption = Annotated[
+    Path | None, typer.Option("--catalog", help="The catalog file of --source (default: $SAGA_CATALOG).")
+]
 DataDirOption = Annotated[
     Path | None,
     typer.Option("--data-dir", help="Third-party data directory (default: $SAGA_DATA_DIR, else ../shared/data)."),
@@ -108,24 +119,28 @@ EmbeddingRuntimeOption = Annotated[
 ]
 
 
-def mars_switches(
-    top_n: int | None,
-    hop_limit: int | None,
-    examples: bool | None,
-    typology: bool | None,
-    verification: bool | None,
-    augmented_question: bool | None,
-    pattern_ranking: str | None,
-    embedding_runtime: str | None,
-) -> dict[str, Any]:
-    """The MARS options as context fields, ``None`` where unset (the environment or the default decides)."""
-    return {
-        "mars_top_n": top_n,
-        "mars_hop_limit": hop_limit,
-        "mars_examples": examples,
-        "mars_typology": typology,
-        "mars_verification": verification,
-        "mars_augmented_question": augmented_question,
-        "pattern_ranking": pattern_ranking,
-        "embedding_runtime": embedding_runtime,
-    }
+@dataclass(frozen=True)
+class GraphOptions(OptionGroup):
+    """The graph a command reads: ``--data`` files or store, or ``--endpoint`` with its ``--profile``."""
+
+    data: DataOption = None
+    endpoint: EndpointOption = None
+    profile: ProfileOption = None
+
+
+@dataclass(frozen=True)
+class MarsOptions(OptionGroup):
+    """MARS's switches; each field is named after the context field it sets."""
+
+    mars_top_n: MarsTopNOption = None
+    mars_hop_limit: MarsHopLimitOption = None
+    mars_examples: MarsExamplesOption = None
+    mars_typology: MarsTypologyOption = None
+    mars_verification: MarsVerificationOption = None
+    mars_augmented_question: MarsAugmentedQuestionOption = None
+    pattern_ranking: PatternRankingOption = None
+    embedding_runtime: EmbeddingRuntimeOption = None
+
+    def switches(self) -> dict[str, Any]:
+        """The options as context fields, ``None`` where unset (the environment or the default decides)."""
+        return dataclasses.asdict(self)

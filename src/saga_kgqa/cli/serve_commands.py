@@ -49,7 +49,12 @@ def mcp(
         typer.Option(min=1, help="HTTP sessions one connection may open; one more closes its own least recently used."),
     ] = 64,
     sessions_per_address: Annotated[
-        int, typer.Option(min=1, help="HTTP sessions of one client address; beyond, new ones are refused (503).")
+        int,
+        typer.Option(
+            min=1,
+            help="HTTP sessions of one client address; beyond, new ones are refused (503). A quarter of it may be "
+            "opened at once, then half of it per idle period.",
+        ),
     ] = 1024,
     calls_per_session: Annotated[
         int, typer.Option(min=1, help="Calls one session may have in flight; more answer 'busy'.")

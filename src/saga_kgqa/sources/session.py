@@ -1,10 +1,12 @@
-"""The operator's sources, opened on first use: graph, survey, schema index, toolkit and name index.
+"""The operator's sources, opened on first use: graph, survey, schema index, toolbox and name index.
 
 The grounding functions (:mod:`~saga_kgqa.sources.summary`, ``resolution``, ``expansion``,
 ``bridging``, ``catalog_search``) take a :class:`SourceSet` and a source *name*: a caller
 never passes a URL or a path, only a name from the operator's catalog. A source with a
 declared schema index (``schema_index`` in its record) uses it for the type filter; one
-without gets the surveyed index (:mod:`~saga_kgqa.schema.survey`).
+without gets the surveyed index (:mod:`~saga_kgqa.schema.survey`). The tools over a source
+(search, lookup, examples, a run's re-run of an answer) are its one toolbox, which the
+composition root opens (:func:`saga_kgqa.app.sources.source_toolbox`) and the source keeps.
 """
 
 from __future__ import annotations
@@ -12,12 +14,15 @@ from __future__ import annotations
 import hashlib
 import logging
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from threading import Lock
+from typing import TYPE_CHECKING
 
 from saga_kgqa.closing import Closing
 from saga_kgqa.config.catalog import Catalog, SourceRecord
+from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.private_files import UnsafeCacheDir, private_root
@@ -25,11 +30,17 @@ from saga_kgqa.schema import SchemaIndex, SchemaVocabulary
 from saga_kgqa.schema.survey_cache import cached_survey, default_limits, default_survey_dir
 from saga_kgqa.schema.survey_model import SourceSurvey, SurveyLimits
 from saga_kgqa.tools.context import ToolCaps
+from saga_kgqa.tools.graph_reads import Reads
 from saga_kgqa.tools.search.fulltext import FullTextIndex
 from saga_kgqa.tools.search.names_cache import STORE_FULLTEXT_DIR
-from saga_kgqa.tools.toolkit import GroundingToolkit
+
+if TYPE_CHECKING:
+    from saga_kgqa.tools.toolbox import SagaToolbox
 
 _LOG = logging.getLogger(__name__)
+
+#: Opens the toolbox over a source (the composition root's :func:`saga_kgqa.app.sources.open_source_toolbox`).
+ToolboxOpener = Callable[["OpenSource"], "SagaToolbox"]
 
 
 @dataclass
@@ -41,9 +52,11 @@ class OpenSource:
         graph: The source behind its guard.
         survey_dir: Where surveys and name indexes of files are cached.
         limits: The survey's bounds.
-        caps: The tools' caps.
+        caps: The caps of the source's bounded reads (deadline, names read per predicate).
         native_text: Whether the engine's own full-text index covers the names (Virtuoso's;
             ``None`` until probed, see :mod:`saga_kgqa.sources.virtuoso_text`).
+        opens_toolbox: How the composition root opens the source's toolbox (``None``: a source
+            opened outside it has no tools until :meth:`toolbox` is given an opener).
     """
 
     record: SourceRecord
@@ -53,10 +66,12 @@ class OpenSource:
     caps: ToolCaps
     _survey: SourceSurvey | None = None
     _schema: SchemaIndex | None = None
-    _toolkit: GroundingToolkit | None = None
     _names: FullTextIndex | None = None
     native_text: bool | None = None
+    opens_toolbox: ToolboxOpener | None = None
+    _toolbox: SagaToolbox | None = None
     _lock: Lock = field(default_factory=Lock)
+    _toolbox_lock: Lock = field(default_factory=Lock)
 
     @property
     def name(self) -> str:
@@ -81,7 +96,7 @@ class OpenSource:
                     refresh=refresh,
                 )
                 if not self.declared:
-                    self._schema, self._toolkit = None, None
+                    self._schema = None
             return self._survey
 
     def surveyed(self) -> SourceSurvey | None:
@@ -103,13 +118,36 @@ class OpenSource:
         schema = self.schema()
         return SchemaVocabulary(type_predicates=schema.type_predicates, subclass_predicates=schema.subclass_predicates)
 
-    def toolkit(self) -> GroundingToolkit:
-        """The existing search/lookup/examples tools over this source (search uses the full-text index)."""
-        if self._toolkit is None:
-            self._toolkit = GroundingToolkit(
-                self.graph, self.schema(), prefixes=dict(self.graph.profile.prefixes), caps=self.caps
-            )
-        return self._toolkit
+    def toolbox(self, opener: ToolboxOpener | None = None) -> SagaToolbox:
+        """The one toolbox over this source: opened on first use, then kept for the life of the source.
+
+        Args:
+            opener: Opens it when this source was opened without one (the composition root's).
+
+        Raises:
+            ConfigurationError: No opener: the source was opened outside the composition root.
+            BackendError: The graph failed while the toolbox's schema index was built.
+        """
+        with self._toolbox_lock:
+            if self._toolbox is None:
+                opens = self.opens_toolbox or opener
+                if opens is None:
+                    raise ConfigurationError(f"source {self.name!r} has no toolbox: open it through saga_kgqa.app")
+                self._toolbox = opens(self)
+            return self._toolbox
+
+    def reads(self) -> Reads:
+        """A fresh bounded query helper over the source (its notes belong to one call)."""
+        return Reads(self.graph, deadline_s=self.caps.deadline_s)
+
+    @property
+    def prefixes(self) -> dict[str, str]:
+        """The prefixes of the ids the source tools show: the graph's own, which its guard parses.
+
+        Not the toolbox's: those add the data files' declarations, which a query sent to the
+        source through ``execute_on`` or ``join`` could not use without declaring them.
+        """
+        return dict(self.graph.profile.prefixes)
 
     def fulltext_path(self) -> Path:
         """Where the name index lives: inside a ``saga load`` store, else in the cache keyed by content.
@@ -148,6 +186,7 @@ class SourceSet(Closing):
         survey_dir: Path | None = None,
         limits: SurveyLimits | None = None,
         caps: ToolCaps | None = None,
+        toolboxes: ToolboxOpener | None = None,
     ) -> None:
         """Hold the catalog; nothing is opened yet.
 
@@ -155,12 +194,14 @@ class SourceSet(Closing):
             catalog: The operator's catalog.
             survey_dir: Where surveys and name indexes are cached (``$SAGA_SURVEY_DIR`` by default).
             limits: The survey's bounds (default: ``SurveyLimits()``, its overall budget from ``$SAGA_SURVEY_SECONDS``).
-            caps: The tools' caps.
+            caps: The caps of the sources' bounded reads.
+            toolboxes: Opens a source's toolbox (:func:`saga_kgqa.app.sources.open_source_toolbox`).
         """
         self.catalog = catalog
         self.survey_dir = survey_dir or default_survey_dir()
         self.limits = limits or default_limits()
         self.caps = caps or ToolCaps()
+        self.toolboxes = toolboxes
         self._open: dict[str, OpenSource] = {}
         self._lock = Lock()
 
@@ -185,7 +226,8 @@ class SourceSet(Closing):
         with self._lock:
             found = self._open.get(record.name)
             if found is None:
-                found = OpenSource(record, open_source_graph(record), self.survey_dir, self.limits, self.caps)
+                graph = open_source_graph(record)
+                found = OpenSource(record, graph, self.survey_dir, self.limits, self.caps, opens_toolbox=self.toolboxes)
                 self._open[record.name] = found
             return found
 

@@ -38,8 +38,8 @@ def test_eight_concurrent_first_executes_on_a_fresh_server_succeed_and_so_does_t
 
 
 def test_abandoned_sessions_far_beyond_the_cap_do_not_lock_out_a_new_client() -> None:
-    # 20 times the per-client cap shows the mechanism; the 10,000-session flood the issue measured
-    # (minutes of work) runs in bench/serve_load.py, not here.
+    # 20 times the per-client cap on one connection shows the mechanism (a flood on fresh connections,
+    # which the address's new-session budget bounds, is test_mcp_flood.py's).
     with http_server(["--sessions-per-client", "32"]) as url:
         first_ids: list[str] = []
 
@@ -55,7 +55,7 @@ def test_abandoned_sessions_far_beyond_the_cap_do_not_lock_out_a_new_client() ->
 
         async def main() -> tuple[int, float, bool, int]:
             started = time.monotonic()
-            async with httpx.AsyncClient(timeout=30) as client:
+            async with httpx.AsyncClient(timeout=30, limits=httpx.Limits(max_connections=1)) as client:
                 opened = sum(await asyncio.gather(*(flood(client, 40) for _ in range(16))))
                 flood_s = time.monotonic() - started
                 ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
@@ -94,7 +94,8 @@ def test_no_client_can_close_another_clients_session_and_minted_credentials_buy_
                     await _open(flooder, url, {"authorization": f"Bearer minted-{n}"})
                 victim_after_flood = await _ping(victim, url, mine)
                 flooder_first = await _ping(flooder, url, first)  # its own oldest was closed: 8 per connection
-                # New connections each time: the address's cap refuses more, closing nobody's session.
+                # New connections each time: the address's budget of new sessions refuses more (a quarter of
+                # its cap at once), closing nobody's session.
                 statuses = []
                 for _ in range(40):
                     async with httpx.AsyncClient(timeout=30) as fresh:
@@ -108,8 +109,8 @@ def test_no_client_can_close_another_clients_session_and_minted_credentials_buy_
         victim_after_flood, flooder_first, victim_after_address_cap, statuses, stranger_delete, _ = asyncio.run(main())
     assert victim_after_flood == 200 and victim_after_address_cap == 200
     assert flooder_first == 404
-    assert statuses.count(200) >= 20 and set(statuses) <= {200, 503}, statuses
-    assert 503 in statuses  # beyond the address's 40: refused, never another's session closed
+    assert set(statuses) <= {200, 503}, statuses
+    assert statuses.count(503) >= 30  # beyond the address's budget: refused, never another's session closed
     assert stranger_delete == 404  # an id the server did not issue to anyone closes nothing
 
 

@@ -14,9 +14,7 @@ import pytest
 
 from saga_kgqa.app.open import OpenOptions, open_graph
 from saga_kgqa.app.toolboxes import toolbox_over
-from saga_kgqa.app.toolkits import toolkit_over
 from saga_kgqa.config.settings import data_dir as resolved_data_dir
-from saga_kgqa.dialects import get_dialect
 
 
 @pytest.mark.shared_data
@@ -29,15 +27,8 @@ def test_ask_and_lookup_read_one_schema_index_for_the_same_options(
         # saga ask --dialect wikidata (no --data-dir): cli/ask/run.py's options
         asked = toolbox_over(graph, OpenOptions(dialect="wikidata"), data=None).schema
         # saga lookup --dialect wikidata (no --data-dir): cli/tools/commands.py's options
-        looked = toolkit_over(
-            graph,
-            dialect=get_dialect("wikidata"),
-            schema_file=None,
-            data_dir=resolved_data_dir(None),
-            prefixes={},
-            mode="subclass",
-            caps=None,
-        ).context.schema
+        options = OpenOptions(dialect="wikidata", data_dir=resolved_data_dir(None))
+        looked = toolbox_over(graph, options, data=None, prefixes={}).default_view().context.schema
     finally:
         graph.close()
     assert set(asked.properties) == set(looked.properties)

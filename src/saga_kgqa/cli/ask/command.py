@@ -17,21 +17,14 @@ from typing import Annotated, Any
 
 import typer
 
+from saga_kgqa.cli.option_groups import with_option_groups
 from saga_kgqa.cli.options import (
-    DataOption,
-    EmbeddingRuntimeOption,
-    EndpointOption,
-    MarsAugmentedQuestionOption,
-    MarsExamplesOption,
-    MarsHopLimitOption,
-    MarsTopNOption,
-    MarsTypologyOption,
-    MarsVerificationOption,
-    PatternRankingOption,
-    ProfileOption,
+    GraphOptions,
+    MarsOptions,
+    RunSchemaOption,
+    SourceCatalogOption,
     dialect_name,
     dialect_option,
-    mars_switches,
 )
 from saga_kgqa.cli.output import fail, print_json, stdout
 from saga_kgqa.config.context import Clarify, EntitySearch, GroundingTools, Matching, Method, SourceTools, ToolCalling
@@ -58,14 +51,12 @@ def _switch(help_text: str) -> Any:
     return typer.Option(help=help_text, rich_help_panel=_SWITCHES, show_default=False)
 
 
+@with_option_groups
 def ask(
     question: Annotated[str | None, typer.Argument(help="The question (omit it with --resume).")] = None,
-    data: DataOption = None,
-    endpoint: EndpointOption = None,
-    profile: ProfileOption = None,
-    schema_file: Annotated[
-        Path | None, typer.Option("--schema", help="Schema index from `saga index build` (default: build it now).")
-    ] = None,
+    *,
+    graph: GraphOptions,
+    schema_file: RunSchemaOption = None,
     data_dir: Annotated[
         Path | None,
         typer.Option(
@@ -124,9 +115,7 @@ def ask(
             "of the catalog.",
         ),
     ] = None,
-    catalog: Annotated[
-        Path | None, typer.Option("--catalog", help="The catalog file of --source (default: $SAGA_CATALOG).")
-    ] = None,
+    catalog: SourceCatalogOption = None,
     source_tools: Annotated[
         SourceTools | None,
         _switch("Source tools and the A.3 policy: auto (several sources, or an undocumented one), on, off."),
@@ -144,14 +133,7 @@ def ask(
     grounding_tools: Annotated[
         GroundingTools | None, _switch("SAGA's grounding tools: lookup, patterns or both (default lookup).")
     ] = None,
-    mars_top_n: MarsTopNOption = None,
-    mars_hop_limit: MarsHopLimitOption = None,
-    mars_examples: MarsExamplesOption = None,
-    mars_typology: MarsTypologyOption = None,
-    mars_verification: MarsVerificationOption = None,
-    mars_augmented_question: MarsAugmentedQuestionOption = None,
-    pattern_ranking: PatternRankingOption = None,
-    embedding_runtime: EmbeddingRuntimeOption = None,
+    mars: MarsOptions,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON document.")] = False,
     trace: Annotated[
         Path | None, typer.Option(help="Append the full trajectory to this JSONL file.", rich_help_panel=_RUN)
@@ -192,8 +174,9 @@ def ask(
     --endpoint it asks the example graph shipped with saga-kgqa.
     """
     # Imported here so that the other commands do not load LangGraph and the OpenAI client.
+    from saga_kgqa.app.run import open_run
     from saga_kgqa.cli.ask.clarify import print_clarification, terminal_chooser
-    from saga_kgqa.cli.ask.run import AskRequest, run_ask
+    from saga_kgqa.cli.ask.run import AskRequest, follow_run, note, warn
     from saga_kgqa.cli.ask.view import print_outcome
     from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
     from saga_kgqa.models import ModelSettings
@@ -206,9 +189,9 @@ def ask(
         resume=resume,
         thread=thread,
         force=force,
-        data=data,
-        endpoint=endpoint,
-        profile=profile,
+        data=graph.data,
+        endpoint=graph.endpoint,
+        profile=graph.profile,
         schema_file=schema_file,
         data_dir=data_dir,
         entity_search_url=entity_search_url or WIKIDATA_API,
@@ -226,16 +209,7 @@ def ask(
             "entity_search": entity_search,
             "tool_calling": tool_calling,
             "grounding_tools": grounding_tools,
-            **mars_switches(
-                mars_top_n,
-                mars_hop_limit,
-                mars_examples,
-                mars_typology,
-                mars_verification,
-                mars_augmented_question,
-                pattern_ranking,
-                embedding_runtime,
-            ),
+            **mars.switches(),
             "source_tools": source_tools,
             "single_shot": single_shot,
             "answer_shape": answer_shape,
@@ -252,7 +226,9 @@ def ask(
         chooser=terminal_chooser if not as_json and sys.stdin.isatty() else None,
     )
     try:
-        result = run_ask(request)
+        # The composition root opens the run and closes it; this face follows it and shows the answer.
+        with open_run(request, note=note, warn=warn) as run:
+            result = follow_run(run, request)
     except SagaError as exc:
         fail(exc)
     values = result.values

@@ -8,56 +8,24 @@ from typing import Annotated
 
 import typer
 
-from saga_kgqa.cli.eval.options import (
-    BenchmarkArgument,
-    DataDirOption,
-    GraphOption,
-    LanguageOption,
-    benchmark_questions,
-)
+from saga_kgqa.cli.eval.options import BenchmarkArgument, QuestionOptions
 from saga_kgqa.cli.eval.preflight import check_model_reachable, check_scoring_runtime
 from saga_kgqa.cli.eval.run import (
-    BaseUrlOption,
-    CacheDirOption,
-    CacheModeOption,
-    ConcurrencyOption,
-    DialectOption,
-    EntitySearchOption,
-    LimitOption,
-    MaxSecondsOption,
-    MaxStepsOption,
-    MaxTokensOption,
-    MethodOption,
-    ModelConcurrencyOption,
-    ModelOption,
-    RetryOption,
-    SchemaOption,
+    AgentOptions,
     agent_answerer_for,
+    agent_tools,
     cache_settings,
     chat_model_factory,
     open_toolbox,
     run_context,
-    tool_settings,
 )
-from saga_kgqa.cli.options import (
-    AnswerShapeOption,
-    DataOption,
-    EmbeddingRuntimeOption,
-    EndpointOption,
-    MarsAugmentedQuestionOption,
-    MarsExamplesOption,
-    MarsHopLimitOption,
-    MarsTopNOption,
-    MarsTypologyOption,
-    MarsVerificationOption,
-    PatternRankingOption,
-    ProfileOption,
-    mars_switches,
-)
+from saga_kgqa.cli.option_groups import with_option_groups
+from saga_kgqa.cli.options import AnswerShapeOption, GraphOptions, MarsOptions
 from saga_kgqa.cli.output import fail, stdout
 from saga_kgqa.errors import SagaError
 
 
+@with_option_groups
 def ablate_command(
     benchmark: BenchmarkArgument,
     gold: Annotated[Path, typer.Option(help="Gold store written by `saga eval gold`.")],
@@ -67,35 +35,11 @@ def ablate_command(
     ] = True,
     coverage: Annotated[bool, typer.Option(help="Run the paper's Table 6 schema-coverage levels.")] = False,
     seed: Annotated[int, typer.Option(help="Seed of the schema-coverage masks.")] = 0,
-    data_dir: DataDirOption = None,
-    language: LanguageOption = "en",
-    graph_name: GraphOption = None,
-    data: DataOption = None,
-    endpoint: EndpointOption = None,
-    profile: ProfileOption = None,
-    model: ModelOption = "",
-    base_url: BaseUrlOption = None,
-    max_steps: MaxStepsOption = 20,
-    concurrency: ConcurrencyOption = 1,
-    model_concurrency: ModelConcurrencyOption = None,
-    retry_failed: RetryOption = False,
-    limit: LimitOption = None,
-    cache_dir: CacheDirOption = None,
-    cache_mode: CacheModeOption = None,
-    max_seconds: MaxSecondsOption = None,
-    max_tokens: MaxTokensOption = None,
-    dialect: DialectOption = None,
-    schema_file: SchemaOption = None,
-    entity_search: EntitySearchOption = "off",
-    method: MethodOption = "saga",
-    mars_top_n: MarsTopNOption = None,
-    mars_hop_limit: MarsHopLimitOption = None,
-    mars_examples: MarsExamplesOption = None,
-    mars_typology: MarsTypologyOption = None,
-    mars_verification: MarsVerificationOption = None,
-    mars_augmented_question: MarsAugmentedQuestionOption = None,
-    pattern_ranking: PatternRankingOption = None,
-    embedding_runtime: EmbeddingRuntimeOption = None,
+    *,
+    chosen: QuestionOptions,
+    graph: GraphOptions,
+    agent: AgentOptions,
+    mars: MarsOptions,
     answer_shape: AnswerShapeOption = None,
 ) -> None:
     """Run the agent once per ablation variant and print the variants side by side (markdown).
@@ -107,52 +51,36 @@ def ablate_command(
     from saga_kgqa.eval.qa.gold import GoldStore
 
     try:
-        cache = cache_settings(endpoint, cache_dir, cache_mode, out_dir / "cache")
-        questions = benchmark_questions(benchmark, data_dir, language, graph_name)[:limit]
-        tools = tool_settings(benchmark, profile, dialect, schema_file, data_dir, entity_search)
-        switches = mars_switches(
-            mars_top_n,
-            mars_hop_limit,
-            mars_examples,
-            mars_typology,
-            mars_verification,
-            mars_augmented_question,
-            pattern_ranking,
-            embedding_runtime,
-        )
-        switches = {**switches, "answer_shape": answer_shape}
-        base = run_context(data, endpoint, profile, model, base_url, max_steps, tools, switches)
+        cache = cache_settings(graph.endpoint, agent.cache_dir, agent.cache_mode, out_dir / "cache")
+        questions = chosen.questions(benchmark)[: agent.limit]
+        tools = agent_tools(benchmark, chosen, graph, agent)
+        switches = {**mars.switches(), "answer_shape": answer_shape}
+        base = run_context(graph, agent, tools, switches)
         base = dataclasses.replace(base, coverage_seed=seed)
         check_scoring_runtime()  # inputs before work: the gold, the graph, then one request to the model
         gold_store = GoldStore.load(gold)
-        toolbox = open_toolbox(data, endpoint, profile, *cache, tools)
-        factory = chat_model_factory(base, model_concurrency=model_concurrency)
+        toolbox = open_toolbox(graph.data, graph.endpoint, graph.profile, *cache, tools)
+        factory = chat_model_factory(base, model_concurrency=agent.model_concurrency)
         check_model_reachable(factory(base, "controller"))
         summaries = run_ablation(
             questions,
             gold_store,
             base,
-            agent_answerer_for(
-                factory,
-                toolbox,
-                max_seconds,
-                max_tokens,
-                method,
-            ),
+            agent_answerer_for(factory, toolbox, agent),
             out_dir,
-            ablation_variants(components=components, coverage=coverage, method=method),
+            ablation_variants(components=components, coverage=coverage, method=agent.method),
             config={
                 "benchmark": benchmark,
-                "language": language,
-                "graph": graph_name,
-                "limit": limit,
-                "max_seconds": max_seconds,
-                "max_tokens": max_tokens,
-                "method": method,
+                "language": chosen.language,
+                "graph": chosen.graph_name,
+                "limit": agent.limit,
+                "max_seconds": agent.max_seconds,
+                "max_tokens": agent.max_tokens,
+                "method": agent.method,
                 "answer_shape": answer_shape,
             },
-            retry_failed=retry_failed,
-            concurrency=concurrency,
+            retry_failed=agent.retry_failed,
+            concurrency=agent.concurrency,
             schema=toolbox.schema,
         )
     except SagaError as exc:

@@ -14,16 +14,11 @@ from saga_kgqa.app.open import open_graph
 from saga_kgqa.cli.eval.ablate import ablate_command
 from saga_kgqa.cli.eval.kit import kit_command
 from saga_kgqa.cli.eval.merge import merge_command
-from saga_kgqa.cli.eval.options import (
-    BenchmarkArgument,
-    DataDirOption,
-    GraphOption,
-    LanguageOption,
-    benchmark_questions,
-)
+from saga_kgqa.cli.eval.options import BenchmarkArgument, QuestionOptions
 from saga_kgqa.cli.eval.run import run_command
 from saga_kgqa.cli.groups import command_group
-from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption
+from saga_kgqa.cli.option_groups import with_option_groups
+from saga_kgqa.cli.options import GraphOptions
 from saga_kgqa.cli.output import fail, print_json, stdout
 from saga_kgqa.cli.progress import tracked
 from saga_kgqa.errors import ConfigurationError, SagaError
@@ -176,32 +171,30 @@ def _print_summary(summary: dict[str, Any]) -> None:
     stdout.print(f"scored {summary['scored']}; not scored: {summary['not_scored'] or 'none'}", markup=False)
 
 
-def _optional_graph(data: list[Path] | None, endpoint: str | None, profile: str | None) -> KnowledgeGraph | None:
-    return open_graph(data, endpoint, profile) if data or endpoint else None
+def _optional_graph(graph: GraphOptions) -> KnowledgeGraph | None:
+    return open_graph(graph.data, graph.endpoint, graph.profile) if graph.data or graph.endpoint else None
 
 
 @eval_app.command("gold")
+@with_option_groups
 def gold_command(
     benchmark: BenchmarkArgument,
     out: Annotated[Path, typer.Option("--out", "-o", help="Gold store file to write (JSONL).")],
-    data_dir: DataDirOption = None,
-    language: LanguageOption = "en",
-    graph_name: GraphOption = None,
-    data: DataOption = None,
-    endpoint: EndpointOption = None,
-    profile: ProfileOption = None,
+    *,
+    chosen: QuestionOptions,
+    graph: GraphOptions,
 ) -> None:
     """Freeze a benchmark's gold: shipped answers, else the gold SPARQL run on --data or --endpoint."""
     from saga_kgqa.eval.qa.gold import build_gold_store
 
     try:
-        questions = benchmark_questions(benchmark, data_dir, language, graph_name)
-        graph = _optional_graph(data, endpoint, profile)
+        questions = chosen.questions(benchmark)
+        kg = _optional_graph(graph)
         try:
-            store = build_gold_store(tracked(questions, f"{benchmark}: gold", len(questions)), graph)
+            store = build_gold_store(tracked(questions, f"{benchmark}: gold", len(questions)), kg)
         finally:
-            if graph is not None:
-                graph.close()
+            if kg is not None:
+                kg.close()
         store.save(out)
     except SagaError as exc:
         fail(exc)
@@ -216,28 +209,26 @@ def gold_command(
 
 
 @eval_app.command("drift")
+@with_option_groups
 def drift_command(
     benchmark: BenchmarkArgument,
     gold: Annotated[Path, typer.Option(help="Gold store written by `saga eval gold`, or a kit from `saga eval kit`.")],
-    data_dir: DataDirOption = None,
-    language: LanguageOption = "en",
-    graph_name: GraphOption = None,
-    data: DataOption = None,
-    endpoint: EndpointOption = None,
-    profile: ProfileOption = None,
+    *,
+    chosen: QuestionOptions,
+    graph: GraphOptions,
 ) -> None:
     """Re-run the gold queries on --data or --endpoint and report what changed since the gold was frozen."""
     from saga_kgqa.eval.qa.gold import GoldStore, drift_report
     from saga_kgqa.eval.qa.kit import is_kit, read_kit
 
     try:
-        questions = benchmark_questions(benchmark, data_dir, language, graph_name)
+        questions = chosen.questions(benchmark)
         store = read_kit(gold).gold if is_kit(gold) else GoldStore.load(gold)
-        graph = _optional_graph(data, endpoint, profile)
-        if graph is None:
+        kg = _optional_graph(graph)
+        if kg is None:
             raise ConfigurationError("drift needs a graph: give --data or --endpoint")
-        with graph:
-            report = drift_report(store, questions, graph)
+        with kg:
+            report = drift_report(store, questions, kg)
     except SagaError as exc:
         fail(exc)
     print_json(

@@ -6,17 +6,26 @@ import from here, so the import between those two points one way only.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from saga_kgqa.cli.option_groups import OptionGroup
 from saga_kgqa.cli.options import DataDirOption
 
 if TYPE_CHECKING:
     from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 
-__all__ = ["BenchmarkArgument", "DataDirOption", "GraphOption", "LanguageOption", "benchmark_questions"]
+__all__ = [
+    "BenchmarkArgument",
+    "DataDirOption",
+    "GraphOption",
+    "LanguageOption",
+    "QuestionOptions",
+    "benchmark_questions",
+]
 
 # The names are not listed here: that would load every loader at start-up; an unknown name's error lists them.
 BenchmarkArgument = Annotated[
@@ -39,3 +48,20 @@ def benchmark_questions(
 
     loaded = load_benchmark(benchmark, settings.data_dir(data_dir), language=language)
     return [q for q in loaded.questions if graph is None or q.graph == graph]
+
+
+@dataclass(frozen=True)
+class QuestionOptions(OptionGroup):
+    """Which of a benchmark's questions a command reads: where its files are, the language, the graph."""
+
+    data_dir: DataDirOption = None
+    language: LanguageOption = "en"
+    graph_name: GraphOption = None
+
+    def questions(self, benchmark: str) -> list[BenchmarkQuestion]:
+        """The chosen questions of ``benchmark`` (see :func:`benchmark_questions`).
+
+        Raises:
+            ConfigurationError: Unknown benchmark or unreadable files.
+        """
+        return benchmark_questions(benchmark, self.data_dir, self.language, self.graph_name)

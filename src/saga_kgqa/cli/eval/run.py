@@ -4,37 +4,24 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from saga_kgqa.app.open import OpenOptions, open_graph
-from saga_kgqa.cli.eval.options import (
-    BenchmarkArgument,
-    DataDirOption,
-    GraphOption,
-    LanguageOption,
-    benchmark_questions,
-)
+from saga_kgqa.cli.eval.options import BenchmarkArgument, QuestionOptions
 from saga_kgqa.cli.eval.preflight import check_model_reachable, check_scoring_runtime
+from saga_kgqa.cli.option_groups import OptionGroup, with_option_groups
 from saga_kgqa.cli.options import (
     AnswerShapeOption,
-    DataOption,
-    EmbeddingRuntimeOption,
-    EndpointOption,
-    MarsAugmentedQuestionOption,
-    MarsExamplesOption,
-    MarsHopLimitOption,
-    MarsTopNOption,
-    MarsTypologyOption,
-    MarsVerificationOption,
-    PatternRankingOption,
-    ProfileOption,
+    GraphOptions,
+    MarsOptions,
+    RunSchemaOption,
     dialect_name,
     dialect_option,
-    mars_switches,
 )
 from saga_kgqa.cli.output import fail, print_json
 from saga_kgqa.cli.progress import progress_bar
@@ -91,14 +78,32 @@ DialectOption = Annotated[
         "else generic). A dialect's schema index is built from --data-dir unless --schema is given."
     ),
 ]
-SchemaOption = Annotated[
-    Path | None, typer.Option("--schema", help="Schema index from `saga index build` (default: build it now).")
-]
 MethodOption = Annotated[Method, typer.Option(help="saga (the controller) or mars (the pattern pipeline).")]
 EntitySearchOption = Annotated[
     EntitySearch,
     typer.Option(help="Name search: off (the graph's names) or wikidata-api (wbsearchentities; SAGA_CONTACT)."),
 ]
+
+
+@dataclass(frozen=True)
+class AgentOptions(OptionGroup):
+    """How a benchmark run (``saga eval run``, ``saga eval ablate``) drives the agent: model, caps, cache, tools."""
+
+    model: ModelOption = ""
+    base_url: BaseUrlOption = None
+    max_steps: MaxStepsOption = 20
+    concurrency: ConcurrencyOption = 1
+    model_concurrency: ModelConcurrencyOption = None
+    retry_failed: RetryOption = False
+    limit: LimitOption = None
+    cache_dir: CacheDirOption = None
+    cache_mode: CacheModeOption = None
+    max_seconds: MaxSecondsOption = None
+    max_tokens: MaxTokensOption = None
+    dialect: DialectOption = None
+    schema_file: RunSchemaOption = None
+    entity_search: EntitySearchOption = "off"
+    method: MethodOption = "saga"
 
 
 def chat_model_factory(context: SagaContext, *, model_concurrency: int | None = None) -> ModelFactory:
@@ -118,26 +123,22 @@ def chat_model_factory(context: SagaContext, *, model_concurrency: int | None = 
 
 
 def run_context(
-    data: list[Path] | None,
-    endpoint: str | None,
-    profile: str | None,
-    model: str,
-    base_url: str | None,
-    steps: int,
+    graph: GraphOptions,
+    agent: AgentOptions,
     tools: ToolSettings,
     switches: Mapping[str, Any],
 ) -> SagaContext:
     """The run's context: the command's values, then ``switches`` given, else ``SAGA_<FIELD>``, else defaults."""
     from saga_kgqa.config.context import SagaContext
 
-    joined = ",".join(str(p) for p in data) if data else None
+    joined = ",".join(str(p) for p in graph.data) if graph.data else None
     return SagaContext.from_env(
-        model=model,
-        base_url=base_url,
+        model=agent.model,
+        base_url=agent.base_url,
         data=joined,
-        endpoint=endpoint,
-        profile=profile,
-        max_steps=steps,
+        endpoint=graph.endpoint,
+        profile=graph.profile,
+        max_steps=agent.max_steps,
         dialect=tools.dialect,
         schema_index=str(tools.schema_file) if tools.schema_file else None,
         entity_search=tools.entity_search,
@@ -174,6 +175,16 @@ def tool_settings(
     return ToolSettings(chosen, schema_file, sources, entity_search)
 
 
+def agent_tools(benchmark: str, chosen: QuestionOptions, graph: GraphOptions, agent: AgentOptions) -> ToolSettings:
+    """:func:`tool_settings` from a benchmark run's options.
+
+    Raises:
+        typer.BadParameter: ``--dialect`` names no dialect.
+    """
+    profile, data_dir = graph.profile, chosen.data_dir
+    return tool_settings(benchmark, profile, agent.dialect, agent.schema_file, data_dir, agent.entity_search)
+
+
 def cache_settings(
     endpoint: str | None, cache_dir: Path | None, cache_mode: CacheMode | None, default_dir: Path
 ) -> tuple[Path | None, CacheMode]:
@@ -204,33 +215,21 @@ def open_toolbox(
     return default_open_toolbox(data, endpoint, profile, tools, cache_dir=cache_dir, cache_mode=cache_mode)
 
 
-def agent_answerer_for(
-    factory: ModelFactory,
-    toolbox: SagaToolbox,
-    max_seconds: float | None,
-    max_tokens: int | None,
-    method: Method = "saga",
-) -> Any:
+def agent_answerer_for(factory: ModelFactory, toolbox: SagaToolbox, agent: AgentOptions) -> Any:
     """Per context, an answerer that streams the chosen graph (SAGA's controller or MARS) over one toolbox."""
-    from saga_kgqa.app.graphs import build_graph
-    from saga_kgqa.graph.builder import SagaGraph
+    from saga_kgqa.app.run import compile_graph
     from saga_kgqa.runs.agent_answerer import AgentAnswerer
 
-    graph: SagaGraph
-    if method == "mars":
-        from saga_kgqa.mars.builder import build_mars_graph
-
-        # Same input, output and context schemas as SAGA's graph: the answerer streams both alike.
-        graph = cast(SagaGraph, build_mars_graph(model_factory=factory, toolbox_factory=lambda _context: toolbox))
-    else:
-        graph = build_graph(model_factory=factory, toolbox_factory=lambda _context: toolbox)
+    # Unkept runs (the predictions file is the record); SAGA grounds over the configured catalog's sources.
+    graph = compile_graph(agent.method, factory, toolbox, sources="environment")
 
     def answerer_for(context: SagaContext) -> Answerer:
-        return AgentAnswerer(graph, context, toolbox.graph, max_seconds=max_seconds, max_tokens=max_tokens)
+        return AgentAnswerer(graph, context, toolbox.graph, max_seconds=agent.max_seconds, max_tokens=agent.max_tokens)
 
     return answerer_for
 
 
+@with_option_groups
 def run_command(
     benchmark: BenchmarkArgument,
     out: Annotated[Path, typer.Option("--out", "-o", help="Predictions file (JSONL; resumed when it exists).")],
@@ -238,35 +237,11 @@ def run_command(
         AnswererKind.AGENT
     ),
     gold: Annotated[Path | None, typer.Option(help="Gold store: score the run when it ends.")] = None,
-    data_dir: DataDirOption = None,
-    language: LanguageOption = "en",
-    graph_name: GraphOption = None,
-    data: DataOption = None,
-    endpoint: EndpointOption = None,
-    profile: ProfileOption = None,
-    model: ModelOption = "",
-    base_url: BaseUrlOption = None,
-    max_steps: MaxStepsOption = 20,
-    concurrency: ConcurrencyOption = 1,
-    model_concurrency: ModelConcurrencyOption = None,
-    retry_failed: RetryOption = False,
-    limit: LimitOption = None,
-    cache_dir: CacheDirOption = None,
-    cache_mode: CacheModeOption = None,
-    max_seconds: MaxSecondsOption = None,
-    max_tokens: MaxTokensOption = None,
-    dialect: DialectOption = None,
-    schema_file: SchemaOption = None,
-    entity_search: EntitySearchOption = "off",
-    method: MethodOption = "saga",
-    mars_top_n: MarsTopNOption = None,
-    mars_hop_limit: MarsHopLimitOption = None,
-    mars_examples: MarsExamplesOption = None,
-    mars_typology: MarsTypologyOption = None,
-    mars_verification: MarsVerificationOption = None,
-    mars_augmented_question: MarsAugmentedQuestionOption = None,
-    pattern_ranking: PatternRankingOption = None,
-    embedding_runtime: EmbeddingRuntimeOption = None,
+    *,
+    chosen: QuestionOptions,
+    graph: GraphOptions,
+    agent: AgentOptions,
+    mars: MarsOptions,
     examples: Annotated[
         Path | None,
         typer.Option(help="Worked examples (JSONL or RDF with SHACL/spex/shui examples); the benchmark's own refused."),
@@ -296,63 +271,57 @@ def run_command(
 
     try:
         chosen_shard = parse_shard(shard) if shard is not None else None
-        every_question = benchmark_questions(benchmark, data_dir, language, graph_name)
-        questions = shard_questions(every_question[:limit], chosen_shard)
-        tools = tool_settings(benchmark, profile, dialect, schema_file, data_dir, entity_search)
-        switches = mars_switches(
-            mars_top_n,
-            mars_hop_limit,
-            mars_examples,
-            mars_typology,
-            mars_verification,
-            mars_augmented_question,
-            pattern_ranking,
-            embedding_runtime,
-        )
-        switches = {**switches, "answer_shape": answer_shape, "final_query": final_query}
+        every_question = chosen.questions(benchmark)
+        questions = shard_questions(every_question[: agent.limit], chosen_shard)
+        tools = agent_tools(benchmark, chosen, graph, agent)
+        switches = {**mars.switches(), "answer_shape": answer_shape, "final_query": final_query}
         gold_store = None
         if gold is not None:  # inputs first: a campaign must not fail after its last question
             check_scoring_runtime()
             gold_store = GoldStore.load(gold)
-        context = run_context(data, endpoint, profile, model, base_url, max_steps, tools, switches)
-        cache = cache_settings(endpoint, cache_dir, cache_mode, out.with_name(out.name + ".cache"))
+        context = run_context(graph, agent, tools, switches)
+        cache = cache_settings(graph.endpoint, agent.cache_dir, agent.cache_mode, out.with_name(out.name + ".cache"))
         examples_info: dict[str, Any] | None = None
         if examples is not None:
             # Screened against the whole benchmark, not the --limit/--shard part: an unasked question still leaks.
             context, examples_info = _with_examples(context, examples, examples_k, every_question, out)
         config: dict[str, Any] = {
             "benchmark": benchmark,
-            "language": language,
-            "graph": graph_name,
+            "language": chosen.language,
+            "graph": chosen.graph_name,
             "answerer": answerer.value,
-            "limit": limit,
+            "limit": agent.limit,
         }
         if chosen_shard is not None:
             config[SHARD_KEY] = str(chosen_shard)
         if examples_info is not None:
             config["examples"] = examples_info
         if answerer is AnswererKind.GOLD_REPLAY:
-            if not data and not endpoint:
+            if not graph.data and not graph.endpoint:
                 raise ConfigurationError("gold-replay needs --data or --endpoint")
-            kg = open_graph(data, endpoint, profile, *cache)
-            chosen: Answerer = GoldReplayAnswerer(kg)
-            config |= {"data": [str(p) for p in data or []], "endpoint": endpoint, "profile": profile}
+            kg = open_graph(graph.data, graph.endpoint, graph.profile, *cache)
+            answering: Answerer = GoldReplayAnswerer(kg)
+            config |= {"data": [str(p) for p in graph.data or []], "endpoint": graph.endpoint, "profile": graph.profile}
         else:
-            factory = chat_model_factory(context, model_concurrency=model_concurrency)
-            toolbox = open_toolbox(data, endpoint, profile, *cache, tools)
+            factory = chat_model_factory(context, model_concurrency=agent.model_concurrency)
+            toolbox = open_toolbox(graph.data, graph.endpoint, graph.profile, *cache, tools)
             check_model_reachable(factory(context, "controller"))  # one request, after the data opened
-            chosen = agent_answerer_for(factory, toolbox, max_seconds, max_tokens, method)(context)
-            config |= {"context": dataclasses.asdict(context), "max_seconds": max_seconds, "max_tokens": max_tokens}
-            config["method"] = method
-        manifest = _start_manifest(config, benchmark, data_dir, data, gold, out)
+            answering = agent_answerer_for(factory, toolbox, agent)(context)
+            config |= {
+                "context": dataclasses.asdict(context),
+                "max_seconds": agent.max_seconds,
+                "max_tokens": agent.max_tokens,
+            }
+            config["method"] = agent.method
+        manifest = _start_manifest(config, benchmark, chosen.data_dir, graph.data, gold, out)
         with progress_bar(f"{benchmark}: questions", len(questions)) as advance:
             done = run_benchmark(
                 questions,
-                chosen,
+                answering,
                 out,
                 config=config,
-                retry_failed=retry_failed,
-                concurrency=concurrency,
+                retry_failed=agent.retry_failed,
+                concurrency=agent.concurrency,
                 progress=lambda _record: advance(),
             )
         _finish_manifest(manifest, out, len(done.records))

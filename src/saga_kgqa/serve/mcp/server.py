@@ -22,10 +22,11 @@ from saga_kgqa.serve.mcp.ask import ask_tools
 from saga_kgqa.serve.mcp.content import PROMPT_NAME, add_content
 from saga_kgqa.serve.mcp.example_tools import example_tools
 from saga_kgqa.serve.mcp.join_tool import join_tools
-from saga_kgqa.serve.mcp.limits import HttpLimits, SessionCap
+from saga_kgqa.serve.mcp.limits import HttpLimits
 from saga_kgqa.serve.mcp.middleware import install
 from saga_kgqa.serve.mcp.pattern_tools import pattern_tools
 from saga_kgqa.serve.mcp.saga_tools import saga_tools
+from saga_kgqa.serve.mcp.session_cap import SessionCap
 from saga_kgqa.serve.mcp.source_tools import source_tools
 from saga_kgqa.serve.mcp.tooling import ToolHost, ToolSpec
 from saga_kgqa.serve.perimeter import Perimeter, RunSlots
@@ -100,6 +101,7 @@ def http_app(server: MCPServer[Any], limits: HttpLimits, *, bind: str = "127.0.0
         per_client=limits.sessions_per_client,
         per_address=limits.sessions_per_address,
         idle_s=limits.session_idle_s,
+        handshake_s=limits.handshake_s,
     )
     return TrimmedHeaders(capped)
 
