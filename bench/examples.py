@@ -151,7 +151,7 @@ def main() -> None:
     by_graph: dict[str, list[BenchmarkQuestion]] = defaultdict(list)
     for question in spider:
         by_graph[question.graph or ""].append(question)
-    by_graph = defaultdict(list, first(by_graph.items(), 2))  # smoke mode: two databases
+    by_graph = defaultdict(list, {g: first(qs, 10) for g, qs in first(by_graph.items(), 2)})  # smoke: two small dbs
     examples_by_graph = {g: from_benchmark(qs, g) for g, qs in by_graph.items()}
     others = {g: [e for h, ex in examples_by_graph.items() if h != g for e in ex] for g in by_graph}
     same = {g: _leave_one_out(ex) for g, ex in examples_by_graph.items()}
