@@ -201,4 +201,14 @@ def test_the_documented_baseline_files_list_exactly_the_expected_failures(requir
     """``docs/mcp.md`` runs the suite by hand with ``--expected-failures`` on these files: they agree with the test."""
     baseline = REPO_ROOT / "tests" / "data" / "conformance" / f"expected-failures.{requirements}.yml"
     listed = yaml.safe_load(baseline.read_text(encoding="utf-8"))
-    assert sorted(listed["server"]) == sorted(EXPECTED_FAILURES[requirements])
+    assert sorted(listed["server"]) == sorted({*EXPECTED_FAILURES[requirements], *WARNED.get(requirements, {})})
+
+
+#: Scenarios that pass (no failed check, marked ✓) with a WARNING check, which the suite's own
+#: ``--expected-failures`` baseline counts as failing: listed in the baseline files only.
+WARNED: dict[str, dict[str, str]] = {
+    "2026-07-28": {
+        "input-required-result-missing-input-response": "passes with a WARNING check (no fixture tool asks for input)",
+        "input-required-result-validate-input": "passes with a WARNING check (no fixture tool asks for input)",
+    },
+}
