@@ -64,9 +64,9 @@ from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 
 import scale_graph  # noqa: E402
 from saga_kgqa.app.graphs import build_graph  # noqa: E402
-from saga_kgqa.app.open import OpenOptions  # noqa: E402
 from saga_kgqa.app.toolboxes import toolbox_over  # noqa: E402
 from saga_kgqa.config.context import SagaContext  # noqa: E402
+from saga_kgqa.config.open_options import OpenOptions  # noqa: E402
 from saga_kgqa.graph.builder import run_config  # noqa: E402
 from saga_kgqa.graph.tool_nodes import ToolNodes  # noqa: E402
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph  # noqa: E402

@@ -24,18 +24,20 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command, Durability, StateSnapshot
 
 from saga_kgqa.app.defaults import sources_from_catalog_file
-from saga_kgqa.app.open import OpenOptions, open_graph
+from saga_kgqa.app.open import open_graph
 from saga_kgqa.app.sources import opened_sources, source_toolbox
 from saga_kgqa.app.toolboxes import toolbox_over
 from saga_kgqa.config import settings
 from saga_kgqa.config.context import Method, SagaContext
+from saga_kgqa.config.model_settings import ModelSettings
+from saga_kgqa.config.open_options import OpenOptions
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.graph.builder import SagaGraph, build_graph, recursion_limit
 from saga_kgqa.graph.clarify import Clarification
 from saga_kgqa.graph.model_calls import ModelFactory
 from saga_kgqa.graph.tracing import question_run_config
 from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
-from saga_kgqa.models import ConfiguredModelFactory, ModelSettings
+from saga_kgqa.models import ConfiguredModelFactory
 from saga_kgqa.runs.answer_view import TermView, answer_views
 from saga_kgqa.runs.clarification import pending_clarification
 from saga_kgqa.runs.persistence import CheckpointStore, CheckpointTarget, RunIdentity, default_checkpoint_path

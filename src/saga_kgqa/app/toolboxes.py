@@ -16,7 +16,8 @@ from saga_kgqa.app.dialects import (
     open_entity_search,
     tool_dialect,
 )
-from saga_kgqa.app.open import OpenOptions, open_schema
+from saga_kgqa.app.open import open_schema
+from saga_kgqa.config.open_options import OpenOptions
 from saga_kgqa.config.settings import example_graph_path
 from saga_kgqa.kg.cache.replay_cache import CacheMode
 from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
