@@ -15,7 +15,14 @@ from saga_kgqa.app.open import OpenOptions, open_graph
 from saga_kgqa.cli.eval.options import BenchmarkArgument, QuestionOptions
 from saga_kgqa.cli.eval.preflight import check_model_reachable, check_scoring_runtime
 from saga_kgqa.cli.option_groups import OptionGroup, with_option_groups
-from saga_kgqa.cli.options import AnswerShapeOption, GraphOptions, MarsOptions, dialect_name, dialect_option
+from saga_kgqa.cli.options import (
+    AnswerShapeOption,
+    GraphOptions,
+    MarsOptions,
+    RunSchemaOption,
+    dialect_name,
+    dialect_option,
+)
 from saga_kgqa.cli.output import fail, print_json
 from saga_kgqa.cli.progress import progress_bar
 from saga_kgqa.config.context import EntitySearch, FinalQueryPolicy, Method
@@ -71,9 +78,6 @@ DialectOption = Annotated[
         "else generic). A dialect's schema index is built from --data-dir unless --schema is given."
     ),
 ]
-SchemaOption = Annotated[
-    Path | None, typer.Option("--schema", help="Schema index from `saga index build` (default: build it now).")
-]
 MethodOption = Annotated[Method, typer.Option(help="saga (the controller) or mars (the pattern pipeline).")]
 EntitySearchOption = Annotated[
     EntitySearch,
@@ -97,7 +101,7 @@ class AgentOptions(OptionGroup):
     max_seconds: MaxSecondsOption = None
     max_tokens: MaxTokensOption = None
     dialect: DialectOption = None
-    schema_file: SchemaOption = None
+    schema_file: RunSchemaOption = None
     entity_search: EntitySearchOption = "off"
     method: MethodOption = "saga"
 

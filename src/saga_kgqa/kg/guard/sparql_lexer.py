@@ -161,6 +161,17 @@ def expand_iri(token: Token, prefixes: Mapping[str, str]) -> str | None:
     return None
 
 
+def cut_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` without the ``(start, end)`` spans (in order, not overlapping)."""
+    parts: list[str] = []
+    position = 0
+    for start, end in spans:
+        parts.append(text[position:start])
+        position = end
+    parts.append(text[position:])
+    return "".join(parts)
+
+
 def blank_comments(text: str, tokens: list[Token]) -> str:
     """Replace every comment with spaces, keeping offsets, lines and columns unchanged.
 

@@ -67,7 +67,7 @@ async def report_while(ctx: Context[Any, Any], watch: StepWatch, every_s: float,
     while True:
         seen, steps, node = watch.read()
         if seen != sent_seen or waited >= every_s:
-            await ctx.report_progress(seen, None, f"run_id={run_id}: {steps} action(s); last step: {node}")
+            await ctx.report_progress(seen, None, f"run_id={run_id}: {steps} step(s); last step: {node}")
             sent_seen, waited = seen, 0.0
         await anyio.sleep(0.25)
         waited += 0.25
@@ -249,12 +249,14 @@ def ask_text(output: AskOutput, error: str | None, rows_text: str | None = None)
 def fill_output(host: ToolHost, output: AskOutput, outcome: AskOutcome) -> None:
     """Copy a finished (or stopped) run's outcome, query, typed rows and steps into ``output``, capped.
 
-    The counts are the run's own (:class:`~saga_kgqa.state.outcome.RunOutcome`); the rows listed
+    The counts, columns and steps are the run's own (its outcome and state); the rows listed
     are cut to fit the size cap, and ``rows_shown`` says how many are listed in both channels.
     """
     run = outcome.outcome
     output.sparql = outcome.sparql
-    output.variables, output.rows, output.boolean = rows_of(outcome.answers)
+    _, output.rows, output.boolean = rows_of(outcome.answers)
+    # The columns are the run's answer's (its state), listed for an empty answer too, as saga ask lists them.
+    output.variables = list(outcome.variables)
     del output.rows[run.rows.total :]
     output.status = run.status
     output.reason = run.reason
