@@ -117,21 +117,20 @@ def load_or_build_schema(
         BackendError: Building failed.
     """
     from saga_kgqa.schema import SchemaIndex
-    from saga_kgqa.schema.content_cache import cached_schema
+    from saga_kgqa.schema.content_cache import cached_schema, keep_schema
 
     if schema_file is not None:
         return SchemaIndex.load(schema_file)
     chosen = vocabulary or vocabulary_for(graph)
     tell = note or logger.info
-
-    def build() -> SchemaIndex:
-        tell(BUILDING_NOTE)
-        return build_index(graph, vocabulary=chosen)
-
     # Built once per store content and reused by every later command (issue 27).
-    index, built = cached_schema(graph.endpoint_id, chosen, build)
-    if not built:
+    kept = cached_schema(graph.endpoint_id, chosen)
+    if kept is not None:
         tell(REUSED_NOTE)
+        return kept
+    tell(BUILDING_NOTE)
+    index = build_index(graph, vocabulary=chosen)
+    keep_schema(graph.endpoint_id, chosen, index)
     return index
 
 

@@ -32,10 +32,9 @@ from saga_kgqa.config.context import Method, SagaContext
 from saga_kgqa.config.model_settings import ModelSettings
 from saga_kgqa.config.open_options import OpenOptions
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.graph.builder import SagaGraph, build_graph, recursion_limit
+from saga_kgqa.graph.builder import SagaGraph, build_graph, question_run_config, recursion_limit
 from saga_kgqa.graph.clarify import Clarification
 from saga_kgqa.graph.model_calls import ModelFactory
-from saga_kgqa.graph.tracing import question_run_config
 from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
 from saga_kgqa.models import ConfiguredModelFactory
 from saga_kgqa.runs.answer_view import TermView, answer_views
