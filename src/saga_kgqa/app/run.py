@@ -23,14 +23,14 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command, Durability, StateSnapshot
 
-from saga_kgqa.app.graphs import build_graph
+from saga_kgqa.app.defaults import sources_from_catalog_file
 from saga_kgqa.app.open import OpenOptions, open_graph
 from saga_kgqa.app.sources import opened_sources, source_toolbox
 from saga_kgqa.app.toolboxes import toolbox_over
 from saga_kgqa.config import settings
 from saga_kgqa.config.context import Method, SagaContext
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.graph.builder import SagaGraph, recursion_limit
+from saga_kgqa.graph.builder import SagaGraph, build_graph, recursion_limit
 from saga_kgqa.graph.clarify import Clarification
 from saga_kgqa.graph.model_calls import ModelFactory
 from saga_kgqa.graph.tracing import question_run_config
@@ -302,6 +302,6 @@ def compile_graph(
         model_factory=model_factory,
         toolbox_factory=lambda _: toolbox,
         # Named sources only when a source of a catalog is asked: a --data/--endpoint run stays one graph.
-        sources_factory=None if sources == "environment" else lambda _: sources,
+        sources_factory=sources_from_catalog_file if sources == "environment" else lambda _: sources,
         checkpointer=checkpointer,
     )

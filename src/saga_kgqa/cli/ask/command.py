@@ -174,8 +174,9 @@ def ask(
     --endpoint it asks the example graph shipped with saga-kgqa.
     """
     # Imported here so that the other commands do not load LangGraph and the OpenAI client.
+    from saga_kgqa.app.run import open_run
     from saga_kgqa.cli.ask.clarify import print_clarification, terminal_chooser
-    from saga_kgqa.cli.ask.run import AskRequest, run_ask
+    from saga_kgqa.cli.ask.run import AskRequest, follow_run, note, warn
     from saga_kgqa.cli.ask.view import print_outcome
     from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
     from saga_kgqa.models import ModelSettings
@@ -225,7 +226,9 @@ def ask(
         chooser=terminal_chooser if not as_json and sys.stdin.isatty() else None,
     )
     try:
-        result = run_ask(request)
+        # The composition root opens the run and closes it; this face follows it and shows the answer.
+        with open_run(request, note=note, warn=warn) as run:
+            result = follow_run(run, request)
     except SagaError as exc:
         fail(exc)
     values = result.values

@@ -1,10 +1,11 @@
-"""The body of ``saga ask``: ask :mod:`saga_kgqa.app` for the run, stream its steps to the view, show the answer.
+"""The display of ``saga ask``: follow the run :mod:`saga_kgqa.app` opened, its steps in the view and the trace.
 
 Kept apart from the option parsing in :mod:`saga_kgqa.cli.ask.command` so that other
 ``saga`` commands do not pay for importing LangGraph and the OpenAI client. Everything the
 run is made of (settings, checkpoints, toolbox, sources, the compiled graph) is opened by
-:func:`saga_kgqa.app.run.open_run`; this module handles the request, the live view, the trace
-file and what a person sees when a run stops.
+:func:`saga_kgqa.app.run.open_run`, which the command calls; this module holds the request,
+streams the run to the live view and the trace file, asks a person back, and says what a
+person needs to know when a run stops.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import openai
 import typer
 from langgraph.types import Command
 
-from saga_kgqa.app.run import Run, RunRequest, open_run
+from saga_kgqa.app.run import Run, RunRequest
 from saga_kgqa.cli.ask.view import StepView
 from saga_kgqa.cli.output import EXIT_BACKEND, stderr
 from saga_kgqa.errors import SagaError
@@ -63,40 +64,39 @@ class AskResult:
     views: dict[str, TermView] = field(default_factory=dict)
 
 
-def run_ask(request: AskRequest) -> AskResult:
-    """Run or resume one thread and return its final state.
+def follow_run(run: Run, request: AskRequest) -> AskResult:
+    """Stream the run opened for ``request`` (or show the finished thread), ask back if it asks, return its state.
 
     Raises:
-        ConfigurationError: Bad options, no model configured, an unknown thread, or a
-            resume against another graph or model without ``force``.
         SagaError: The graph failed (the run is saved and resumable).
         typer.Exit: A model call failed after its retries, or the user pressed Ctrl-C.
     """
-    with open_run(request, note=_note, warn=_warn) as run:
-        thread_id, question = str(run.thread_id), str(run.question)
-        waiting = run.pending()
-        if run.inputs is None and not run.state().next:
-            stderr.print(f"thread {thread_id} has already finished; showing its result", style="dim")
-        else:
-            resume = resume_with(waiting, request.choice) if waiting is not None and request.choice else None
-            _stream(run, resume or run.inputs, request)
-        # Asking back: a person at a terminal chooses now; otherwise the run ends needs_clarification.
+    thread_id, question = str(run.thread_id), str(run.question)
+    waiting = run.pending()
+    if run.inputs is None and not run.state().next:
+        stderr.print(f"thread {thread_id} has already finished; showing its result", style="dim")
+    else:
+        resume = resume_with(waiting, request.choice) if waiting is not None and request.choice else None
+        _stream(run, resume or run.inputs, request)
+    # Asking back: a person at a terminal chooses now; otherwise the run ends needs_clarification.
+    asked = run.pending()
+    while asked is not None and request.chooser is not None:
+        choice = request.chooser(asked)
+        if choice is None:
+            break
+        _stream(run, resume_with(asked, choice), request)
         asked = run.pending()
-        while asked is not None and request.chooser is not None:
-            choice = request.chooser(asked)
-            if choice is None:
-                break
-            _stream(run, resume_with(asked, choice), request)
-            asked = run.pending()
-        values = dict(run.state().values)
-        if asked is not None:
-            values = clarification_values(values, asked)
-        # Labels and short names of the answer's IRIs, read while the graph is still open.
-        views = run.answer_views(values.get("answer"))
-    return AskResult(thread_id=thread_id, question=question, values=values, views=views)
+    values = dict(run.state().values)
+    if asked is not None:
+        values = clarification_values(values, asked)
+    # Labels and short names of the answer's IRIs, read while the graph is still open.
+    return AskResult(
+        thread_id=thread_id, question=question, values=values, views=run.answer_views(values.get("answer"))
+    )
 
 
-def _note(text: str) -> None:
+def note(text: str) -> None:
+    """Show a note (a schema index built on the fly) on stderr, dimmed."""
     stderr.print(text, style="dim")
 
 
@@ -141,7 +141,8 @@ def _stream(run: Run, inputs: InputState | Command[Any] | None, request: AskRequ
         _end(writer, status=state.get("status"), final_sparql=state.get("final_sparql"))
 
 
-def _warn(message: str) -> None:
+def warn(message: str) -> None:
+    """Show a warning (a resume against another graph or model, let through by ``--force``) on stderr."""
     stderr.print(f"warning: {message}", markup=False, highlight=False, style="yellow")
 
 
