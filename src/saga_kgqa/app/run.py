@@ -54,10 +54,6 @@ def _never() -> bool:
     return False
 
 
-def _quiet(_text: str) -> None:
-    return None
-
-
 @dataclass(frozen=True)
 class RunRequest:
     """What a face asks to run.
@@ -180,7 +176,7 @@ def graph_identity(
 
 
 @contextmanager
-def open_run(request: RunRequest, *, note: Note = _quiet, warn: Note = _quiet) -> Iterator[Run]:
+def open_run(request: RunRequest, *, note: Note | None = None, warn: Note | None = None) -> Iterator[Run]:
     """Open everything a run needs, start or resume its thread, and close it all when the context ends.
 
     The order is the one a person's mistakes are best reported in: the request and the model
@@ -189,8 +185,8 @@ def open_run(request: RunRequest, *, note: Note = _quiet, warn: Note = _quiet) -
 
     Args:
         request: What to run.
-        note: Told what a person may want to know (a schema index built on the fly).
-        warn: Told of a resume against another graph or model that ``force`` lets through.
+        note: Told what a person may want to know (a schema index built on the fly; logged when ``None``).
+        warn: Told of a resume on a model server that only moved (``None``: nobody is told).
 
     Raises:
         ConfigurationError: Bad options, no model configured, an unknown thread, or a
@@ -253,7 +249,7 @@ def open_run(request: RunRequest, *, note: Note = _quiet, warn: Note = _quiet) -
 
 @contextmanager
 def opened_tools(
-    request: RunRequest, context: SagaContext, profile: str | None, note: Note = _quiet
+    request: RunRequest, context: SagaContext, profile: str | None, note: Note | None = None
 ) -> Iterator[tuple[SagaToolbox, SourceSet | None]]:
     """The run's toolbox, and the catalog's sources when the request names a source (both closed on exit).
 
