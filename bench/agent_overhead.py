@@ -27,7 +27,9 @@ reported beside it, since on a shared machine the wall time of thread hand-offs 
 load. Reports p50 and p90 per store of the overhead, the tool time and their ratio per step, the
 same per action, and the controller's top costs (a profiled extra pass, the profiler paused inside
 every tool and model call: the functions with the most own time). Ends with
-``RESULT ck25_overhead_ratio_p90=… big_overhead_ratio_p90=… …`` (target ≤ 0.10 on both).
+``RESULT ck25_overhead_ratio_p90=… big_overhead_ratio_p90=… …`` (target ≤ 0.10 on both), with LangGraph's own floor
+per step beside them (``langgraph_floor_cpu_ms``: a graph of two nodes that do nothing, a controller and a tool
+in a loop of four steps, checkpointed the same way), what no controller built on LangGraph can go below.
 
 Usage: python bench/agent_overhead.py --data-dir ../shared/data [--questions 20] [--big-triples 10M]
        [--big-store DIR] [--scratch DIR] [--no-big]
@@ -39,6 +41,7 @@ import argparse
 import cProfile
 import itertools
 import json
+import operator
 import os
 import pstats
 import re
@@ -53,7 +56,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, TypedDict
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # tests.support, when run as a script
@@ -61,12 +64,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # scale_graph
 
 import yaml  # noqa: E402
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
+from langgraph.graph import END, START, StateGraph  # noqa: E402
 
 import scale_graph  # noqa: E402
 from saga_kgqa.app.graphs import build_graph  # noqa: E402
-from saga_kgqa.app.open import OpenOptions  # noqa: E402
 from saga_kgqa.app.toolboxes import toolbox_over  # noqa: E402
 from saga_kgqa.config.context import SagaContext  # noqa: E402
+from saga_kgqa.config.open_options import OpenOptions  # noqa: E402
 from saga_kgqa.graph.builder import run_config  # noqa: E402
 from saga_kgqa.graph.tool_nodes import ToolNodes  # noqa: E402
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph  # noqa: E402
@@ -340,6 +344,46 @@ def measure(name: str, toolbox: SagaToolbox, cases: list[tuple[str, list[ScriptI
     }
 
 
+class _FloorState(TypedDict, total=False):
+    steps: int
+    log: Annotated[list[str], operator.add]
+
+
+def langgraph_floor(runs: int = 200) -> dict[str, float]:
+    """LangGraph's own time per tool step: two nodes that do nothing, four steps a run, checkpointed like a run.
+
+    The controller node counts the steps, the tool node appends to a list channel (as tools append to the
+    history); ``stream_mode="updates"``, ``durability="sync"``, an in-memory saver with saga's serde.
+    """
+
+    def controller(state: _FloorState) -> dict[str, Any]:
+        return {"steps": state.get("steps", 0) + 1}
+
+    def tool(_state: _FloorState) -> dict[str, Any]:
+        return {"log": ["step"]}
+
+    def route(state: _FloorState) -> str:
+        return "tool" if state.get("steps", 0) <= 4 else END
+
+    builder = StateGraph(_FloorState)
+    builder.add_node("controller", controller)
+    builder.add_node("tool", tool)
+    builder.add_edge(START, "controller")
+    builder.add_conditional_edges("controller", route)
+    builder.add_edge("tool", "controller")
+    graph = builder.compile(checkpointer=InMemorySaver(serde=checkpoint_serde()))
+    cpu, wall = [], []
+    for n in range(runs + 20):
+        config: Any = {"configurable": {"thread_id": f"floor-{n}"}}
+        cpu_started, started = time.process_time(), time.perf_counter()
+        for _ in graph.stream({"steps": 0}, config, stream_mode="updates", durability="sync"):
+            pass
+        if n >= 20:  # after a warm-up
+            cpu.append((time.process_time() - cpu_started) / 4 * 1000)
+            wall.append((time.perf_counter() - started) / 4 * 1000)
+    return {"cpu_ms_p50": round(statistics.median(cpu), 3), "wall_ms_p50": round(statistics.median(wall), 3)}
+
+
 def _percentiles(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
     if not ordered:
@@ -432,7 +476,12 @@ def main() -> None:
         f"{r['store']}_overhead_cpu_p90_ms={r['overhead_cpu_ms']['p90']:.1f}"
         for r in reports
     )
-    print(f"RESULT {figures} load_average={os.getloadavg()[0]:.1f}")
+    floor = langgraph_floor()
+    print(json.dumps({"langgraph_floor_per_step": floor}), flush=True)
+    print(
+        f"RESULT {figures} langgraph_floor_cpu_ms={floor['cpu_ms_p50']:.2f} "
+        f"langgraph_floor_wall_ms={floor['wall_ms_p50']:.2f} load_average={os.getloadavg()[0]:.1f}"
+    )
 
 
 if __name__ == "__main__":

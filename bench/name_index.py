@@ -29,8 +29,8 @@ from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.search.label_index import LabelIndex, NameIndex
+from saga_kgqa.tools.toolbox import SagaToolbox
 from smoke import shrink
-from tests.support.grounding import tool_view
 
 
 def main() -> None:
@@ -98,14 +98,14 @@ def with_typos(chosen: list[str], queries: int) -> list[str]:
 
 def _index(graph: KnowledgeGraph, caps: ToolCaps) -> tuple[NameIndex, float]:
     started = time.perf_counter()
-    index = tool_view(graph, SchemaIndex(), caps=caps).context.label_index
+    index = SagaToolbox(graph, SchemaIndex(), caps=caps).default_view().context.label_index
     return index, time.perf_counter() - started
 
 
 def _in_memory(graph: KnowledgeGraph, caps: ToolCaps) -> tuple[NameIndex, float]:
     """The in-memory index every plain run built before (the cache is bypassed)."""
     started = time.perf_counter()
-    context = tool_view(graph, SchemaIndex(), caps=caps).context
+    context = SagaToolbox(graph, SchemaIndex(), caps=caps).default_view().context
     index = LabelIndex.build(
         context.reads(),
         context.name_predicates,

@@ -34,7 +34,7 @@ MAKERS: dict[str, frozenset[tuple[str, str]]] = {
     "schema": frozenset({("schema/build.py", "*"), ("schema/model.py", "SchemaIndex.load")}),
     "toolbox": frozenset({("tools/toolbox.py", "SagaToolbox.__init__")}),
     "graph": frozenset({("graph/builder.py", "build_graph"), ("mars/builder.py", "build_mars_graph")}),
-    "config": frozenset({("graph/tracing.py", "question_run_config")}),
+    "config": frozenset({("graph/builder.py", "question_run_config")}),
 }
 #: Where the command starts.
 COMMAND = ("cli/ask/command.py", "ask")
@@ -127,7 +127,9 @@ def flow_modules(paths: dict[str, list[str]]) -> list[str]:
     """The modules of the flow: every module on a maker's path, once, in the order first met."""
     seen: list[str] = []
     for path in paths.values():
-        seen += [module for module in path if module not in seen]
+        for module in path:
+            if module not in seen:
+                seen.append(module)
     return seen
 
 

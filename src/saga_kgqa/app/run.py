@@ -24,18 +24,19 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.types import Command, Durability, StateSnapshot
 
 from saga_kgqa.app.defaults import sources_from_catalog_file
-from saga_kgqa.app.open import OpenOptions, open_graph
+from saga_kgqa.app.open import open_graph
 from saga_kgqa.app.sources import opened_sources, source_toolbox
 from saga_kgqa.app.toolboxes import toolbox_over
 from saga_kgqa.config import settings
 from saga_kgqa.config.context import Method, SagaContext
+from saga_kgqa.config.model_settings import ModelSettings
+from saga_kgqa.config.open_options import OpenOptions
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.graph.builder import SagaGraph, build_graph, recursion_limit
+from saga_kgqa.graph.builder import SagaGraph, build_graph, question_run_config, recursion_limit
 from saga_kgqa.graph.clarify import Clarification
 from saga_kgqa.graph.model_calls import ModelFactory
-from saga_kgqa.graph.tracing import question_run_config
 from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
-from saga_kgqa.models import ConfiguredModelFactory, ModelSettings
+from saga_kgqa.models import ConfiguredModelFactory
 from saga_kgqa.runs.answer_view import TermView, answer_views
 from saga_kgqa.runs.clarification import pending_clarification
 from saga_kgqa.runs.persistence import CheckpointStore, CheckpointTarget, RunIdentity, default_checkpoint_path
@@ -51,10 +52,6 @@ Note = Callable[[str], None]
 
 def _never() -> bool:
     return False
-
-
-def _quiet(_text: str) -> None:
-    return None
 
 
 @dataclass(frozen=True)
@@ -179,7 +176,7 @@ def graph_identity(
 
 
 @contextmanager
-def open_run(request: RunRequest, *, note: Note = _quiet, warn: Note = _quiet) -> Iterator[Run]:
+def open_run(request: RunRequest, *, note: Note | None = None, warn: Note | None = None) -> Iterator[Run]:
     """Open everything a run needs, start or resume its thread, and close it all when the context ends.
 
     The order is the one a person's mistakes are best reported in: the request and the model
@@ -188,8 +185,8 @@ def open_run(request: RunRequest, *, note: Note = _quiet, warn: Note = _quiet) -
 
     Args:
         request: What to run.
-        note: Told what a person may want to know (a schema index built on the fly).
-        warn: Told of a resume against another graph or model that ``force`` lets through.
+        note: Told what a person may want to know (a schema index built on the fly; logged when ``None``).
+        warn: Told of a resume on a model server that only moved (``None``: nobody is told).
 
     Raises:
         ConfigurationError: Bad options, no model configured, an unknown thread, or a
@@ -252,7 +249,7 @@ def open_run(request: RunRequest, *, note: Note = _quiet, warn: Note = _quiet) -
 
 @contextmanager
 def opened_tools(
-    request: RunRequest, context: SagaContext, profile: str | None, note: Note = _quiet
+    request: RunRequest, context: SagaContext, profile: str | None, note: Note | None = None
 ) -> Iterator[tuple[SagaToolbox, SourceSet | None]]:
     """The run's toolbox, and the catalog's sources when the request names a source (both closed on exit).
 

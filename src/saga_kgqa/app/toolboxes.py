@@ -16,13 +16,13 @@ from saga_kgqa.app.dialects import (
     open_entity_search,
     tool_dialect,
 )
-from saga_kgqa.app.open import OpenOptions, open_schema
+from saga_kgqa.app.open import open_schema
+from saga_kgqa.config.open_options import OpenOptions
 from saga_kgqa.config.settings import example_graph_path
 from saga_kgqa.kg.cache.replay_cache import CacheMode
 from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
-from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
 from saga_kgqa.tools.toolbox import SagaToolbox
 
 __all__ = ["open_toolbox", "toolbox_over"]
@@ -80,12 +80,13 @@ def toolbox_over(
     options: OpenOptions,
     *,
     data: list[Path] | None,
-    entity_search_url: str = WIKIDATA_API,
+    entity_search_url: str | None = None,
     note: Callable[[str], None] | None = None,
     prefixes: Mapping[str, str] | None = None,
 ) -> SagaToolbox:
     """The tools in ``options.dialect`` over an opened graph: the given schema index, the dialect's, or one built now.
 
+    ``entity_search_url`` is the MediaWiki API ``wikidata-api`` search asks (Wikidata's by default).
     ``prefixes`` are the extra prefixes of the compact ids shown; by default the ones the data
     files declare (the example graph's when no file is given). ``note`` is told when an index is
     built on the fly.

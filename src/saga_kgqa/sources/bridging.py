@@ -17,6 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from saga_kgqa.errors import ToolInputError
 from saga_kgqa.kg.core.result import Term
 from saga_kgqa.kg.guard.sparql_terms import iri, result_term
 from saga_kgqa.schema.queries import batched, path_alternative
@@ -110,8 +111,13 @@ def bridge_sources(sources: SourceSet, left: str, right: str) -> BridgeResult:
 
     Raises:
         UnknownName: A source name is not configured.
+        ToolInputError: ``left`` and ``right`` name the same source (every face refuses it here, alike).
         BackendError: A source failed (a failed sampling query is noted, not raised).
     """
+    same = sources.catalog.source(left).name
+    if same == sources.catalog.source(right).name:
+        # A source bridged with itself gives every class as a same-IRI join: nothing a join can use.
+        raise ToolInputError(f"left and right name the same source ({same}); pass two different source names")
     a, b = sources.get(left), sources.get(right)
     notes: list[str] = []
     iri_keys = _left_keys(a, notes)

@@ -20,12 +20,13 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools.context import ToolboxOptions, ToolCaps, ToolContext, ToolOptions, checked_options
-from saga_kgqa.tools.execute.tool import ExecuteOutcome, ExecuteSettings, execute
 from saga_kgqa.tools.lookup.tool import lookup_entity
 from saga_kgqa.tools.results import LookupResult, PropertyExamplesResult, SearchResult
 from saga_kgqa.tools.search.tool import property_examples, search_names
 
 if TYPE_CHECKING:
+    # The execute path (the guard's SPARQL parser) loads on the first execute: saga lookup never pays for it.
+    from saga_kgqa.tools.execute.tool import ExecuteOutcome, ExecuteSettings
     from saga_kgqa.tools.patterns.ranking import Ranking
     from saga_kgqa.tools.patterns.tool import PatternsResult
 
@@ -140,6 +141,8 @@ class ToolView:
 
     def execute(self, sparql: str, *, theta: TypeState | None, step: int, settings: ExecuteSettings) -> ExecuteOutcome:
         """Run a model-written query: guard, type check (when ``type_filter``), run, diagnose."""
+        from saga_kgqa.tools.execute.tool import execute
+
         return execute(
             sparql,
             graph=self.graph,

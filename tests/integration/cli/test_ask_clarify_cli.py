@@ -81,8 +81,8 @@ def test_clarify_never_answers_without_asking(tmp_path: Path) -> None:
 def test_a_person_at_a_terminal_is_asked_and_the_run_goes_on_with_the_choice(tmp_path: Path) -> None:
     from saga_kgqa.app.run import open_run
     from saga_kgqa.cli.ask.run import AskRequest, follow_run
+    from saga_kgqa.config.model_settings import ModelSettings
     from saga_kgqa.graph.clarify import Clarification
-    from saga_kgqa.models import ModelSettings
 
     graph = write_ambiguous(tmp_path)
     asked: list[Clarification] = []

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.app.open import OpenOptions, open_graph
+from saga_kgqa.app.open import open_graph
 from saga_kgqa.app.toolboxes import toolbox_over
+from saga_kgqa.config.open_options import OpenOptions
 from saga_kgqa.config.settings import data_dir as resolved_data_dir
 
 

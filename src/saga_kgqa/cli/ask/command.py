@@ -178,8 +178,8 @@ def ask(
     from saga_kgqa.cli.ask.clarify import print_clarification, terminal_chooser
     from saga_kgqa.cli.ask.run import AskRequest, follow_run, note, warn
     from saga_kgqa.cli.ask.view import print_outcome
+    from saga_kgqa.config.model_settings import ModelSettings
     from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
-    from saga_kgqa.models import ModelSettings
     from saga_kgqa.runs.answer_view import views_json
     from saga_kgqa.runs.persistence import checkpoint_target
     from saga_kgqa.runs.trajectory import jsonable

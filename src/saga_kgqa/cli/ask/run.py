@@ -142,7 +142,7 @@ def _stream(run: Run, inputs: InputState | Command[Any] | None, request: AskRequ
 
 
 def warn(message: str) -> None:
-    """Show a warning (a resume against another graph or model, let through by ``--force``) on stderr."""
+    """Show a warning (a thread resumed on a model server that moved) on stderr."""
     stderr.print(f"warning: {message}", markup=False, highlight=False, style="yellow")
 
 

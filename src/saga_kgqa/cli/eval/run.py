@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from saga_kgqa.app.open import OpenOptions, open_graph
+from saga_kgqa.app.open import open_graph
 from saga_kgqa.cli.eval.options import BenchmarkArgument, QuestionOptions
 from saga_kgqa.cli.eval.preflight import check_model_reachable, check_scoring_runtime
 from saga_kgqa.cli.option_groups import OptionGroup, with_option_groups
@@ -26,6 +26,7 @@ from saga_kgqa.cli.options import (
 from saga_kgqa.cli.output import fail, print_json
 from saga_kgqa.cli.progress import progress_bar
 from saga_kgqa.config.context import EntitySearch, FinalQueryPolicy, Method
+from saga_kgqa.config.open_options import OpenOptions
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.kg.cache.replay_cache import CacheMode
 
@@ -115,7 +116,8 @@ def chat_model_factory(context: SagaContext, *, model_concurrency: int | None = 
     Raises:
         ConfigurationError: No model is configured, or the settings are unusable.
     """
-    from saga_kgqa.models import ConfiguredModelFactory, ModelSettings
+    from saga_kgqa.config.model_settings import ModelSettings
+    from saga_kgqa.models import ConfiguredModelFactory
 
     factory = ConfiguredModelFactory(ModelSettings(max_concurrency=model_concurrency))
     factory(context, "controller")

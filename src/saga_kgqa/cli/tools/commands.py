@@ -118,8 +118,8 @@ def _run(arguments: Mapping[str, Any], call: Callable[[ToolView], ToolResult]) -
 
 def _on_graph(arguments: Mapping[str, Any], call: Callable[[ToolView], ToolResult]) -> ToolResult:
     """Run a tool on files, a store or an endpoint: the toolbox ``saga ask`` opens over the same options."""
-    from saga_kgqa.app.open import OpenOptions
     from saga_kgqa.app.toolboxes import toolbox_over
+    from saga_kgqa.config.open_options import OpenOptions
     from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
 
     data: list[Path] | None = arguments["data"]

@@ -19,10 +19,9 @@ from langgraph.types import Command
 from saga_kgqa.app.served import ServedAgent
 from saga_kgqa.config.catalog import Catalog, UnknownName
 from saga_kgqa.config.context import SagaContext
+from saga_kgqa.config.model_settings import ModelSettings
 from saga_kgqa.errors import ConfigurationError, SagaError
-from saga_kgqa.graph.builder import recursion_limit
-from saga_kgqa.graph.tracing import question_run_config
-from saga_kgqa.models import ModelSettings
+from saga_kgqa.graph.builder import question_run_config, recursion_limit
 from saga_kgqa.runs.answer_view import answer_views, views_json
 from saga_kgqa.runs.clarification import pending_clarification, resume_with
 from saga_kgqa.runs.persistence import CheckpointStore, CheckpointTarget, RunIdentity, ThreadRecord
