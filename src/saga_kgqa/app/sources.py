@@ -2,9 +2,9 @@
 
 :func:`open_source` opens a catalog record once for the life of the process (its graph, with
 the record's graph scopes; its survey and schema index; its name index), keyed by the record
-and the survey cache it uses. :func:`source_toolbox` is the agent's toolbox over an opened
-source, in the record's dialect, with its entity search, over its declared schema index or one
-induced from the graph (the source tools keep the survey for summaries and resolution).
+and the survey cache it uses. :func:`source_toolbox` is the one toolbox over an opened source,
+kept on it, in the record's dialect, with its entity search, over the schema index of the one rule
+(:func:`~saga_kgqa.app.open.open_schema`; the source tools keep the survey for summaries and resolution).
 ``saga ask --source``, ``saga mcp`` (its agent tools and its source tools alike),
 ``saga serve web``, TEXT2SPARQL and ``langgraph dev`` all reach a source through these two, so
 ``lookup`` and ``resolve_entity`` on one source read one graph, with one set of scopes.
@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 
 from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
-from saga_kgqa.schema import build_schema_index
 from saga_kgqa.schema.survey_cache import default_limits, default_survey_dir
 from saga_kgqa.sources.session import OpenSource, SourceSet, open_source_graph
 from saga_kgqa.tools.context import ToolCaps
@@ -68,25 +67,29 @@ def source_toolbox(opened: OpenSource) -> SagaToolbox:
 def open_source_toolbox(opened: OpenSource) -> SagaToolbox:
     """Open the toolbox over a source: its dialect, its entity search, its graph and scopes.
 
-    The schema index is the record's declared one, else one built from the graph with induction
-    under the dialect's vocabulary: it reads the graph's own RDFS/OWL domains and ranges first,
-    which the bounded survey (the source tools' index) does not. Call :func:`source_toolbox`
-    (or :meth:`OpenSource.toolbox`) instead: they open it once per source.
+    The schema index follows the one rule (:func:`~saga_kgqa.app.open.open_schema`) with the record's
+    options: its declared index, else the dialect's offline index from the data directory, else one
+    induced from the graph under the dialect's vocabulary (cached per content), which reads the
+    graph's own RDFS/OWL domains and ranges first, as the bounded survey (the source tools' index)
+    does not. So a source and ``saga ask --data`` over the same graph with the same dialect read one
+    index. Call :func:`source_toolbox` (or :meth:`OpenSource.toolbox`) instead: they open it once per
+    source.
 
     Raises:
         ConfigurationError: The record's schema index or entity search is unusable.
         BackendError: The graph failed while the schema index was built.
     """
-    from saga_kgqa.app.dialects import open_entity_search, schema_vocabulary, tool_dialect
+    from saga_kgqa.app.dialects import open_entity_search, tool_dialect
+    from saga_kgqa.app.open import open_schema
+    from saga_kgqa.config.open_options import OpenOptions
     from saga_kgqa.tools.toolbox import SagaToolbox
 
     record = opened.record
     dialect = tool_dialect(record.dialect)
     search = open_entity_search(record.entity_search)
-    schema = (
-        opened.schema()
-        if opened.declared
-        else build_schema_index(opened.graph, induce=True, vocabulary=schema_vocabulary(dialect))
+    schema = open_schema(
+        opened.graph,
+        OpenOptions(dialect=record.dialect, schema_file=record.schema_index, entity_search=record.entity_search),
     )
     return SagaToolbox(
         opened.graph,

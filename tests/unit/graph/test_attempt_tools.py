@@ -31,7 +31,9 @@ def _no_model(*_args: Any, **_kwargs: Any) -> Any:
 
 
 @pytest.fixture()
-def sources(tmp_path: Path) -> Iterator[SourceSet]:
+def sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SourceSet]:
+    # No offline Wikidata sources: the source's schema index is induced from the graph (app.open.open_schema).
+    monkeypatch.setenv("SAGA_DATA_DIR", str(tmp_path / "no-data"))
     record = SourceRecord(name="space", data=(example_graph_path(),), dialect="wikidata", entity_search="wikidata-api")
     catalog = Catalog(sources={"space": record}, default_source="space")
     # The composition root's source set, as `saga ask --source` opens it (closed with the set).
