@@ -78,6 +78,7 @@ from saga_kgqa.kg.opening import open_backend  # noqa: E402
 from saga_kgqa.runs.stream import stream_run  # noqa: E402
 from saga_kgqa.state.checkpointing import checkpoint_serde  # noqa: E402
 from saga_kgqa.tools.toolbox import SagaToolbox, ToolView  # noqa: E402
+from smoke import shrink  # noqa: E402
 from tests.support.scripted_model import ScriptedChatModel, ScriptItem, answer_type, tool_call  # noqa: E402
 
 _TOOL_METHODS = ("search", "lookup", "patterns", "examples", "execute", "mentions")
@@ -439,7 +440,7 @@ def main() -> None:
     )
     parser.add_argument("--scratch", type=Path, default=None, help="where the generated store goes (default: /tmp)")
     parser.add_argument("--no-big", action="store_true", help="CK25 only")
-    args = parser.parse_args()
+    args = shrink(parser.parse_args(), questions=2, big_triples="0.003M")
     os.environ.setdefault("LANGSMITH_TRACING", "false")
     _instrument()
     reports = []

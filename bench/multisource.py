@@ -58,6 +58,7 @@ from saga_kgqa.sources.federation import join_sources
 from saga_kgqa.sources.grounding import execute_on_source
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.tools.execute.models import ExecuteSettings
+from smoke import shrink
 from tests.support.oxigraph_server import oxigraph_server
 
 GRAPHS = (
@@ -108,7 +109,7 @@ def main() -> None:
     parser.add_argument("--max-fks", type=int, default=2, help="foreign keys cut per graph")
     parser.add_argument("--kinds", default=",".join(KINDS), help="split kinds, comma-separated")
     parser.add_argument("--work-dir", type=Path, default=None, help="scratch folder (a temporary one by default)")
-    args = parser.parse_args()
+    args = shrink(parser.parse_args(), graphs=GRAPHS[0], max_fks=1, kinds=KINDS[0])
     kinds = tuple(k for k in args.kinds.split(",") if k)
     outcomes: list[Outcome] = []
     skipped: list[str] = []

@@ -30,6 +30,7 @@ from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.search.label_index import LabelIndex, NameIndex
 from saga_kgqa.tools.toolbox import SagaToolbox
+from smoke import shrink
 
 
 def main() -> None:
@@ -39,7 +40,7 @@ def main() -> None:
     parser.add_argument("--names", type=int, default=300_000)
     parser.add_argument("--queries", type=int, default=30)
     parser.add_argument("--threshold", type=int, default=ToolCaps().fulltext_names, help="fulltext_names of the runs")
-    args = parser.parse_args()
+    args = shrink(parser.parse_args(), names=400, queries=3, threshold=200)
     work = Path(tempfile.mkdtemp(prefix="saga-name-index-"))
     os.environ["SAGA_SURVEY_DIR"] = str(work / "cache")  # the bench never writes into ~/.cache
     os.environ["SAGA_STORE_CACHE_DIR"] = str(work / "stores")
