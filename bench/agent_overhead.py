@@ -13,14 +13,23 @@ building, the knowledge log, finalize. Two stores:
   reuses one): per sampled entity, search (its label), lookup, examples (``rdfs:label``) and
   execute (its outgoing triples).
 
-A step is one tool action: from the end of the tool before it (or the run's start) to the end of
-its own tool, the last one lasting to the run's end (finalize, which runs the final query again).
-Its tool time is the time inside the tool view's methods and the graph's query calls (outermost
-only, so nothing counts twice); its model time is the scripted model's own ``_generate``. The
-graph overhead is the rest. Reports p50 and p90 per store of the overhead, the tool time and their
-ratio per step, and the controller's top costs (a profiled extra pass, the profiler paused inside
+A step is one action the model chose (a tool node's call of a tool): from the end of the tool
+before it (or the run's start) to the end of its own tool, the last one lasting to the run's end
+(the model's stop, the answer check, finalize and evidence). Its tool time is the time inside the
+tool view's methods and the knowledge graph's calls (``check``, ``query``, ``run``, ``execute``:
+every guard check and query, whichever node makes it; outermost only, so nothing counts twice);
+its model time is the scripted model's own ``_generate``. The graph overhead is the rest: the
+controller's own work. Only a tool node's call ends a step: the answer check and finalize run the
+final query again through the same tool view, and their calls are tool time of the last step, not
+steps of their own. Wall time is the figure; the CPU time of the whole process (every thread;
+the store's query worker is a child process and not counted) outside tool and model spans is
+reported beside it, since on a shared machine the wall time of thread hand-offs grows with the
+load. Reports p50 and p90 per store of the overhead, the tool time and their ratio per step, the
+same per action, and the controller's top costs (a profiled extra pass, the profiler paused inside
 every tool and model call: the functions with the most own time). Ends with
-``RESULT ck25_overhead_ratio_p90=… big_overhead_ratio_p90=… …`` (target ≤ 0.10 on both).
+``RESULT ck25_overhead_ratio_p90=… big_overhead_ratio_p90=… …`` (target ≤ 0.10 on both), with LangGraph's own floor
+per step beside them (``langgraph_floor_cpu_ms``: a graph of two nodes that do nothing, a controller and a tool
+in a loop of four steps, checkpointed the same way), what no controller built on LangGraph can go below.
 
 Usage: python bench/agent_overhead.py --data-dir ../shared/data [--questions 20] [--big-triples 10M]
        [--big-store DIR] [--scratch DIR] [--no-big]
@@ -32,6 +41,7 @@ import argparse
 import cProfile
 import itertools
 import json
+import operator
 import os
 import pstats
 import re
@@ -46,7 +56,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, TypedDict
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # tests.support, when run as a script
@@ -54,45 +64,60 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # scale_graph
 
 import yaml  # noqa: E402
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
+from langgraph.graph import END, START, StateGraph  # noqa: E402
 
 import scale_graph  # noqa: E402
 from saga_kgqa.app.graphs import build_graph  # noqa: E402
-from saga_kgqa.app.open import OpenOptions  # noqa: E402
 from saga_kgqa.app.toolboxes import toolbox_over  # noqa: E402
 from saga_kgqa.config.context import SagaContext  # noqa: E402
+from saga_kgqa.config.open_options import OpenOptions  # noqa: E402
 from saga_kgqa.graph.builder import run_config  # noqa: E402
+from saga_kgqa.graph.tool_nodes import ToolNodes  # noqa: E402
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph  # noqa: E402
 from saga_kgqa.kg.opening import open_backend  # noqa: E402
 from saga_kgqa.runs.stream import stream_run  # noqa: E402
 from saga_kgqa.state.checkpointing import checkpoint_serde  # noqa: E402
 from saga_kgqa.tools.toolbox import SagaToolbox, ToolView  # noqa: E402
+from smoke import shrink  # noqa: E402
 from tests.support.scripted_model import ScriptedChatModel, ScriptItem, answer_type, tool_call  # noqa: E402
 
 _TOOL_METHODS = ("search", "lookup", "patterns", "examples", "execute", "mentions")
-#: The tool view's methods a tool node calls for a model's action; ``mentions`` (answer checks) is tool time only.
-_ACTIONS = frozenset({"search", "lookup", "patterns", "examples", "execute"})
+#: The knowledge graph's calls: a guard check, a query, a checked query's run (all tool time wherever made).
+_GRAPH_METHODS = ("check", "query", "run", "execute")
+#: The tool nodes, whose tool call is a model's action and ends a step.
+_TOOL_NODES = ("search", "lookup", "patterns", "examples", "worked_examples", "execute")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """One outermost tool or model call: wall clock and process CPU clock at its start and end."""
+
+    started: float
+    ended: float
+    cpu: float
 
 
 @dataclass
 class Clock:
     """Spans of tool and model time, recorded from whichever thread runs a node."""
 
-    tool: list[tuple[float, float]] = field(default_factory=list)
-    model: list[tuple[float, float]] = field(default_factory=list)
-    #: Ends of the tool actions' spans (search, lookup, …, execute called by a tool node): the steps' ends.
-    actions: list[float] = field(default_factory=list)
+    tool: list[Span] = field(default_factory=list)
+    model: list[Span] = field(default_factory=list)
+    #: The steps' ends: wall and process CPU clocks where a tool node's tool call ended, and the tool's name.
+    actions: list[tuple[float, float, str]] = field(default_factory=list)
     depth: threading.local = field(default_factory=threading.local)
     #: While set, profiling is paused inside every span, so the profile holds the controller's time only.
     profiler: cProfile.Profile | None = None
 
     @contextmanager
-    def span(self, kind: str, action: bool = False) -> Iterator[None]:
+    def span(self, kind: str, name: str) -> Iterator[None]:
         """Record an outermost span of ``kind`` (a tool's nested calls are the outer one's)."""
         depth = getattr(self.depth, "spans", 0)
         self.depth.spans = depth + 1
         profiler = self.profiler if depth == 0 else None
         if profiler is not None:
             profiler.disable()
+        cpu_started = time.process_time()
         started = time.perf_counter()
         try:
             yield
@@ -100,49 +125,87 @@ class Clock:
             self.depth.spans = depth
             if depth == 0:
                 ended = time.perf_counter()
-                (self.tool if kind == "tool" else self.model).append((started, ended))
-                if action:
-                    self.actions.append(ended)
+                cpu_ended = time.process_time()
+                (self.tool if kind == "tool" else self.model).append(Span(started, ended, cpu_ended - cpu_started))
+                if kind == "tool" and getattr(self.depth, "in_tool_node", False):
+                    self.actions.append((ended, cpu_ended, name))
                 if profiler is not None:
                     profiler.enable()
+
+    @contextmanager
+    def tool_node(self) -> Iterator[None]:
+        """Inside a tool node: its tool call is a model's action."""
+        self.depth.in_tool_node = True
+        try:
+            yield
+        finally:
+            self.depth.in_tool_node = False
 
 
 CLOCK = Clock()
 
 
 def _instrument() -> None:
-    """Wrap the tool view's methods, the graph's query calls and the scripted model in the clock's spans."""
+    """Wrap the tool view's methods, the graph's calls and the scripted model in the clock's spans.
 
-    def timed(function: Callable[..., Any], kind: str, action: bool = False) -> Callable[..., Any]:
+    Before any graph is built: the graph binds the tool nodes' methods when it is compiled.
+    """
+
+    def timed(function: Callable[..., Any], kind: str, name: str) -> Callable[..., Any]:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with CLOCK.span(kind, action):
+            with CLOCK.span(kind, name):
+                return function(*args, **kwargs)
+
+        return wrapper
+
+    def node(function: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with CLOCK.tool_node():
                 return function(*args, **kwargs)
 
         return wrapper
 
     for name in _TOOL_METHODS:
-        setattr(ToolView, name, timed(getattr(ToolView, name), "tool", action=name in _ACTIONS))
-    for name in ("query", "execute"):
-        setattr(KnowledgeGraph, name, timed(getattr(KnowledgeGraph, name), "tool"))
-    ScriptedChatModel._generate = timed(ScriptedChatModel._generate, "model")  # type: ignore[method-assign]
+        setattr(ToolView, name, timed(getattr(ToolView, name), "tool", name))
+    for name in _GRAPH_METHODS:
+        setattr(KnowledgeGraph, name, timed(getattr(KnowledgeGraph, name), "tool", f"graph.{name}"))
+    for name in _TOOL_NODES:
+        setattr(ToolNodes, name, node(getattr(ToolNodes, name)))
+    ScriptedChatModel._generate = timed(ScriptedChatModel._generate, "model", "model")  # type: ignore[method-assign]
 
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One tool step: its wall time and its tool, model and graph-overhead parts, in seconds."""
+    """One tool step: its wall time and its tool, model and graph-overhead parts, in seconds, and its CPU time."""
 
+    action: str
     wall: float
     tool: float
     model: float
+    #: Process CPU time of the step, and of its tool and model spans.
+    cpu: float
+    tool_cpu: float
+    model_cpu: float
 
     @property
     def overhead(self) -> float:
         """The controller's own time in the step."""
         return max(self.wall - self.tool - self.model, 0.0)
 
+    @property
+    def overhead_cpu(self) -> float:
+        """The controller's own CPU time in the step (every thread of the process)."""
+        return max(self.cpu - self.tool_cpu - self.model_cpu, 0.0)
+
 
 class Runner:
-    """One compiled graph per store, as a server or ``saga ask`` keeps it; each question gets a fresh model."""
+    """One compiled graph and one model per store, as a server keeps them; each question gets its own script.
+
+    One model object, as the configured model factory hands a process the same model for every run: LangChain
+    describes a model object for its callbacks once (``BaseChatModel._serialized``, about 5 ms of CPU for the
+    scripted model, whose description holds its script), and a fresh object per question made every first step
+    pay that, which no served run does.
+    """
 
     def __init__(self, toolbox: SagaToolbox) -> None:
         """Compile the graph over ``toolbox`` with an in-memory checkpointer."""
@@ -156,27 +219,42 @@ class Runner:
 
 def run_question(runner: Runner, script: list[ScriptItem], question: str, thread: str) -> list[Step]:
     """Run one question; its steps (one per tool action, finalize in the last)."""
-    runner.model = ScriptedChatModel(script)
+    runner.model.script = list(script)
+    runner.model.prompts = []
     graph = runner.graph
     context = SagaContext(clarify="never")  # a benchmark: no caller to ask which entity a name meant
     config = dict(run_config(context, thread_id=thread))
     tools_before, models_before, actions_before = len(CLOCK.tool), len(CLOCK.model), len(CLOCK.actions)
+    cpu_started = time.process_time()
     started = time.perf_counter()
     # As `saga ask`, the MCP and web runs drive it: streamed updates, every step checkpointed before the next.
     stream_run(graph, {"question": question}, config, context, [], durability="sync")  # type: ignore[arg-type]
     ended = time.perf_counter()
+    cpu_ended = time.process_time()
     status = graph.get_state(config).values.get("status")  # type: ignore[arg-type]
     if status not in {"answered", "empty"}:
         raise SystemExit(f"{question!r} ended {status}: the script no longer fits the graph")
     tools, models = CLOCK.tool[tools_before:], CLOCK.model[models_before:]
-    # A step ends where a tool action ends; the answer checks' and finalize's queries are tool time of theirs.
+    # A step ends where a tool node's tool call ends; the last lasts to the run's end (stop, answer check, finalize).
     ends = CLOCK.actions[actions_before:]
-    bounds = [started, *ends[:-1], ended] if ends else [started, ended]
+    if not ends:
+        raise SystemExit(f"{question!r} ran no tool: the script no longer fits the graph")
+    bounds = [(started, cpu_started), *((wall, cpu) for wall, cpu, _ in ends[:-1]), (ended, cpu_ended)]
     steps = []
-    for low, high in itertools.pairwise(bounds):
-        tool = sum(min(e, high) - max(s, low) for s, e in tools if e > low and s < high)
-        spent = sum(min(e, high) - max(s, low) for s, e in models if e > low and s < high)
-        steps.append(Step(high - low, tool, spent))
+    for ((low, cpu_low), (high, cpu_high)), (_, _, action) in zip(itertools.pairwise(bounds), ends, strict=True):
+        inside = [s for s in tools if low <= s.started < high]
+        spoken = [s for s in models if low <= s.started < high]
+        steps.append(
+            Step(
+                action=action,
+                wall=high - low,
+                tool=sum(s.ended - s.started for s in inside),
+                model=sum(s.ended - s.started for s in spoken),
+                cpu=cpu_high - cpu_low,
+                tool_cpu=sum(s.cpu for s in inside),
+                model_cpu=sum(s.cpu for s in spoken),
+            )
+        )
     return steps
 
 
@@ -240,17 +318,70 @@ def measure(name: str, toolbox: SagaToolbox, cases: list[tuple[str, list[ScriptI
     profiler.disable()
     CLOCK.profiler = None
     ratios = [s.overhead / s.tool for s in steps if s.tool > 0]
+    per_action = {
+        action: {
+            "steps": len(group),
+            "overhead_ms_p50": _percentiles([s.overhead * 1000 for s in group])["p50"],
+            "overhead_cpu_ms_p50": _percentiles([s.overhead_cpu * 1000 for s in group])["p50"],
+            "tool_ms_p50": _percentiles([s.tool * 1000 for s in group])["p50"],
+            "overhead_ratio": _percentiles([s.overhead / s.tool for s in group if s.tool > 0]),
+        }
+        for action in dict.fromkeys(s.action for s in steps)
+        for group in [[s for s in steps if s.action == action]]
+    }
     return {
         "store": name,
         "questions": len(cases),
         "steps": len(steps),
         "overhead_ms": _percentiles([s.overhead * 1000 for s in steps]),
+        "overhead_cpu_ms": _percentiles([s.overhead_cpu * 1000 for s in steps]),
         "tool_ms": _percentiles([s.tool * 1000 for s in steps]),
         "model_ms": _percentiles([s.model * 1000 for s in steps]),
         "overhead_ratio": _percentiles(ratios),
         "overhead_share_of_run": round(sum(s.overhead for s in steps) / sum(s.wall for s in steps), 3),
+        "per_action": per_action,
         "top_costs": _top_costs(profiler, 8),
     }
+
+
+class _FloorState(TypedDict, total=False):
+    steps: int
+    log: Annotated[list[str], operator.add]
+
+
+def langgraph_floor(runs: int = 200) -> dict[str, float]:
+    """LangGraph's own time per tool step: two nodes that do nothing, four steps a run, checkpointed like a run.
+
+    The controller node counts the steps, the tool node appends to a list channel (as tools append to the
+    history); ``stream_mode="updates"``, ``durability="sync"``, an in-memory saver with saga's serde.
+    """
+
+    def controller(state: _FloorState) -> dict[str, Any]:
+        return {"steps": state.get("steps", 0) + 1}
+
+    def tool(_state: _FloorState) -> dict[str, Any]:
+        return {"log": ["step"]}
+
+    def route(state: _FloorState) -> str:
+        return "tool" if state.get("steps", 0) <= 4 else END
+
+    builder = StateGraph(_FloorState)
+    builder.add_node("controller", controller)
+    builder.add_node("tool", tool)
+    builder.add_edge(START, "controller")
+    builder.add_conditional_edges("controller", route)
+    builder.add_edge("tool", "controller")
+    graph = builder.compile(checkpointer=InMemorySaver(serde=checkpoint_serde()))
+    cpu, wall = [], []
+    for n in range(runs + 20):
+        config: Any = {"configurable": {"thread_id": f"floor-{n}"}}
+        cpu_started, started = time.process_time(), time.perf_counter()
+        for _ in graph.stream({"steps": 0}, config, stream_mode="updates", durability="sync"):
+            pass
+        if n >= 20:  # after a warm-up
+            cpu.append((time.process_time() - cpu_started) / 4 * 1000)
+            wall.append((time.perf_counter() - started) / 4 * 1000)
+    return {"cpu_ms_p50": round(statistics.median(cpu), 3), "wall_ms_p50": round(statistics.median(wall), 3)}
 
 
 def _percentiles(values: list[float]) -> dict[str, float]:
@@ -309,7 +440,7 @@ def main() -> None:
     )
     parser.add_argument("--scratch", type=Path, default=None, help="where the generated store goes (default: /tmp)")
     parser.add_argument("--no-big", action="store_true", help="CK25 only")
-    args = parser.parse_args()
+    args = shrink(parser.parse_args(), questions=2, big_triples="0.003M")
     os.environ.setdefault("LANGSMITH_TRACING", "false")
     _instrument()
     reports = []
@@ -339,10 +470,18 @@ def main() -> None:
     figures = " ".join(
         f"{r['store']}_overhead_ratio_p90={r['overhead_ratio']['p90']:.3f} "
         f"{r['store']}_overhead_ratio_p50={r['overhead_ratio']['p50']:.3f} "
-        f"{r['store']}_overhead_p90_ms={r['overhead_ms']['p90']:.1f} {r['store']}_tool_p50_ms={r['tool_ms']['p50']:.1f}"
+        f"{r['store']}_overhead_p90_ms={r['overhead_ms']['p90']:.1f} "
+        f"{r['store']}_tool_p50_ms={r['tool_ms']['p50']:.1f} "
+        f"{r['store']}_overhead_cpu_p50_ms={r['overhead_cpu_ms']['p50']:.1f} "
+        f"{r['store']}_overhead_cpu_p90_ms={r['overhead_cpu_ms']['p90']:.1f}"
         for r in reports
     )
-    print(f"RESULT {figures} load_average={os.getloadavg()[0]:.1f}")
+    floor = langgraph_floor()
+    print(json.dumps({"langgraph_floor_per_step": floor}), flush=True)
+    print(
+        f"RESULT {figures} langgraph_floor_cpu_ms={floor['cpu_ms_p50']:.2f} "
+        f"langgraph_floor_wall_ms={floor['wall_ms_p50']:.2f} load_average={os.getloadavg()[0]:.1f}"
+    )
 
 
 if __name__ == "__main__":

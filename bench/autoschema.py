@@ -42,9 +42,12 @@ from typing import Any
 from rdflib import URIRef
 from rdflib.plugins.sparql import prepareQuery
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # store_latency and name_index generators
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.support, when run as a script
 from bench.grounding_eval.measurement import MeasureSettings, measure_graph
 from bench.grounding_eval.probe import ToolkitProbe
 from bench.grounding_eval.report import merged
+from name_index import synthetic_names, with_typos
 from saga_kgqa.benchmarks.datasets import BenchmarkGraph, discover_graphs
 from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.kg.guard.sparql_terms import string_literal
@@ -60,13 +63,10 @@ from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.search.fulltext import FullTextIndex
 from saga_kgqa.tools.search.label_index import NameEntry, read_names
-from saga_kgqa.tools.toolkit import GroundingToolkit
-from tests.support.bridge_fixture import split_graph
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # store_latency and name_index generators
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.support, when run as a script
-from name_index import synthetic_names, with_typos
+from smoke import first, shrink
 from store_latency import generate_graph
+from tests.support.bridge_fixture import split_graph
+from tests.support.grounding import tool_view
 from tests.support.oxigraph_server import oxigraph_binary, oxigraph_server
 
 PV = "http://ld.company.org/prod-vocab/"
@@ -81,7 +81,7 @@ def main() -> None:
     parser.add_argument("--limit-questions", type=int, default=None, help="first N questions of each graph")
     parser.add_argument("--survey-entities", type=int, default=100_000, help="entities of the survey-cost graph")
     parser.add_argument("--survey-cost-only", action="store_true", help="measure the survey cost at scale only")
-    args = parser.parse_args()
+    args = shrink(parser.parse_args(), names=400, queries=3, limit_questions=2, survey_entities=300)
     work = Path(tempfile.mkdtemp(prefix="saga-autoschema-bench-"))
     cost = _survey_cost(args.survey_entities, work)
     cost_fields = " ".join(f"{key}={value}" for key, value in cost.items())
@@ -89,7 +89,7 @@ def main() -> None:
         print(f"RESULT {cost_fields}")
         return
     catalog = discover_graphs(args.data_dir)
-    fidelity = [_fidelity(graph, args) for graph in catalog.graphs]
+    fidelity = [_fidelity(graph, args) for graph in first(catalog.graphs)]
     precision = statistics.mean(p for f in fidelity for p in f["precision"])
     recall = statistics.mean(r for f in fidelity for r in f["recall"])
     declared = merged([f["declared"] for f in fidelity], "declared")
@@ -219,8 +219,8 @@ def _entity_recall(graph: BenchmarkGraph, work: Path) -> tuple[float, float]:
     with SourceSet(Catalog(sources={"ck25": record}, default_source="ck25"), survey_dir=work / "er") as sources:
         opened = sources.get("ck25")
         fulltext = name_index(opened)
-        kit = GroundingToolkit(opened.graph, opened.schema())
-        memory = kit.label_index
+        kit = tool_view(opened.graph, opened.schema())
+        memory = kit.context.label_index
         names: dict[str, list[str]] = {}
         reads = kit.context.reads()
         for entry in read_names(reads, kit.context.name_predicates, max_names_per_predicate=1_000_000):
@@ -268,9 +268,9 @@ def _latency(count: int, queries: int, work: Path) -> float:
     with KnowledgeGraph(open_backend(data=[path])) as graph:
         # fulltext_names above the count: this side is the in-memory index a plain run used to build.
         caps = ToolCaps(names_per_predicate=count + 1, fulltext_names=count + 1)
-        kit = GroundingToolkit(graph, SchemaIndex(), caps=caps)
+        kit = tool_view(graph, SchemaIndex(), caps=caps)
         loaded = time.perf_counter()
-        memory = kit.label_index
+        memory = kit.context.label_index
         built_memory = time.perf_counter()
         entries = read_names(
             kit.context.reads(), ("http://www.w3.org/2000/01/rdf-schema#label",), max_names_per_predicate=count + 1

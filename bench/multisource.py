@@ -49,6 +49,7 @@ import pyoxigraph as ox
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the split builder beside this file
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.support, when run as a script
 from multisource_splits import KEY_FORMAT_KINDS, KINDS, ONTOP, Split, class_iri, property_iri, splits
+from saga_kgqa.app.sources import open_source_toolbox
 from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.errors import QueryRejected
 from saga_kgqa.kg.remote.endpoint_gate import forget_gate
@@ -57,6 +58,7 @@ from saga_kgqa.sources.federation import join_sources
 from saga_kgqa.sources.grounding import execute_on_source
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.tools.execute.models import ExecuteSettings
+from smoke import shrink
 from tests.support.oxigraph_server import oxigraph_server
 
 GRAPHS = (
@@ -107,7 +109,7 @@ def main() -> None:
     parser.add_argument("--max-fks", type=int, default=2, help="foreign keys cut per graph")
     parser.add_argument("--kinds", default=",".join(KINDS), help="split kinds, comma-separated")
     parser.add_argument("--work-dir", type=Path, default=None, help="scratch folder (a temporary one by default)")
-    args = parser.parse_args()
+    args = shrink(parser.parse_args(), graphs=GRAPHS[0], max_fks=1, kinds=KINDS[0])
     kinds = tuple(k for k in args.kinds.split(",") if k)
     outcomes: list[Outcome] = []
     skipped: list[str] = []
@@ -167,7 +169,9 @@ def _measure(split: Split, whole: ox.Store, cache: Path) -> Outcome:
             },
             default_source="left",
         )
-        sources = stack.enter_context(SourceSet(catalog, survey_dir=cache / split.name.replace("/", "_")))
+        sources = stack.enter_context(
+            SourceSet(catalog, survey_dir=cache / split.name.replace("/", "_"), toolboxes=open_source_toolbox)
+        )
         try:
             bridge = bridge_sources(sources, "left", "right")
             rank = _rank(bridge, split)

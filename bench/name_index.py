@@ -27,9 +27,10 @@ from saga_kgqa.kg.guard.sparql_terms import string_literal
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import SchemaIndex
-from saga_kgqa.tools import GroundingToolkit
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.search.label_index import LabelIndex, NameIndex
+from saga_kgqa.tools.toolbox import SagaToolbox
+from smoke import shrink
 
 
 def main() -> None:
@@ -39,7 +40,7 @@ def main() -> None:
     parser.add_argument("--names", type=int, default=300_000)
     parser.add_argument("--queries", type=int, default=30)
     parser.add_argument("--threshold", type=int, default=ToolCaps().fulltext_names, help="fulltext_names of the runs")
-    args = parser.parse_args()
+    args = shrink(parser.parse_args(), names=400, queries=3, threshold=200)
     work = Path(tempfile.mkdtemp(prefix="saga-name-index-"))
     os.environ["SAGA_SURVEY_DIR"] = str(work / "cache")  # the bench never writes into ~/.cache
     os.environ["SAGA_STORE_CACHE_DIR"] = str(work / "stores")
@@ -97,14 +98,14 @@ def with_typos(chosen: list[str], queries: int) -> list[str]:
 
 def _index(graph: KnowledgeGraph, caps: ToolCaps) -> tuple[NameIndex, float]:
     started = time.perf_counter()
-    index = GroundingToolkit(graph, SchemaIndex(), caps=caps).context.label_index
+    index = SagaToolbox(graph, SchemaIndex(), caps=caps).default_view().context.label_index
     return index, time.perf_counter() - started
 
 
 def _in_memory(graph: KnowledgeGraph, caps: ToolCaps) -> tuple[NameIndex, float]:
     """The in-memory index every plain run built before (the cache is bypassed)."""
     started = time.perf_counter()
-    context = GroundingToolkit(graph, SchemaIndex(), caps=caps).context
+    context = SagaToolbox(graph, SchemaIndex(), caps=caps).default_view().context
     index = LabelIndex.build(
         context.reads(),
         context.name_predicates,

@@ -56,6 +56,7 @@ from saga_kgqa.tools.patterns.embeddings import CachedEmbeddings, EmbeddingRunti
 from saga_kgqa.tools.patterns.enrichment import EnrichSettings, enrich, render_patterns
 from saga_kgqa.tools.patterns.ranking import BM25Ranking, DegreeRanking, EmbeddingRanking, RandomRanking, Ranking
 from saga_kgqa.tools.patterns.retrieval import retrieve_many, retrieve_patterns
+from smoke import cap, first, shrink
 
 TOP_N = 20
 
@@ -75,7 +76,14 @@ def main() -> None:
     parser.add_argument("--wikidata-store", type=Path, default=None, help="a built offline store (else built)")
     parser.add_argument("--no-wikidata", action="store_true", help="skip the offline Wikidata store")
     parser.add_argument("--seed", type=int, default=0, help="seed of the Wikidata sample")
-    args = parser.parse_args()
+    args = shrink(
+        parser.parse_args(),
+        limit_questions=2,
+        token_entities=1,
+        cost_entities=300,
+        cost_questions=1,
+        wikidata_questions=3,
+    )
     console = Console(width=200, markup=False, highlight=False)
     models: list[EmbeddingRuntime] = [m for m in args.models.split(",") if m in ("minilm", "e5")]  # type: ignore[misc]
     embedders = {name: build_embeddings(name) for name in models}
@@ -89,7 +97,7 @@ def main() -> None:
     tokens: list[TokenSample] = []
     lookup_tokens: list[TokenSample] = []
     started = time.perf_counter()
-    for graph in catalog.graphs:
+    for graph in first(catalog.graphs):
         tally = _measure(graph, args, rankings, tokens, lookup_tokens)
         group = "ck25" if graph.name == "ck25" else "spider"
         per_graph.setdefault(group, RecallTally()).merge(tally)
@@ -172,7 +180,7 @@ def _measure_wikidata(args: argparse.Namespace, rankings: list[Ranking], console
     if store is None:
         scratch = Path(tempfile.mkdtemp(prefix="saga-bench-patterns-wd-"))
         store = scratch / "store"
-        report = build_wikidata_store(args.data_dir, store)
+        report = build_wikidata_store(args.data_dir, store, per_source=cap(2000))
         console.print(f"built the offline Wikidata store: {report.triples} triples")
     tally = RecallTally()
     try:
@@ -180,7 +188,11 @@ def _measure_wikidata(args: argparse.Namespace, rankings: list[Ranking], console
         with KnowledgeGraph(EmbeddedStore(store, profile=get_profile("wikidata"))) as kg:
             codex = CodexNeighbourhoods.read(args.data_dir)
             sample = select_questions(
-                wikidata_questions(args.data_dir), kg, codex, size=args.wikidata_questions, seed=args.seed
+                first(wikidata_questions(args.data_dir), 40),
+                kg,
+                codex,
+                size=args.wikidata_questions,
+                seed=args.seed,
             )
             context = ToolContext(kg, schema, dialect=WIKIDATA_DIALECT)
             console.print(f"Wikidata questions sampled: {len(sample)} (seed {args.seed})")

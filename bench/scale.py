@@ -44,6 +44,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import scale_graph
 from scale_runs import Run, disk_mb, interleaved, median, median_ratio, timed
+from smoke import shrink
 
 _FLOOR_LOAD = """
 import sys, pyoxigraph as ox
@@ -287,7 +288,7 @@ def main() -> None:
         action="store_true",
         help="skip the bare pyoxigraph/tantivy floors (their ratios print as nan): a 100M record of saga's own steps",
     )
-    args = parser.parse_args()
+    args = shrink(parser.parse_args(), triples="2K", pairs=1, samples=1)
     sizes = [_size(part) for part in args.triples.split(",") if part.strip()]
     scratch = args.scratch or Path(tempfile.mkdtemp(prefix="saga-scale-"))
     scratch.mkdir(parents=True, exist_ok=True)

@@ -1,11 +1,15 @@
 """Time schema-index builds on the shared graphs (CK25 and every Spider4SPARQL graph present).
 
 Usage: python bench/schema_build.py --data-dir ../shared/data
+
+Ends with ``RESULT graphs=… build_s_max=… build_s_total=… load_s_total=… queries_max=…`` (the slowest build beside
+the total).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from pathlib import Path
 
@@ -15,6 +19,7 @@ from saga_kgqa.kg.core.query import CheckedQuery
 from saga_kgqa.kg.core.result import QueryResult
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.schema import build_schema_index
+from smoke import first, shrink
 
 
 def _graphs(data_dir: Path) -> list[tuple[str, list[Path]]]:
@@ -33,9 +38,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--data-dir", type=Path, default=Path("../shared/data"))
     parser.add_argument("--sample-size", type=int, default=200)
-    args = parser.parse_args()
+    args = shrink(parser.parse_args(), sample_size=20)
+    builds: list[tuple[float, float, int]] = []  # load s, build s, queries
     print(f"{'graph':40} {'triples':>8} {'load s':>7} {'build s':>8} {'props':>6} {'formal':>6} {'induced':>7} queries")
-    for name, files in _graphs(args.data_dir):
+    for name, files in first(_graphs(args.data_dir)):
         if not all(f.is_file() for f in files):
             print(f"{name:40} skipped (files absent)")
             continue
@@ -52,6 +58,12 @@ def main() -> None:
             f"{len(index.properties):>6} {formal:>6} {induced:>7} {counting.calls}"
         )
         store.close()
+        builds.append((loaded - started, built - loaded, counting.calls))
+    print(
+        f"RESULT graphs={len(builds)} build_s_max={max((b for _, b, _ in builds), default=0):.2f} "
+        f"build_s_total={sum(b for _, b, _ in builds):.2f} load_s_total={sum(s for s, _, _ in builds):.2f} "
+        f"queries_max={max((q for _, _, q in builds), default=0)} load_average={os.getloadavg()[0]:.1f}"
+    )
 
 
 class _CountingRunner:

@@ -53,6 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the modules beside t
 from saga_kgqa.config.settings import example_graph_path  # noqa: E402
 from serve_load_hostile import MixedAnswer, check_nonce, hostile_catalog, hostile_endpoint, leaks  # noqa: E402
 from serve_load_servers import QUERY, QUESTION, Server, mock_model, saga_server  # noqa: E402
+from smoke import shrink  # noqa: E402
 
 CK25 = "https://text2sparql.aksw.org/2025/corporate/"
 HOSTILE_QUERY = "SELECT ?s ?n WHERE { ?s ?p ?n } LIMIT 3"
@@ -407,6 +408,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.clients is not None:
         args.levels = f"1,{args.clients}"
+    shrink(args, levels="1,2", requests=1, mcp_calls=min(args.mcp_calls, 20), mcp_sessions=2, mcp_concurrency=2)
     args.data_dir = args.data_dir.resolve()  # written into a catalog elsewhere: a relative path would not hold
     report: dict[str, Any] = {"faces": [], "cpus": os.cpu_count(), "load_average": os.getloadavg()}
     with (

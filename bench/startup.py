@@ -26,6 +26,8 @@ import threading
 import time
 from pathlib import Path
 
+from smoke import shrink, smoke
+
 QUERY = "PREFIX ex: <http://example.org/space/> SELECT ?mission WHERE { ?mission ex:crewMember ?who } LIMIT 4"
 ENTITY = "ex:JimLovell"
 FLOOR_QUERY = (
@@ -84,10 +86,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, required=True, help="Third-party data (SAGA_DATA_DIR of the runs).")
     parser.add_argument("--rounds", type=int, default=7, help="Measured rounds (after one warm-up round).")
-    args = parser.parse_args()
+    args = shrink(parser.parse_args(), rounds=1)
     lines = command_lines()
     env = child_env(args.data_dir)
-    for argv in lines.values():  # warm-up: byte-code caches, the OS's file cache
+    for argv in [] if smoke() else lines.values():  # warm-up: byte-code caches, the OS's file cache
         run_once(argv, env)
     samples: dict[str, list[float]] = {name: [] for name in lines}
     cpu: dict[str, list[float]] = {name: [] for name in lines}

@@ -31,6 +31,7 @@ from saga_kgqa.kg.embedded.store import EmbeddedStore, load_files
 from saga_kgqa.kg.guard.query_guard import QueryGuard
 from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
+from smoke import shrink, size
 
 EX = "http://example.org/kg/"
 RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
@@ -124,7 +125,7 @@ def main() -> None:
     parser.add_argument("--entities", type=int, default=100_000, help="~10 triples per entity")
     parser.add_argument("--repeats", type=int, default=300)
     parser.add_argument("--count-repeats", type=int, default=7)
-    args = parser.parse_args()
+    args = shrink(parser.parse_args(), entities=300, repeats=5, count_repeats=1)
 
     work = Path(tempfile.mkdtemp(prefix="saga-bench-"))
     try:
@@ -162,7 +163,7 @@ def main() -> None:
             questions = yaml.safe_load(questions_file.read_text(encoding="utf-8"))["questions"]
             guard = QueryGuard(get_profile("embedded"))
             texts = [q["query"]["sparql"] for q in questions]
-            for _ in range(5):
+            for _ in range(size(5, 1)):
                 for text in texts:
                     guard_times += timed(lambda t=text: guard.check(t), 1)
         else:

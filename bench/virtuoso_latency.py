@@ -39,6 +39,7 @@ from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.core.profiles import EndpointProfile, get_profile, protocol_params
 from saga_kgqa.kg.guard.query_guard import QueryGuard
 from saga_kgqa.kg.opening import open_backend
+from smoke import first, shrink
 from tests.support.virtuoso_server import CK25_GRAPH, ensure_installed, virtuoso_server
 
 
@@ -47,14 +48,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, default=Path("../shared/data"))
     parser.add_argument("--repeats", type=int, default=5, help="rounds over the 50 queries")
-    args = parser.parse_args()
+    args = shrink(parser.parse_args(), repeats=1)
     base = args.data_dir / "text2sparql_ck25"
     problem = ensure_installed()
     if problem:
         raise SystemExit(problem)
     questions = yaml.safe_load((base / "questions.yml").read_text(encoding="utf-8"))["questions"]
     guard = QueryGuard(get_profile("virtuoso"))
-    checked = [guard.check(q["query"]["sparql"]) for q in questions]
+    checked = [guard.check(q["query"]["sparql"]) for q in first(questions, 5)]
     limits = ExecutionLimits(deadline_s=30, max_rows=10_000)
     with tempfile.TemporaryDirectory(prefix="saga-virtuoso-bench-") as tmp, virtuoso_server(Path(tmp)) as server:
         server.load(base / "prod-inst.ttl", CK25_GRAPH)

@@ -32,6 +32,7 @@ from saga_kgqa.errors import SagaError
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.core.query import CheckedQuery
 from saga_kgqa.kg.embedded.store import EmbeddedStore, load_files
+from smoke import shrink
 
 
 def guard_query(text: str, form: str = "SELECT") -> CheckedQuery:
@@ -118,6 +119,8 @@ def main() -> None:
     parser.add_argument("--memory-mb", type=int, default=2048, help="the worker's address-space cap for the bombs")
     parser.add_argument("--bombs", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.bombs is None:  # the bombs' own child process keeps the options it was given
+        shrink(args, rounds=1, memory_mb=512)
     if args.bombs is not None:
         run_bombs(args.bombs, args.memory_mb)
         return

@@ -18,8 +18,8 @@ from bench.grounding_eval.spinach_format import Edge, QueryRunner, outgoing_edge
 from bench.grounding_eval.tokens import count_tokens
 from saga_kgqa.dialects.model import WIKIBASE_EXTERNAL_ID, WIKIDATA_DIRECT, WIKIDATA_ENTITY
 from saga_kgqa.schema import SchemaIndex
-from saga_kgqa.tools import GroundingToolkit
 from saga_kgqa.tools.results import LookupResult
+from saga_kgqa.tools.toolbox import ToolView
 
 #: Neighbourhood size (values) from which SPINACH needs its pruning call, and the headline ratio's set.
 LARGE_NEIGHBOURHOOD = 20
@@ -65,13 +65,13 @@ def spinach_raw_entry(
 
 def compare(
     into: TokenComparison,
-    kit: GroundingToolkit,
+    kit: ToolView,
     graph: QueryRunner,
     schema: SchemaIndex,
     entity: str,
     *,
     result: LookupResult | None = None,
-    paper_kit: GroundingToolkit | None = None,
+    paper_kit: ToolView | None = None,
 ) -> LookupResult:
     """Add one entity's token samples (looking it up unless ``result`` is given); returns the lookup."""
     result = result if result is not None else kit.lookup(entity)
@@ -84,12 +84,12 @@ def compare(
 
 
 def measure_tokens(
-    kit: GroundingToolkit,
+    kit: ToolView,
     graph: QueryRunner,
     schema: SchemaIndex,
     entities: Iterable[str],
     *,
-    paper_kit: GroundingToolkit | None = None,
+    paper_kit: ToolView | None = None,
 ) -> TokenComparison:
     """Token samples of every entity (each once, in the order given)."""
     comparison = TokenComparison()

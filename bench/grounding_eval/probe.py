@@ -2,7 +2,7 @@
 
 See :class:`~bench.grounding_eval.measurement.GroundingProbe`.
 
-* lookup is :meth:`GroundingToolkit.lookup`, one toolkit per compatibility mode;
+* lookup is :meth:`ToolView.lookup`, one toolkit per compatibility mode;
 * the pre-execution check is :func:`~saga_kgqa.tools.preflight.preflight`, what
   ``execute`` runs before it sends a query (guard, the query's type patterns, the type
   check with its verifying ASK); the query itself is never run: gold queries can take
@@ -26,7 +26,7 @@ from saga_kgqa.state import TypeState
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.execute.preflight import preflight
 from saga_kgqa.tools.render import compact_iri
-from saga_kgqa.tools.toolkit import GroundingToolkit
+from tests.support.grounding import tool_view
 
 
 class ToolkitProbe:
@@ -52,9 +52,7 @@ class ToolkitProbe:
         """
         self._graph = graph
         self._schema = schema
-        self._toolkits = {
-            mode: GroundingToolkit(graph, schema, mode=mode, prefixes=prefixes, caps=caps) for mode in MODES
-        }
+        self._toolkits = {mode: tool_view(graph, schema, mode=mode, prefixes=prefixes, caps=caps) for mode in MODES}
         self._prefixes = self._toolkits["subclass"].prefixes
         self._sample_deadline_s = sample_deadline_s
         self._samples: dict[str, list[str]] = {}

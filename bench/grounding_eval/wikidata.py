@@ -38,10 +38,10 @@ from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.schema.wikidata_sources import read_entity_types, read_triples
-from saga_kgqa.tools import GroundingToolkit
 from saga_kgqa.tools.execute.models import ExecuteSettings
 from saga_kgqa.tools.execute.preflight import preflight
 from saga_kgqa.tools.render import compact_iri
+from saga_kgqa.tools.toolbox import ToolView
 
 #: Offline Wikidata: the check trusts formal, induced (CoDEx) and surveyed domains, as by default; curated
 #: ones (YAGO 4.5, text2kgbench) name a few top classes and, with no P279 offline, cannot admit their
@@ -105,13 +105,13 @@ def codex_test_sample(data_dir: Path, *, size: int, seed: int) -> list[tuple[str
 
 
 def measure_codex(
-    kit: GroundingToolkit,
+    kit: ToolView,
     graph: KnowledgeGraph,
     schema: SchemaIndex,
     triples: Iterable[tuple[str, str, str]],
     seed: int,
     settings: ExecuteSettings = CHECK_SETTINGS,
-    paper_kit: GroundingToolkit | None = None,
+    paper_kit: ToolView | None = None,
 ) -> CodexMeasurement:
     """Retention, reduction, detection and tokens over CoDEx-M test triples (see the module docstring).
 
@@ -175,9 +175,7 @@ class GoldRetention:
         return self.kept / self.pairs if self.pairs else 0.0
 
 
-def measure_gold_retention(
-    kit: GroundingToolkit, graph: KnowledgeGraph, queries: Iterable[tuple[str, str]]
-) -> GoldRetention:
+def measure_gold_retention(kit: ToolView, graph: KnowledgeGraph, queries: Iterable[tuple[str, str]]) -> GoldRetention:
     """Whether lookup keeps the gold properties of the constant entities of gold queries.
 
     A pair is a constant entity of a gold query and a property the query reads from it

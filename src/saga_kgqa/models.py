@@ -1,7 +1,8 @@
 """Chat models for the agent: ChatOpenAI against OpenAI or any OpenAI-compatible server.
 
-One :class:`ModelSettings` names the model, the server and the key (explicit value >
-``SAGA_*`` environment > ``OPENAI_*`` environment > default). :func:`chat_model_for`
+One :class:`~saga_kgqa.config.model_settings.ModelSettings` (a configuration home, in ``config/``)
+names the model, the server and the key (explicit value > ``SAGA_*`` environment > ``OPENAI_*``
+environment > default). :func:`chat_model_for`
 turns it into a chat model configured for one prompt role with the decoding settings of
 the paper's Appendix F, and the portability workarounds that vLLM, Ollama and llama.cpp
 need (``docs/ecosystem-notes.md`` §4):
@@ -19,7 +20,7 @@ need (``docs/ecosystem-notes.md`` §4):
 The client retries nothing by itself: the graph's LLM nodes retry transient provider
 errors only (connection, timeout, 429, 5xx) through their node ``RetryPolicy``, so a
 retry is visible to LangGraph and a run that still fails stays resumable. A run with no model configured fails with
-:class:`ModelNotConfigured`, which says exactly what to set.
+:class:`~saga_kgqa.config.model_settings.ModelNotConfigured`, which says exactly what to set.
 
 :class:`ConfiguredModelFactory` is the graph's model factory (``(context, role) -> chat
 model``): it reads the model and server from the explicit settings, then the run's
@@ -31,37 +32,24 @@ from ``langgraph dev``, and users can plug in another provider the same way.
 from __future__ import annotations
 
 import importlib
-import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol, TypeVar
-from urllib.parse import urlsplit
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, SecretStr
 
+from saga_kgqa.config.model_settings import ModelSettings
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.reasoning_chat import ReasoningChatOpenAI
-
-#: Environment variables read for each setting, in order of precedence.
-MODEL_ENV = ("SAGA_MODEL", "OPENAI_MODEL")
-BASE_URL_ENV = ("SAGA_BASE_URL", "OPENAI_BASE_URL")
-API_KEY_ENV = ("SAGA_API_KEY", "OPENAI_API_KEY")
-FACTORY_ENV = "SAGA_MODEL_FACTORY"
-REASONING_EFFORT_ENV = "SAGA_REASONING_EFFORT"
-MODEL_CONCURRENCY_ENV = "SAGA_MODEL_CONCURRENCY"
 
 #: Sent as the key when a local server (vLLM, Ollama, llama.cpp) needs none; the OpenAI client requires one.
 PLACEHOLDER_API_KEY = "EMPTY"
 
 StructuredT = TypeVar("StructuredT", bound=BaseModel)
-
-
-class ModelNotConfigured(ConfigurationError):
-    """No chat model is configured; the message says which settings to give."""
 
 
 class PromptRole(StrEnum):
@@ -119,127 +107,6 @@ ROLE_DECODING: Mapping[PromptRole, Decoding] = {
     PromptRole.MARS_REASON: Decoding(temperature=0.0, max_tokens=PAPER_MAX_TOKENS),
     PromptRole.MARS_VERIFY: Decoding(temperature=0.0, max_tokens=PAPER_MAX_TOKENS),
 }
-
-
-def _concurrency_env(environ: Mapping[str, str]) -> int | None:
-    raw = environ.get(MODEL_CONCURRENCY_ENV)
-    if not raw:
-        return None
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ConfigurationError(f"{MODEL_CONCURRENCY_ENV} must be a whole number, not {raw!r}") from None
-    if value < 1:
-        raise ConfigurationError(f"{MODEL_CONCURRENCY_ENV} must be at least 1")
-    return value
-
-
-def _first_env(names: tuple[str, ...], environ: Mapping[str, str]) -> str | None:
-    for name in names:
-        value = environ.get(name, "").strip()
-        if value:
-            return value
-    return None
-
-
-@dataclass(frozen=True)
-class ModelSettings:
-    """Which chat model to call and how.
-
-    Attributes:
-        model: Model name as the server knows it (``gpt-4o-mini``, ``openai/gpt-oss-120b``, ``llama3.1``).
-        base_url: OpenAI-compatible API root (``http://host:8000/v1``); ``None`` means OpenAI itself.
-        api_key: API key; local servers that need none get a placeholder.
-        timeout_s: Per-request timeout in seconds.
-        reasoning_effort: ``low``/``medium``/``high`` for reasoning models (gpt-oss), else ``None``.
-        factory: ``package.module:callable`` model factory used instead of ChatOpenAI, or ``None``.
-        max_concurrency: Requests to this model at this server allowed in flight at once,
-            across the whole process (``SAGA_MODEL_CONCURRENCY``); ``None`` for no cap.
-    """
-
-    model: str | None = None
-    base_url: str | None = None
-    api_key: str | None = None
-    timeout_s: float = 120.0
-    reasoning_effort: str | None = None
-    factory: str | None = None
-    max_concurrency: int | None = None
-
-    @classmethod
-    def resolve(
-        cls,
-        *,
-        model: str | None = None,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        factory: str | None = None,
-        reasoning_effort: str | None = None,
-        max_concurrency: int | None = None,
-        environ: Mapping[str, str] | None = None,
-        **options: Any,
-    ) -> ModelSettings:
-        """Combine explicit values with the environment: explicit > ``SAGA_*`` > ``OPENAI_*`` > default.
-
-        Args:
-            model: Explicit model name.
-            base_url: Explicit API root.
-            api_key: Explicit API key.
-            factory: Explicit ``module:callable`` model factory.
-            reasoning_effort: Explicit reasoning effort (``SAGA_REASONING_EFFORT`` otherwise).
-            max_concurrency: Explicit cap on requests in flight (``SAGA_MODEL_CONCURRENCY`` otherwise).
-            environ: The environment to read (default: ``os.environ``).
-            **options: Other :class:`ModelSettings` fields, taken as given.
-        """
-        env = os.environ if environ is None else environ
-        return cls(
-            model=model or _first_env(MODEL_ENV, env),
-            base_url=base_url or _first_env(BASE_URL_ENV, env),
-            api_key=api_key or _first_env(API_KEY_ENV, env),
-            factory=factory or _first_env((FACTORY_ENV,), env),
-            reasoning_effort=reasoning_effort or _first_env((REASONING_EFFORT_ENV,), env),
-            max_concurrency=max_concurrency or _concurrency_env(env),
-            **options,
-        )
-
-    @property
-    def is_openai(self) -> bool:
-        """Whether requests go to OpenAI's own API (no base URL, or an ``openai.com`` host)."""
-        if self.base_url is None:
-            return True
-        host = urlsplit(self.base_url).hostname or ""
-        return host == "openai.com" or host.endswith(".openai.com")
-
-    def describe(self) -> str:
-        """A one-line description without the key, for logs, thread metadata and errors."""
-        if self.factory:
-            return f"factory {self.factory}"
-        return f"{self.model or '?'} at {self.base_url or 'https://api.openai.com/v1'}"
-
-    def require_complete(self) -> None:
-        """Check that a model can be built from these settings.
-
-        Raises:
-            ModelNotConfigured: Saying exactly which settings are missing.
-        """
-        if self.factory:
-            return
-        if self.model is None and self.base_url is None and self.api_key is None:
-            raise ModelNotConfigured(
-                "no chat model is configured. Set SAGA_BASE_URL to an OpenAI-compatible server "
-                "(for example http://localhost:8000/v1 for vLLM or http://localhost:11434/v1 for Ollama) "
-                "and SAGA_MODEL to the model it serves, or set OPENAI_API_KEY and SAGA_MODEL for OpenAI "
-                "(command line: --base-url, --model, --api-key)"
-            )
-        if self.model is None:
-            raise ModelNotConfigured(
-                f"no model name is configured for {self.base_url or 'OpenAI'}: set SAGA_MODEL (or --model) "
-                "to the model the server serves"
-            )
-        if self.is_openai and self.api_key is None:
-            raise ModelNotConfigured(
-                "calling OpenAI needs a key: set OPENAI_API_KEY or SAGA_API_KEY (or --api-key), "
-                "or set SAGA_BASE_URL to a local OpenAI-compatible server"
-            )
 
 
 class ModelContext(Protocol):

@@ -54,11 +54,16 @@ _BRACKET_LOOKALIKES = str.maketrans(
 _WHITESPACE = re.compile(r"\s+")
 # An IRI written in angle brackets (<http://x/y>): data, not a tag; kept as written in structured values.
 _BRACKETED_IRI = re.compile(r"<[A-Za-z][A-Za-z0-9+.-]*:[^\s<>\"{}|\\^`]*>")
+#: ASCII's control characters (category Cc) but line breaks and tabs, which structured values keep.
+_ASCII_CONTROLS = {code: None for code in (*range(32), 127) if chr(code) not in "\n\t"}
 #: Default cap for one string of structured content (a query, a table cell, a message).
 STRUCTURED_CAP = 4000
 
 
 def _strip_invisible(text: str) -> str:
+    # Printable ASCII (most graph text) holds no invisible, control or format character: nothing to drop.
+    if text.isascii() and text.isprintable():
+        return text
     text = _INVISIBLE.sub("", text)
     # Drop remaining control (Cc) and format (Cf) characters; keep ordinary spaces.
     return "".join(ch for ch in text if ch == " " or unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co"))
@@ -109,9 +114,13 @@ def outside_value(text: str, cap: int | None = STRUCTURED_CAP) -> str:
     """
     if cap is not None:
         text = text[: cap * 4 + 64]
-    text = unicodedata.normalize("NFC", _drop_surrogates(text))
-    text = _INVISIBLE.sub("", text)
-    text = "".join(ch for ch in text if ch in " \n\t" or unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co"))
+    if text.isascii():
+        # Nothing to normalise, no surrogate, invisible or format character: only control characters go.
+        text = text if text.isprintable() else text.translate(_ASCII_CONTROLS)
+    else:
+        text = unicodedata.normalize("NFC", _drop_surrogates(text))
+        text = _INVISIBLE.sub("", text)
+        text = "".join(ch for ch in text if ch in " \n\t" or unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Co"))
     text = _TAG_LIKE.sub(_defang_unless_iri, text.translate(_BRACKET_LOOKALIKES))
     if cap is not None and len(text) > cap:
         text = text[: max(cap - 1, 0)].rstrip() + ELLIPSIS

@@ -11,6 +11,7 @@ face asks: answered, empty and refused (the read-only guard).
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -113,7 +114,11 @@ def check_golden(name: str, actual: Any) -> None:
         pytest.fail(f"no golden {path.relative_to(REPO_ROOT)}: run with {UPDATE_ENV}=1 and review it")
     expected = json.loads(path.read_text(encoding="utf-8"))
     # Round-trip so tuples and lists compare alike.
-    assert json.loads(rendered) == expected, f"{name}: the face's output differs from its golden ({path.name})"
+    if json.loads(rendered) != expected:
+        before = (json.dumps(expected, indent=1, ensure_ascii=False) + "\n").splitlines()
+        diff = difflib.unified_diff(before, rendered.splitlines(), f"golden {path.name}", "now", lineterm="", n=2)
+        shown = "\n".join(list(diff)[:80])
+        pytest.fail(f"{name}: the face's output differs from its golden ({UPDATE_ENV}=1 rewrites it):\n{shown}")
 
 
 # --------------------------------------------------------------------------- the scripted setting

@@ -5,9 +5,10 @@ import threading
 import pytest
 from langchain_core.messages import HumanMessage
 
+from saga_kgqa.config.model_settings import ModelSettings
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.model_gate import model_slots
-from saga_kgqa.models import ModelSettings, PromptRole, chat_model_for
+from saga_kgqa.models import PromptRole, chat_model_for
 from tests.support.openai_mock import MockReply, serve_openai_mock
 
 

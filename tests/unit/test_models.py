@@ -12,12 +12,11 @@ from langchain_core.messages import HumanMessage
 from langchain_core.tools import tool
 from pydantic import BaseModel
 
+from saga_kgqa.config.model_settings import ModelNotConfigured, ModelSettings
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.models import (
     ROLE_DECODING,
     ConfiguredModelFactory,
-    ModelNotConfigured,
-    ModelSettings,
     PromptRole,
     chat_model_for,
     load_factory,

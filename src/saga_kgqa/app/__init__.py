@@ -8,7 +8,7 @@ keep it so).
 
 * :mod:`saga_kgqa.app.open`: a graph from files, a store or an endpoint; a schema index from a
   file or built from the graph (light: nothing heavy is imported until called).
-* :mod:`saga_kgqa.app.toolboxes`: the agent's toolbox and the CLI's toolkit over an opened graph.
+* :mod:`saga_kgqa.app.toolboxes`: the one toolbox over an opened graph (the agent's and the CLI's tools).
 * :mod:`saga_kgqa.app.sources`: the operator's named sources, one stack per source per process.
 * :mod:`saga_kgqa.app.defaults`: the toolbox and sources a run's context names (the graph's defaults).
 * :mod:`saga_kgqa.app.caller`: the factories of graphs that serve callers (catalog names only).

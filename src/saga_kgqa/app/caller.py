@@ -18,7 +18,8 @@ from saga_kgqa.app.sources import source_set, toolbox_for_source
 from saga_kgqa.config.caller import CallerContextRefused, check_caller_context
 from saga_kgqa.config.catalog import Catalog, ModelRecord
 from saga_kgqa.config.context import SagaContext, resolve_context
-from saga_kgqa.models import ModelSettings, chat_model_for, load_factory, prompt_role
+from saga_kgqa.config.model_settings import ModelSettings
+from saga_kgqa.models import chat_model_for, load_factory, prompt_role
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.tools.toolbox import SagaToolbox
 

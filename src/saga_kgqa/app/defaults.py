@@ -13,12 +13,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from saga_kgqa.app.open import OpenOptions
 from saga_kgqa.app.sources import source_set, toolbox_for_source
 from saga_kgqa.app.toolboxes import open_toolbox
 from saga_kgqa.config import settings
 from saga_kgqa.config.catalog import CATALOG_ENV, DEFAULT_CATALOG_PATH, Catalog
 from saga_kgqa.config.context import SagaContext
+from saga_kgqa.config.open_options import OpenOptions
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.tools.toolbox import SagaToolbox

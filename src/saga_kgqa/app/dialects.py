@@ -12,13 +12,16 @@ operator turns it on; its URL is configuration, never the model's choice.
 
 from __future__ import annotations
 
-from typing import get_args
+from typing import TYPE_CHECKING, get_args
 
 from saga_kgqa.config.context import WIKIDATA_PROFILES, DialectName, EntitySearch
 from saga_kgqa.dialects import Dialect, get_dialect
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API, WikidataEntitySearch
 from saga_kgqa.schema import SchemaVocabulary
+
+if TYPE_CHECKING:
+    # The HTTP stack loads only when the operator turns online search on (saga lookup starts without it).
+    from saga_kgqa.kg.remote.wikidata_search import WikidataEntitySearch
 
 ENTITY_SEARCH_KINDS: tuple[str, ...] = get_args(EntitySearch)
 
@@ -62,10 +65,10 @@ def tool_dialect(name: DialectName) -> Dialect | None:
     return None if name == "generic" else get_dialect(name)
 
 
-def open_entity_search(kind: str, *, url: str = WIKIDATA_API) -> WikidataEntitySearch | None:
+def open_entity_search(kind: str, *, url: str | None = None) -> WikidataEntitySearch | None:
     """The online entity search the operator turned on, or ``None`` (``off``: search the graph's names).
 
-    The User-Agent names the operator from ``$SAGA_CONTACT``
+    ``url`` is the MediaWiki API asked (Wikidata's by default). The User-Agent names the operator from ``$SAGA_CONTACT``
     (:func:`~saga_kgqa.kg.remote.endpoint.build_user_agent`).
 
     Raises:
@@ -75,7 +78,9 @@ def open_entity_search(kind: str, *, url: str = WIKIDATA_API) -> WikidataEntityS
         raise ConfigurationError(f"unknown entity search {kind!r}; known: {', '.join(ENTITY_SEARCH_KINDS)}")
     if kind == "off":
         return None
-    return WikidataEntitySearch(url)
+    from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API, WikidataEntitySearch
+
+    return WikidataEntitySearch(url or WIKIDATA_API)
 
 
 def schema_vocabulary(dialect: Dialect | None) -> SchemaVocabulary | None:

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from saga_kgqa.config import settings
-from saga_kgqa.config.context import DialectName, EntitySearch
+from saga_kgqa.config.open_options import OpenOptions
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.cache.replay_cache import CacheMode
 
@@ -26,23 +25,6 @@ logger = logging.getLogger(__name__)
 #: What a command is told before an index is built on the fly (the CLI prints it on stderr).
 BUILDING_NOTE = "note: building the schema index on the fly (save one with `saga index build`)"
 REUSED_NOTE = "note: using the schema index built on the fly for this content before"
-
-
-@dataclass(frozen=True)
-class OpenOptions:
-    """How the tools read a graph: its dialect, its schema index and its name search.
-
-    Attributes:
-        dialect: The graph dialect.
-        schema_file: A saved schema index, else the dialect's (from ``data_dir``) or one built from the graph.
-        data_dir: Offline sources of the dialect's schema index (used without ``schema_file``).
-        entity_search: ``off`` or ``wikidata-api``.
-    """
-
-    dialect: DialectName = "generic"
-    schema_file: Path | None = None
-    data_dir: Path | None = None
-    entity_search: EntitySearch = "off"
 
 
 def open_graph(
@@ -135,21 +117,20 @@ def load_or_build_schema(
         BackendError: Building failed.
     """
     from saga_kgqa.schema import SchemaIndex
-    from saga_kgqa.schema.content_cache import cached_schema
+    from saga_kgqa.schema.content_cache import cached_schema, keep_schema
 
     if schema_file is not None:
         return SchemaIndex.load(schema_file)
     chosen = vocabulary or vocabulary_for(graph)
     tell = note or logger.info
-
-    def build() -> SchemaIndex:
-        tell(BUILDING_NOTE)
-        return build_index(graph, vocabulary=chosen)
-
     # Built once per store content and reused by every later command (issue 27).
-    index, built = cached_schema(graph.endpoint_id, chosen, build)
-    if not built:
+    kept = cached_schema(graph.endpoint_id, chosen)
+    if kept is not None:
         tell(REUSED_NOTE)
+        return kept
+    tell(BUILDING_NOTE)
+    index = build_index(graph, vocabulary=chosen)
+    keep_schema(graph.endpoint_id, chosen, index)
     return index
 
 

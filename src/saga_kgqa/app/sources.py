@@ -2,12 +2,14 @@
 
 :func:`open_source` opens a catalog record once for the life of the process (its graph, with
 the record's graph scopes; its survey and schema index; its name index), keyed by the record
-and the survey cache it uses. :func:`source_toolbox` is the agent's toolbox over an opened
-source, in the record's dialect, with its entity search, over its declared schema index or one
-induced from the graph (the source tools keep the survey for summaries and resolution).
+and the survey cache it uses. :func:`source_toolbox` is the one toolbox over an opened source,
+kept on it, in the record's dialect, with its entity search, over the schema index of the one rule
+(:func:`~saga_kgqa.app.open.open_schema`; the source tools keep the survey for summaries and resolution).
 ``saga ask --source``, ``saga mcp`` (its agent tools and its source tools alike),
 ``saga serve web``, TEXT2SPARQL and ``langgraph dev`` all reach a source through these two, so
 ``lookup`` and ``resolve_entity`` on one source read one graph, with one set of scopes.
+:func:`source_set` is the catalog's :class:`~saga_kgqa.sources.session.SourceSet` over them: the one set
+class, given the process's opener (its sources are borrowed, and released with the set or kept).
 """
 
 from __future__ import annotations
@@ -15,15 +17,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
-from saga_kgqa.schema import build_schema_index
 from saga_kgqa.schema.survey_cache import default_limits, default_survey_dir
-from saga_kgqa.sources.session import OpenSource, SourceSet, open_source_graph
+from saga_kgqa.sources.session import OpenSource, SourceSet, open_record
 from saga_kgqa.tools.context import ToolCaps
 
 if TYPE_CHECKING:
@@ -32,17 +32,7 @@ if TYPE_CHECKING:
     from saga_kgqa.tools.toolbox import SagaToolbox
 
 _Key = tuple[SourceRecord, Path]
-
-
-@dataclass
-class _Held:
-    """An opened source and the agent's toolbox over it (built on first use)."""
-
-    opened: OpenSource
-    toolbox: SagaToolbox | None = None
-
-
-_OPENED: dict[_Key, _Held] = {}
+_OPENED: dict[_Key, OpenSource] = {}
 _LOCK = threading.Lock()
 
 
@@ -58,40 +48,53 @@ def open_source(record: SourceRecord, *, survey_dir: Path | None = None) -> Open
     """
     key = (record, survey_dir or default_survey_dir())
     with _LOCK:
-        held = _OPENED.get(key)
-        if held is None:
-            held = _Held(OpenSource(record, open_source_graph(record), key[1], default_limits(), ToolCaps()))
-            _OPENED[key] = held
-        return held.opened
+        opened = _OPENED.get(key)
+        if opened is None:
+            opened = open_record(
+                record, survey_dir=key[1], limits=default_limits(), caps=ToolCaps(), toolboxes=open_source_toolbox
+            )
+            _OPENED[key] = opened
+        return opened
 
 
 def source_toolbox(opened: OpenSource) -> SagaToolbox:
-    """The agent's toolbox over an opened source: its dialect, its entity search, its graph and scopes.
-
-    The schema index is the record's declared one, else one built from the graph with induction
-    under the dialect's vocabulary: it reads the graph's own RDFS/OWL domains and ranges first,
-    which the bounded survey (the source tools' index) does not. Built once per source per process.
+    """The one toolbox over an opened source (:func:`open_source_toolbox`'s), opened once and kept on the source.
 
     Raises:
         ConfigurationError: The record's schema index or entity search is unusable.
         BackendError: The graph failed while the schema index was built.
     """
-    with _LOCK:
-        held = next((h for h in _OPENED.values() if h.opened is opened), None)
-        if held is not None and held.toolbox is not None:
-            return held.toolbox
-    from saga_kgqa.app.dialects import open_entity_search, schema_vocabulary, tool_dialect
+    return opened.toolbox(open_source_toolbox)
+
+
+def open_source_toolbox(opened: OpenSource) -> SagaToolbox:
+    """Open the toolbox over a source: its dialect, its entity search, its graph and scopes.
+
+    The schema index follows the one rule (:func:`~saga_kgqa.app.open.open_schema`) with the record's
+    options: its declared index, else the dialect's offline index from the data directory, else one
+    induced from the graph under the dialect's vocabulary (cached per content), which reads the
+    graph's own RDFS/OWL domains and ranges first, as the bounded survey (the source tools' index)
+    does not. So a source and ``saga ask --data`` over the same graph with the same dialect read one
+    index. Call :func:`source_toolbox` (or :meth:`OpenSource.toolbox`) instead: they open it once per
+    source.
+
+    Raises:
+        ConfigurationError: The record's schema index or entity search is unusable.
+        BackendError: The graph failed while the schema index was built.
+    """
+    from saga_kgqa.app.dialects import open_entity_search, tool_dialect
+    from saga_kgqa.app.open import open_schema
+    from saga_kgqa.config.open_options import OpenOptions
     from saga_kgqa.tools.toolbox import SagaToolbox
 
     record = opened.record
     dialect = tool_dialect(record.dialect)
     search = open_entity_search(record.entity_search)
-    schema = (
-        opened.schema()
-        if opened.declared
-        else build_schema_index(opened.graph, induce=True, vocabulary=schema_vocabulary(dialect))
+    schema = open_schema(
+        opened.graph,
+        OpenOptions(dialect=record.dialect, schema_file=record.schema_index, entity_search=record.entity_search),
     )
-    toolbox = SagaToolbox(
+    return SagaToolbox(
         opened.graph,
         schema,
         # The data files' own prefixes make the ids the model sees short and familiar.
@@ -99,10 +102,6 @@ def source_toolbox(opened: OpenSource) -> SagaToolbox:
         dialect=dialect,
         entity_search=search,
     )
-    with _LOCK:
-        if held is not None and held.toolbox is None:
-            held.toolbox = toolbox
-        return held.toolbox if held is not None and held.toolbox is not None else toolbox
 
 
 def toolbox_for_source(record: SourceRecord) -> SagaToolbox:
@@ -115,69 +114,49 @@ def toolbox_for_source(record: SourceRecord) -> SagaToolbox:
     return source_toolbox(open_source(record))
 
 
-class SharedSources(SourceSet):
-    """A catalog's sources as the source tools see them, borrowed from the process's opened sources."""
+class _ProcessSources:
+    """The composition root's opener: every set gets the process's opened source (:func:`open_source`)."""
 
-    def __init__(self, catalog: Catalog, *, survey_dir: Path | None = None, release: bool = False) -> None:
-        """Offer the sources of ``catalog``; nothing is opened yet.
-
-        Args:
-            catalog: The operator's catalog.
-            survey_dir: Where surveys and name indexes are cached (``$SAGA_SURVEY_DIR`` by default).
-            release: Close the sources this set opened when it is closed (a command that exits
-                after one call); a server's set keeps them for the life of the process.
-        """
-        super().__init__(catalog, survey_dir=survey_dir)
+    def __init__(self, *, release: bool) -> None:
         self._release = release
-        self._borrowed: dict[str, OpenSource] = {}
-        self._borrow_lock = threading.Lock()
 
-    def get(self, name: str) -> OpenSource:
-        """The source called ``name``, the same object every face of this process gets.
+    def open(self, record: SourceRecord, sources: SourceSet) -> OpenSource:
+        """The source of ``record``, the same object every face of this process gets."""
+        return open_source(record, survey_dir=sources.survey_dir)
 
-        Raises:
-            UnknownName: No source has that name (the message lists the configured ones).
-            ConfigurationError: The record's files, store or endpoint cannot be opened.
-        """
-        record = self.catalog.source(name)
-        opened = open_source(record, survey_dir=self.survey_dir)
-        with self._borrow_lock:
-            self._borrowed[record.name] = opened
-        return opened
-
-    def opened(self, name: str) -> OpenSource | None:
-        """The source called ``name`` if this process opened it already (by any face), else ``None``.
-
-        Nothing is opened: a prompt that lists every source shows the surveys the process holds.
-        """
-        record = self.catalog.sources.get(name)
-        if record is None:
-            return None
+    def held(self, record: SourceRecord, sources: SourceSet) -> OpenSource | None:
+        """The source of ``record`` if this process opened it already (by any face); nothing is opened."""
         with _LOCK:
-            held = _OPENED.get((record, self.survey_dir))
-        return held.opened if held is not None else None
+            return _OPENED.get((record, sources.survey_dir))
 
-    def close(self) -> None:
-        """Close what this set opened when it releases its sources; otherwise leave them to the process."""
-        with self._borrow_lock:
-            borrowed = list(self._borrowed.values())
-            self._borrowed.clear()
+    def release(self, opened: OpenSource) -> None:
+        """Close ``opened`` when the set releases its sources; otherwise leave it to the process."""
         if self._release:
-            for opened in borrowed:
-                release(opened)
+            release(opened)
 
 
 def release(opened: OpenSource) -> None:
     """Close an opened source and forget it (the next :func:`open_source` of its record opens it again)."""
     with _LOCK:
-        for key in [key for key, held in _OPENED.items() if held.opened is opened]:
+        for key in [key for key, held in _OPENED.items() if held is opened]:
             del _OPENED[key]
     opened.graph.close()
 
 
-def source_set(catalog: Catalog, *, survey_dir: Path | None = None) -> SourceSet:
-    """The catalog's sources for the source tools of a server (each opened on first use, kept open)."""
-    return SharedSources(catalog, survey_dir=survey_dir)
+def source_set(catalog: Catalog, *, survey_dir: Path | None = None, release: bool = False) -> SourceSet:
+    """The catalog's sources as every face sees them: borrowed from the process's opened sources.
+
+    Each is opened on first use once per process (:func:`open_source`), whichever set or face asks;
+    :meth:`~saga_kgqa.sources.session.SourceSet.opened` answers from the process's sources, so a
+    prompt that lists every source shows the surveys the process holds.
+
+    Args:
+        catalog: The operator's catalog.
+        survey_dir: Where surveys and name indexes are cached (``$SAGA_SURVEY_DIR`` by default).
+        release: Close the sources the set got when it is closed (a command that exits after one
+            call); a server's set keeps them for the life of the process.
+    """
+    return SourceSet(catalog, survey_dir=survey_dir, opener=_ProcessSources(release=release))
 
 
 @contextmanager
@@ -188,7 +167,7 @@ def opened_sources(catalog_file: Path | None, survey_dir: Path | None = None) ->
         ConfigurationError: The catalog cannot be read.
     """
     catalog = Catalog.load(catalog_file) if catalog_file is not None else Catalog.from_env()
-    with SharedSources(catalog, survey_dir=survey_dir, release=True) as sources:
+    with source_set(catalog, survey_dir=survey_dir, release=True) as sources:
         yield sources
 
 
@@ -198,4 +177,4 @@ def forget_opened() -> None:
         held = list(_OPENED.values())
         _OPENED.clear()
     for each in held:
-        each.opened.graph.close()
+        each.graph.close()

@@ -1,29 +1,31 @@
-"""The agent's toolbox and the CLI's toolkit over a graph: dialect, schema index, prefixes, entity search.
+"""The one toolbox over a graph, for the agent and the CLI's tools alike: dialect, schema index, prefixes, search.
 
-The rule for the schema index is here once: a saved file, else the dialect's index from
-its offline sources, else one built from the graph with induction under the dialect's vocabulary.
+The schema index is :func:`~saga_kgqa.app.open.open_schema`'s (the one rule: a saved file, else
+the dialect's index from its offline sources, else one built from the graph with induction under
+the dialect's vocabulary). ``saga search``, ``lookup`` and ``examples`` take the toolbox's
+:meth:`~saga_kgqa.tools.toolbox.SagaToolbox.default_view`; a run takes its own view. Nothing here
+imports LangGraph or a chat model, so those commands start fast (issue 27).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from saga_kgqa.app.dialects import (
     open_entity_search,
     tool_dialect,
 )
-from saga_kgqa.app.open import OpenOptions, open_schema
-from saga_kgqa.app.toolkits import toolkit_over
+from saga_kgqa.app.open import open_schema
+from saga_kgqa.config.open_options import OpenOptions
 from saga_kgqa.config.settings import example_graph_path
 from saga_kgqa.kg.cache.replay_cache import CacheMode
 from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
-from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
 from saga_kgqa.tools.toolbox import SagaToolbox
 
-__all__ = ["open_toolbox", "toolbox_over", "toolkit_over"]
+__all__ = ["open_toolbox", "toolbox_over"]
 
 
 def open_toolbox(
@@ -78,10 +80,16 @@ def toolbox_over(
     options: OpenOptions,
     *,
     data: list[Path] | None,
-    entity_search_url: str = WIKIDATA_API,
+    entity_search_url: str | None = None,
     note: Callable[[str], None] | None = None,
+    prefixes: Mapping[str, str] | None = None,
 ) -> SagaToolbox:
     """The tools in ``options.dialect`` over an opened graph: the given schema index, the dialect's, or one built now.
+
+    ``entity_search_url`` is the MediaWiki API ``wikidata-api`` search asks (Wikidata's by default).
+    ``prefixes`` are the extra prefixes of the compact ids shown; by default the ones the data
+    files declare (the example graph's when no file is given). ``note`` is told when an index is
+    built on the fly.
 
     Raises:
         ConfigurationError: The schema or search settings are unusable.
@@ -90,5 +98,6 @@ def toolbox_over(
     tools_dialect = tool_dialect(options.dialect)
     search = open_entity_search(options.entity_search, url=entity_search_url)
     schema = open_schema(graph, options, note=note)
-    prefixes = read_declared_prefixes(data or [example_graph_path()])
+    if prefixes is None:
+        prefixes = read_declared_prefixes(data or [example_graph_path()])
     return SagaToolbox(graph, schema, prefixes=prefixes, dialect=tools_dialect, entity_search=search)

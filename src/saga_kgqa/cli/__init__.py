@@ -9,7 +9,10 @@ Adding a command (the pattern every command module follows):
    first paragraph of its help (``tests/unit/cli/test_cli_startup.py`` checks both agree). The
    module is imported only when that command runs (:class:`~saga_kgqa.cli.lazy_group.LazyGroup`),
    so ``saga --help`` and every other command never pay for it.
-3. Keep the module's top-level imports light anyway (typer, the standard library,
+3. Declare an option once: reuse the aliases of :mod:`saga_kgqa.cli.options`, and take a set of
+   options several commands share as one group (:class:`~saga_kgqa.cli.options.GraphOptions`,
+   :class:`~saga_kgqa.cli.options.MarsOptions`, ...; :mod:`saga_kgqa.cli.option_groups`).
+4. Keep the module's top-level imports light anyway (typer, the standard library,
    :mod:`saga_kgqa.cli.options` for the shared ``--data``/``--endpoint``/``--dialect`` options,
    :mod:`saga_kgqa.cli.output`, ``context``, ``errors``, ``settings``): import stores, the guard,
    schema, tools, LangGraph, models and eval inside the command function that uses them, with

@@ -22,6 +22,7 @@ from saga_kgqa.cli.groups import command_group
 
 if TYPE_CHECKING:
     from typer._click import Command, Context, HelpFormatter
+    from typer.core import TyperOption
 
 
 @dataclass(frozen=True)
@@ -43,13 +44,15 @@ def load_command(name: str, entry: LazyCommand) -> Command:
     Raises:
         LookupError: The module's ``register`` adds no command of that name (a wrong table entry).
     """
+    from saga_kgqa.cli.param_coercion import light_coercion
+
     module = importlib.import_module(entry.module)
     scratch = command_group(entry.summary)
     module.register(scratch)
     command = typer.main.get_group(scratch).commands.get(name)
     if command is None:
         raise LookupError(f"{entry.module}.register adds no command {name!r}")
-    return command
+    return light_coercion(command)
 
 
 class LazyGroup(TyperGroup):
@@ -68,6 +71,15 @@ class LazyGroup(TyperGroup):
         if entry is not None and cmd_name not in self.commands:
             self.commands[cmd_name] = load_command(cmd_name, entry)
         return super().get_command(ctx, cmd_name)
+
+    def get_help_option(self, ctx: Context) -> TyperOption | None:
+        """The group's ``--help`` option, coerced without pydantic (:mod:`saga_kgqa.cli.param_coercion`)."""
+        from saga_kgqa.cli.param_coercion import light_param
+
+        option = super().get_help_option(ctx)
+        if option is not None:
+            light_param(option)
+        return option
 
     def format_commands(self, ctx: Context, formatter: HelpFormatter) -> None:
         """List the commands with the registry's summaries, without importing any of them."""

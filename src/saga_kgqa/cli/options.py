@@ -73,6 +73,14 @@ SchemaOption = Annotated[
     typer.Option("--schema", help="Schema index written by `saga index build` (default: build it now)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the machine-readable result as JSON.")]
+QueryArgument = Annotated[str, typer.Argument(help="The SPARQL query, or '-' to read it from standard input.")]
+#: The agent's ``--schema`` (``saga ask``, ``saga eval run`` and ``ablate``).
+RunSchemaOption = Annotated[
+    Path | None, typer.Option("--schema", help="Schema index from `saga index build` (default: build it now).")
+]
+SourceCatalogOption = Annotated[
+    Path | None, typer.Option("--catalog", help="The catalog file of --source (default: $SAGA_CATALOG).")
+]
 DataDirOption = Annotated[
     Path | None,
     typer.Option("--data-dir", help="Third-party data directory (default: $SAGA_DATA_DIR, else ../shared/data)."),

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from saga_kgqa.cli.groups import command_group
+from saga_kgqa.cli.options import JsonOption
 from saga_kgqa.cli.output import EXIT_REJECTED, fail, print_json, stderr
 from saga_kgqa.errors import SagaError, ToolInputError
 
@@ -29,7 +30,6 @@ CatalogOption = Annotated[
     typer.Option("--catalog", help="The operator's catalog file (TOML; default: $SAGA_CATALOG, else the environment)."),
 ]
 SourceArgument = Annotated[str, typer.Argument(metavar="NAME", help="A source name from the catalog.")]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print the machine-readable result as JSON.")]
 SurveyDirOption = Annotated[
     Path | None, typer.Option("--survey-dir", help="Cache of surveys and name indexes (default: $SAGA_SURVEY_DIR).")
 ]

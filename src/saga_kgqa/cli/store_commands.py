@@ -17,7 +17,7 @@ from typing import Annotated
 import typer
 
 from saga_kgqa.app.open import open_graph
-from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption
+from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption, QueryArgument
 from saga_kgqa.cli.output import fail, print_json, print_result, read_query, stderr, stdout
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.kg.cache.replay_cache import CacheMode
@@ -189,7 +189,7 @@ def build_name_index(store: Path, *, log_progress: bool = False) -> None:
 
 
 def sparql(
-    query: Annotated[str, typer.Argument(help="The SPARQL query, or '-' to read it from standard input.")],
+    query: QueryArgument,
     data: DataOption = None,
     endpoint: EndpointOption = None,
     profile: ProfileOption = None,

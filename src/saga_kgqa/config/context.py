@@ -233,7 +233,7 @@ class SagaContext:
 
     def __post_init__(self) -> None:
         """Check every value; a bad one raises :class:`ConfigurationError` naming the field."""
-        hints = typing.get_type_hints(type(self))
+        hints = _field_hints(type(self))
         for item in dataclasses.fields(self):
             _check_value(item.name, hints[item.name], getattr(self, item.name))
         if not 0.0 <= self.clarify_margin <= 1.0:
@@ -270,7 +270,7 @@ class SagaContext:
                 that does not fit its field.
         """
         environ = os.environ if environ is None else environ
-        hints = typing.get_type_hints(cls)
+        hints = _field_hints(cls)
         names = {item.name for item in dataclasses.fields(cls)}
         unknown = sorted(set(explicit) - names)
         if unknown:
@@ -285,6 +285,21 @@ class SagaContext:
         if "dialect" not in values and values.get("profile") in WIKIDATA_PROFILES:
             values["dialect"] = "wikidata"
         return cls(**values)
+
+
+#: Resolved annotations by context class (a subclass has its own).
+_HINTS: dict[type[SagaContext], dict[str, Any]] = {}
+
+
+def _field_hints(cls: type[SagaContext]) -> dict[str, Any]:
+    """The resolved annotations of a context class, read once: resolving them is most of a context's construction.
+
+    Two threads may both resolve them on first use; they store the same mapping.
+    """
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = typing.get_type_hints(cls)
+    return hints
 
 
 def resolve_context(value: SagaContext | Mapping[str, Any] | None) -> SagaContext:

@@ -113,8 +113,15 @@ class StoreReport:
 class _QuadWriter:
     """Collects quads, each triple once (first source wins), never a held-out triple."""
 
-    def __init__(self, store: ox.Store, held_out: set[tuple[str, str, str]], report: StoreReport) -> None:
+    def __init__(
+        self,
+        store: ox.Store,
+        held_out: set[tuple[str, str, str]],
+        report: StoreReport,
+        per_source: int | None = None,
+    ) -> None:
         self._store = store
+        self._per_source = per_source
         self._held_out = held_out
         self._report = report
         self._seen: set[tuple[str, str, str]] = set()
@@ -128,6 +135,8 @@ class _QuadWriter:
             return
         if key in self._seen:
             self._report.duplicates += 1
+            return
+        if self._per_source is not None and self._report.by_source.get(source, 0) >= self._per_source:
             return
         self._seen.add(key)
         self._pending.append(ox.Quad(ox.NamedNode(subject), ox.NamedNode(predicate), obj, _graph(source)))
@@ -151,7 +160,12 @@ class _QuadWriter:
 
 
 def build_wikidata_store(
-    data_dir: Path, store_dir: Path, *, progress: Progress | None = None, hierarchy: bool = True
+    data_dir: Path,
+    store_dir: Path,
+    *,
+    progress: Progress | None = None,
+    hierarchy: bool = True,
+    per_source: int | None = None,
 ) -> StoreReport:
     """Build the offline Wikidata store from ``data_dir`` into a new directory ``store_dir``.
 
@@ -161,6 +175,8 @@ def build_wikidata_store(
         progress: Called with a step name and the triples written so far.
         hierarchy: Load KGTK's P279 edges (``wikidata_p279/``, graph ``<urn:saga:source:kgtk-p279>``);
             ``False`` builds the store without a class hierarchy, as a small private graph may be.
+        per_source: At most this many triples from each source, the first ones read (a trial store: the
+            benches' smoke mode); ``None`` keeps them all.
 
     Returns:
         What was loaded (also written to ``saga-wikidata-store.json`` in the store).
@@ -178,7 +194,7 @@ def build_wikidata_store(
     store_dir.mkdir(parents=True, exist_ok=True)
     store = ox.Store(str(store_dir))
     report = StoreReport(store=str(store_dir))
-    writer = _QuadWriter(store, held_out, report)
+    writer = _QuadWriter(store, held_out, report, per_source)
     facts = read_trace(data_dir / TRACE_FILE)
     steps: dict[str, Callable[[], None]] = {
         "codex triples": lambda: _codex_triples(writer, codex),

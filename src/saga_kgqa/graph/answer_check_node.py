@@ -95,6 +95,7 @@ class AnswerCheckNode:
         )
         step = state.get("steps", 0)
         summary = "answer checks: " + "; ".join(f.check for f in findings)
-        delta = finish_action(action, step, text, "refused", [knowledge(step, "refused", summary)])
+        # Not a refusal (of the action, by the guard, or of the run): the stop is sent back with findings.
+        delta = finish_action(action, step, text, "flagged", [knowledge(step, "flagged", summary)])
         delta.update({"stop_reason": "", "answers_checked": [sparql]})
         return delta

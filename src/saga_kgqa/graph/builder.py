@@ -20,6 +20,7 @@ by ``langgraph dev``, embedded as a subgraph, or compiled with a checkpointer by
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, TypedDict
 
 from langchain_core.runnables import RunnableConfig
@@ -39,7 +40,7 @@ from saga_kgqa.graph.prompting import prompt_names
 from saga_kgqa.graph.routing import route_action, route_after_check, route_after_lookup
 from saga_kgqa.graph.source_tools import SourceToolNodes
 from saga_kgqa.graph.tool_nodes import ToolNodes
-from saga_kgqa.graph.tracing import traced_tool_node
+from saga_kgqa.graph.tracing import AGENT_TAG, RUN_NAME_CHARS, traced_tool_node
 from saga_kgqa.state.graph_state import InputState, OutputState, SagaState
 
 #: Supersteps one controller step can take: controller, a tool node, and the prune fallback.
@@ -190,4 +191,49 @@ def run_config(
         config["tags"] = list(tags)
     if metadata:
         config["metadata"] = dict(metadata)
+    return config
+
+
+def question_run_config(
+    question: str,
+    *,
+    thread_id: str | None = None,
+    graph: str | None = None,
+    model: str | None = None,
+    model_name: str | None = None,
+    tags: tuple[str, ...] = (),
+    metadata: Mapping[str, Any] | None = None,
+    recursion_limit: int | None = None,
+) -> RunnableConfig:
+    """The config of one question's run: a readable name, tags and metadata.
+
+    Args:
+        question: The question; its start names the run.
+        thread_id: Checkpointer thread, when the run is durable.
+        graph: The knowledge graph (endpoint URL or data), recorded as metadata.
+        model: The model (name and server), recorded as metadata only: a tag with the server's
+            URL would split one model's traces whenever the server moves.
+        model_name: The model's name, the ``model:<name>`` tag.
+        tags: More tags (benchmark name, ablation, ...).
+        metadata: More metadata.
+        recursion_limit: LangGraph's recursion limit for the run.
+    """
+    short = " ".join(question.split())
+    if len(short) > RUN_NAME_CHARS:
+        short = short[: RUN_NAME_CHARS - 1] + "…"
+    run_metadata: dict[str, Any] = {"question": question}
+    if graph is not None:
+        run_metadata["knowledge_graph"] = graph
+    if model is not None:
+        run_metadata["model"] = model
+    run_metadata.update(metadata or {})
+    config: RunnableConfig = {
+        "run_name": f"saga: {short}",
+        "tags": [AGENT_TAG, *([f"model:{model_name}"] if model_name else []), *tags],
+        "metadata": run_metadata,
+    }
+    if thread_id is not None:
+        config["configurable"] = {"thread_id": thread_id}
+    if recursion_limit is not None:
+        config["recursion_limit"] = recursion_limit
     return config

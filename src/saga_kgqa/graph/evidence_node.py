@@ -43,14 +43,14 @@ class EvidenceNode:
         except SagaError as exc:
             return {"evidence": Evidence(sparql=sparql, note=f"the graph of the final query is gone: {exc.message}")}
         settings = EvidenceSettings(
-            rows=context.evidence_rows, deadline_s=view.toolkit.context.caps.deadline_s, language=context.language
+            rows=context.evidence_rows, deadline_s=view.context.caps.deadline_s, language=context.language
         )
         evidence = gather_evidence(
             view.graph,
             sparql,
             answer,
             prefixes=view.prefixes,
-            label_predicates=tuple(view.toolkit.context.vocabulary.label_predicates),
+            label_predicates=tuple(view.context.vocabulary.label_predicates),
             settings=settings,
         )
         return {"evidence": evidence}

@@ -111,7 +111,7 @@ class FinalizeNode:
             )
             tools = attempt_tools(self.dependencies, context, chosen)
             step = state.get("steps", 0)
-            display = tools.toolkit.context.vocabulary.display_predicates()
+            display = tools.context.vocabulary.display_predicates()
             shaped = shaped_final(final_sparql, state.get("question", ""), context, display)
             outcome = tools.execute(shaped.scored if shaped else final_sparql, theta=None, step=step, settings=settings)
             if shaped is not None and outcome.status not in ("ok", "empty"):

@@ -1,9 +1,9 @@
 """The knowledge log as the controller reads it: failures kept, type discoveries summarised, one budget.
 
 The prompt tells the controller to avoid repeating failed approaches, so a failure (blocked,
-empty, rejected, error, refused) stays visible for the rest of the run; the same failure
-seen again is one line with its steps. ``[info]`` type discoveries, which a few lookups
-produce by the dozen, become one summary line. Recent ``ok`` outcomes fill what the
+empty, rejected, error, refused), and the answer checks' findings on a stop (flagged), stay visible
+for the rest of the run; the same failure seen again is one line with its steps. ``[info]`` type
+discoveries, which a few lookups produce by the dozen, become one summary line. Recent ``ok`` outcomes fill what the
 budget leaves. Lines are ordered by step.
 """
 
@@ -22,8 +22,10 @@ OUTCOME_TAGS = {
     "rejected": "[fail] rejected",
     "error": "[fail] error",
     "refused": "[fail] refused",
+    "flagged": "[check] flagged",
 }
-_FAILURES = frozenset({"empty", "blocked", "rejected", "error", "refused"})
+#: Kept visible for the rest of the run: failures, and the answer checks' findings on a stop.
+_FAILURES = frozenset({"empty", "blocked", "rejected", "error", "refused", "flagged"})
 #: Subjects named in the type summary line before "+N more".
 _SUBJECTS_NAMED = 4
 

@@ -61,7 +61,7 @@ class EnvironmentModelFactory:
         Raises:
             ConfigurationError: Nothing is configured; the message says what to set, or what to pass.
         """
-        from saga_kgqa.models import ModelNotConfigured
+        from saga_kgqa.config.model_settings import ModelNotConfigured
 
         try:
             return self._factory(context, role)

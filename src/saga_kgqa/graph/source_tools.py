@@ -121,21 +121,23 @@ def source_prompt_lines(mode: SourceMode, *, steps_left: int) -> str:
 
 
 def attempt_tools(dependencies: GraphDependencies, context: SagaContext, attempt: QueryAttempt) -> ToolView:
-    """The tools over the graph an attempt ran on: the run's own, or the named source of ``execute_on``.
+    """The run's tools over the graph an attempt ran on: its own graph, or the named source of ``execute_on``.
 
     The final run and the answer checks use it, so a cross-source answer is re-run and
-    checked on the source that produced it.
+    checked on the source that produced it, with the source's one toolbox under the run's
+    switches: its dialect and entity search, the run's caps, mode and language (the same view
+    the run's own tools are when the run is over that source).
 
     Raises:
-        ConfigurationError: The attempt's source is no longer configured.
+        ConfigurationError: The attempt's source is no longer configured, or has no toolbox.
+        BackendError: The source failed while its toolbox's schema index was built.
     """
     if attempt.source is None:
         return dependencies.tools(context)
     sources = dependencies.sources(context)
     if sources is None:
         raise ConfigurationError(f"the query ran on source {attempt.source!r}, which is no longer configured")
-    opened = sources.get(attempt.source)
-    return ToolView(opened.toolkit(), opened.graph, opened.schema(), type_filter=context.type_filter)
+    return sources.get(attempt.source).toolbox().view(context)
 
 
 def split_target(argument: str) -> tuple[str, str] | None:

@@ -251,7 +251,7 @@ def finish_action(
                 observation,
                 tool_call_id=action.call_id,
                 name=action.tool or "none",
-                status="error" if outcome in ("refused", "error", "rejected") else "success",
+                status="error" if outcome in ("refused", "error", "rejected", "flagged") else "success",
             )
         ],
     }

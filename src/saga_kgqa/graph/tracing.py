@@ -1,4 +1,6 @@
-"""LangSmith run names, tags and metadata for one question and for each tool call.
+"""LangSmith run names, tags and metadata for each tool call.
+
+A question's own run is named beside the graph it configures (:func:`saga_kgqa.graph.builder.question_run_config`).
 
 LangGraph, its nodes and ChatOpenAI are traced by LangSmith automatically once
 ``LANGSMITH_TRACING=true`` and ``LANGSMITH_API_KEY`` are set (``LANGSMITH_PROJECT`` and
@@ -43,51 +45,6 @@ ResultT = TypeVar("ResultT")
 def tracing_enabled() -> bool:
     """Whether LangSmith tracing is on for this process (environment or ``tracing_context``)."""
     return bool(langsmith_utils.tracing_is_enabled())
-
-
-def question_run_config(
-    question: str,
-    *,
-    thread_id: str | None = None,
-    graph: str | None = None,
-    model: str | None = None,
-    model_name: str | None = None,
-    tags: tuple[str, ...] = (),
-    metadata: Mapping[str, Any] | None = None,
-    recursion_limit: int | None = None,
-) -> RunnableConfig:
-    """The config of one question's run: a readable name, tags and metadata.
-
-    Args:
-        question: The question; its start names the run.
-        thread_id: Checkpointer thread, when the run is durable.
-        graph: The knowledge graph (endpoint URL or data), recorded as metadata.
-        model: The model (name and server), recorded as metadata only: a tag with the server's
-            URL would split one model's traces whenever the server moves.
-        model_name: The model's name, the ``model:<name>`` tag.
-        tags: More tags (benchmark name, ablation, ...).
-        metadata: More metadata.
-        recursion_limit: LangGraph's recursion limit for the run.
-    """
-    short = " ".join(question.split())
-    if len(short) > RUN_NAME_CHARS:
-        short = short[: RUN_NAME_CHARS - 1] + "…"
-    run_metadata: dict[str, Any] = {"question": question}
-    if graph is not None:
-        run_metadata["knowledge_graph"] = graph
-    if model is not None:
-        run_metadata["model"] = model
-    run_metadata.update(metadata or {})
-    config: RunnableConfig = {
-        "run_name": f"saga: {short}",
-        "tags": [AGENT_TAG, *([f"model:{model_name}"] if model_name else []), *tags],
-        "metadata": run_metadata,
-    }
-    if thread_id is not None:
-        config["configurable"] = {"thread_id": thread_id}
-    if recursion_limit is not None:
-        config["recursion_limit"] = recursion_limit
-    return config
 
 
 def tool_call_config(tool: str, arguments: Mapping[str, Any], *, step: int | None = None) -> RunnableConfig:

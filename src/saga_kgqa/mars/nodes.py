@@ -72,7 +72,7 @@ class MarsNodes:
         tools = self.dependencies.tools(context)
         shown = list(state.get("patterns", []))
         seen = {(entry.entity, entry.prop, entry.direction) for entry in shown}
-        found = retrieve_many(tools.toolkit.context, state.get("frontier", []))
+        found = retrieve_many(tools.context, state.get("frontier", []))
         fresh = [pattern for pattern in found.patterns if pattern.key not in seen]
         question = state.get("augmented_question") or state.get("question", "")
         top = configured_ranking(context).rank(question, fresh)[: context.mars_top_n]
@@ -88,7 +88,7 @@ class MarsNodes:
                 direction=item.pattern.direction,
                 instance_iris=item.instance_iris,
             )
-            for offset, item in enumerate(enrich(tools.toolkit.context, top, settings), start=1)
+            for offset, item in enumerate(enrich(tools.context, top, settings), start=1)
         ]
         return {"patterns": entries, "pattern_notes": found.notes, "frontier": []}
 

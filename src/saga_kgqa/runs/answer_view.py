@@ -85,7 +85,7 @@ def read_labels(view: ToolView, iris: Sequence[str], label_predicates: Sequence[
         "FILTER(isLiteral(?text)) }"
     )
     try:
-        rows = view.toolkit.context.reads().select(body, limit=len(iris) * 10).rows
+        rows = view.context.reads().select(body, limit=len(iris) * 10).rows
     except SagaError:  # labels only decorate an answer: without them it is still shown
         return {}
     best: dict[str, tuple[int, int, str]] = {}
@@ -111,7 +111,7 @@ def views_for(iris: Iterable[str], labels: Mapping[str, str], prefixes: Mapping[
 def answer_views(view: ToolView, answer: Answer | None, language: str = "en") -> dict[str, TermView]:
     """How each IRI of ``answer`` is shown: its label in ``language`` (else any) and its short name."""
     iris = answer_iris(answer)
-    context = view.toolkit.context
+    context = view.context
     labels = read_labels(view, iris, tuple(context.vocabulary.label_predicates), language)
     return views_for(iris, labels, view.prefixes)
 

@@ -34,7 +34,7 @@ from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.config.context import SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.kg.core.result import QueryResult
-from saga_kgqa.runs.gold_runner import GOLD_LIMITS, GoldRunner
+from saga_kgqa.runs.gold_runner import GOLD_LIMITS, GoldRunner, replay_outcome
 from saga_kgqa.runs.predictions import PredictionRecord, PredictionStatus, TraceCounters
 
 #: Statuses ``retry_failed`` runs again.
@@ -313,7 +313,7 @@ class GoldReplayAnswerer:
             corrupt = self._corrupt_every is not None and self._calls % self._corrupt_every == 0
         started = time.perf_counter()
         if question.gold_sparql is None:
-            return PredictionRecord(question_id=question.id, status=PredictionStatus.NO_QUERY)
+            return PredictionRecord(question_id=question.id, status=PredictionStatus.NO_QUERY, outcome=replay_outcome())
         try:
             result = self._graph.query(question.gold_sparql, GOLD_LIMITS)
         except SagaError as exc:
@@ -321,6 +321,7 @@ class GoldReplayAnswerer:
                 question_id=question.id,
                 predicted_sparql=question.gold_sparql,
                 status=PredictionStatus.FAILED,
+                outcome=replay_outcome(error=exc),
                 error=f"{type(exc).__name__}: {exc.message}",
                 trace=TraceCounters(queries_executed=1, latency_s=time.perf_counter() - started),
             )
@@ -331,6 +332,8 @@ class GoldReplayAnswerer:
             question_id=question.id,
             predicted_sparql=question.gold_sparql,
             predicted_answers=result.to_sparql_json(),
+            # The outcome of what was recorded as the answer (a corrupted one is empty), as the agent's records say.
+            outcome=replay_outcome(result),
             trace=TraceCounters(
                 actions={"execute": 1},
                 queries_executed=1,

@@ -12,13 +12,15 @@ from collections import Counter
 from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.core.result import QueryResult
 from saga_kgqa.state.outcome import RunStatus
+
+_Record = TypeVar("_Record", bound=BaseModel)
 
 
 class PredictionStatus(StrEnum):
@@ -97,18 +99,33 @@ def read_predictions(path: Path) -> list[PredictionRecord]:
     Raises:
         ConfigurationError: The file is unreadable or a line is not a prediction record.
     """
+    return read_jsonl(path, PredictionRecord, record="prediction record")
+
+
+def read_jsonl(path: Path, model: type[_Record], *, record: str, file: str = "") -> list[_Record]:
+    """The records of a JSONL file, one ``model`` per line (blank lines ignored).
+
+    Args:
+        path: The file.
+        model: The record class.
+        record: What a line is, in the error (``prediction record``).
+        file: What the file is, in the error (``gold store``), or nothing.
+
+    Raises:
+        ConfigurationError: The file is unreadable or a line is not a ``model``.
+    """
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigurationError(f"cannot read {path}: {exc}") from exc
+        raise ConfigurationError(f"cannot read {file + ' ' if file else ''}{path}: {exc}") from exc
     records = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            records.append(PredictionRecord.model_validate_json(line))
+            records.append(model.model_validate_json(line))
         except ValidationError as exc:
-            raise ConfigurationError(f"{path}:{number}: not a prediction record: {exc}") from exc
+            raise ConfigurationError(f"{path}:{number}: not a {record}: {exc}") from exc
     return records
 
 

@@ -181,8 +181,10 @@ def _survey_classes(
 ) -> list[str]:
     """Classes for the stratified sample: declared ones and those used as types; none if too many."""
     try:
+        # Grouped, then filtered (HAVING): a FILTER(isIRI(?t)) on every type triple decodes each one, six times the
+        # cost of the scan itself on pyoxigraph (0.83 against 0.14 s at 3M triples, issue 39).
         rows = runner.select(
-            f"SELECT DISTINCT ?t WHERE {{ ?s {path_alternative(vocabulary.type_predicates)} ?t FILTER(isIRI(?t)) }}",
+            f"SELECT ?t WHERE {{ ?s {path_alternative(vocabulary.type_predicates)} ?t }} GROUP BY ?t HAVING(isIRI(?t))",
             limit=max_classes + 1,
             what="classes in use",
             aggregate=True,

@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from saga_kgqa.schema.hierarchy import ClassHierarchy
-from saga_kgqa.schema.vocab import NUMERIC_DATATYPES, UNIVERSAL_CLASSES
+from saga_kgqa.schema.vocab import NUMERIC_DATATYPES, UNIVERSAL_CLASSES, local_name
 
 Decision = Literal["keep", "drop", "unknown"]
 CompatibilityMode = Literal["subclass", "exact"]
@@ -105,50 +105,21 @@ def check_constraint(
         )
     universal = constraint & UNIVERSAL_CLASSES
     if universal:
-        return Verdict(
-            decision="keep",
-            reason=f"the {side} admits every resource",
-            basis="universal",
-            source=source,
-            matched=universal,
-        )
+        return _kept(f"the {side} admits every resource", "universal", source, universal)
     direct = known & constraint
     if direct:
-        return Verdict(
-            decision="keep",
-            reason=f"type {_names(direct)} is in the {side}",
-            basis="exact",
-            source=source,
-            matched=direct,
-        )
+        return _kept(f"type {_names(direct)} is in the {side}", "exact", source, direct)
     if mode == "subclass":
         narrower = frozenset(c for c in constraint for t in known if c in hierarchy.ancestors(t))
         if narrower:
-            return Verdict(
-                decision="keep",
-                reason=f"a known type is a subclass of {side} {_names(narrower)}",
-                basis="subclass",
-                source=source,
-                matched=narrower,
-            )
+            return _kept(f"a known type is a subclass of {side} {_names(narrower)}", "subclass", source, narrower)
         broader = frozenset(c for c in constraint for t in known if t in hierarchy.ancestors(c))
         if broader:
-            return Verdict(
-                decision="keep",
-                reason=f"a known type is broader than {side} {_names(broader)}; the value may belong to it",
-                basis="superclass",
-                source=source,
-                matched=broader,
-            )
+            reason = f"a known type is broader than {side} {_names(broader)}; the value may belong to it"
+            return _kept(reason, "superclass", source, broader)
         numeric = constraint & NUMERIC_DATATYPES
         if numeric and known & NUMERIC_DATATYPES:
-            return Verdict(
-                decision="keep",
-                reason=f"numeric values are comparable with {side} {_names(numeric)}",
-                basis="numeric",
-                source=source,
-                matched=numeric,
-            )
+            return _kept(f"numeric values are comparable with {side} {_names(numeric)}", "numeric", source, numeric)
     return Verdict(
         decision="drop",
         reason=f"types {_names(known)} conflict with the {source} {side} {_names(constraint)}",
@@ -204,17 +175,13 @@ def check_relation_constraint(
     return verdict
 
 
+def _kept(reason: str, basis: Basis, source: SchemaSource, matched: frozenset[str]) -> Verdict:
+    return Verdict(decision="keep", reason=reason, basis=basis, source=source, matched=matched)
+
+
 def _names(iris: Iterable[str], limit: int = 5) -> str:
     """Render a few IRIs by their local names for a reason sentence."""
     ordered = sorted(iris)
-    shown = [_local_name(i) for i in ordered[:limit]]
+    shown = [local_name(i) for i in ordered[:limit]]
     more = f" (+{len(ordered) - limit} more)" if len(ordered) > limit else ""
     return "{" + ", ".join(shown) + "}" + more
-
-
-def _local_name(iri: str) -> str:
-    for sep in ("#", "/", ":"):
-        _, found, tail = iri.rpartition(sep)
-        if found and tail:
-            return tail
-    return iri

@@ -14,7 +14,6 @@ import contextlib
 import dataclasses
 import hashlib
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 from saga_kgqa.errors import ConfigurationError
@@ -40,25 +39,27 @@ def schema_path(endpoint_id: str, vocabulary: SchemaVocabulary, settings: dict[s
 
 
 def cached_schema(
-    endpoint_id: str,
-    vocabulary: SchemaVocabulary,
-    build: Callable[[], SchemaIndex],
-    *,
-    settings: dict[str, object] | None = None,
-) -> tuple[SchemaIndex, bool]:
-    """The graph's schema index from the cache, else built by ``build`` and saved; and whether it was built.
+    endpoint_id: str, vocabulary: SchemaVocabulary, *, settings: dict[str, object] | None = None
+) -> SchemaIndex | None:
+    """The schema index kept for this content, vocabulary and settings (``None``: not kept, or not cacheable).
 
-    A cache file that cannot be read is built again; one that cannot be written is skipped.
+    A cache file that cannot be read is as good as none: the caller builds the index again.
     """
     path = schema_path(endpoint_id, vocabulary, settings or {})
     if path is not None and path.is_file():
         try:
-            return SchemaIndex.load(path), False
+            return SchemaIndex.load(path)
         except ConfigurationError:
             pass  # unreadable or of another format: build it again
-    index = build()
+    return None
+
+
+def keep_schema(
+    endpoint_id: str, vocabulary: SchemaVocabulary, index: SchemaIndex, *, settings: dict[str, object] | None = None
+) -> None:
+    """Keep a freshly built index for the next command over the same content (nothing for other graphs)."""
+    path = schema_path(endpoint_id, vocabulary, settings or {})
     if path is not None:
         # A read-only cache directory costs the next command a build, nothing else.
         with contextlib.suppress(OSError):
             index.save(path)
-    return index, True

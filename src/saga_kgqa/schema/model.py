@@ -12,7 +12,7 @@ import random
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PrivateAttr, ValidationError
 
@@ -316,19 +316,7 @@ class SchemaIndex(BaseModel):
         Returns:
             ``keep``, ``drop`` or ``unknown`` (missing domain or types: the caller keeps it).
         """
-        entry = self.properties.get(property_iri)
-        if entry is None:
-            return Verdict(decision="unknown", reason="the property is not in the schema index", basis="no_schema")
-        return check_relation_constraint(
-            entity_types,
-            superclasses,
-            entry.domain,
-            self.hierarchy,
-            relation=entry.domain_relation,
-            source=entry.domain_source,
-            side="domain",
-            mode=mode,
-        )
+        return self._side_verdict("domain", entity_types, property_iri, mode, superclasses)
 
     def range_compatibility(
         self,
@@ -345,18 +333,25 @@ class SchemaIndex(BaseModel):
         range made only of classes. ``superclasses`` are the value's own superclasses, as
         in :meth:`compatibility`.
         """
+        return self._side_verdict("range", value_types, property_iri, mode, superclasses)
+
+    def _side_verdict(
+        self,
+        side: Literal["domain", "range"],
+        types: Iterable[str],
+        property_iri: str,
+        mode: CompatibilityMode,
+        superclasses: Iterable[str] | None,
+    ) -> Verdict:
         entry = self.properties.get(property_iri)
         if entry is None:
             return Verdict(decision="unknown", reason="the property is not in the schema index", basis="no_schema")
+        if side == "domain":
+            constraint, relation, source = entry.domain, entry.domain_relation, entry.domain_source
+        else:
+            constraint, relation, source = entry.range, entry.range_relation, entry.range_source
         return check_relation_constraint(
-            value_types,
-            superclasses,
-            entry.range,
-            self.hierarchy,
-            relation=entry.range_relation,
-            source=entry.range_source,
-            side="range",
-            mode=mode,
+            types, superclasses, constraint, self.hierarchy, relation=relation, source=source, side=side, mode=mode
         )
 
     def with_coverage(self, fraction: float, seed: int) -> SchemaIndex:

@@ -143,6 +143,15 @@ NUMERIC_DATATYPES = frozenset(
 )
 
 
+def local_name(iri: str) -> str:
+    """The last segment of an IRI (after its last ``#``, ``/`` or ``:``, tried in that order); else the IRI."""
+    for separator in ("#", "/", ":"):
+        _head, found, tail = iri.rpartition(separator)
+        if found and tail:
+            return tail
+    return iri
+
+
 def is_datatype(iri: str) -> bool:
     """Return True when ``iri`` names a literal datatype rather than a class of resources."""
     return iri == RDFS_LITERAL or iri.startswith(XSD) or iri in XSD_PARENTS

@@ -17,6 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from saga_kgqa.errors import ToolInputError
 from saga_kgqa.kg.core.result import Term
 from saga_kgqa.kg.guard.sparql_terms import iri, result_term
 from saga_kgqa.schema.queries import batched, path_alternative
@@ -110,13 +111,18 @@ def bridge_sources(sources: SourceSet, left: str, right: str) -> BridgeResult:
 
     Raises:
         UnknownName: A source name is not configured.
+        ToolInputError: ``left`` and ``right`` name the same source (every face refuses it here, alike).
         BackendError: A source failed (a failed sampling query is noted, not raised).
     """
+    same = sources.catalog.source(left).name
+    if same == sources.catalog.source(right).name:
+        # A source bridged with itself gives every class as a same-IRI join: nothing a join can use.
+        raise ToolInputError(f"left and right name the same source ({same}); pass two different source names")
     a, b = sources.get(left), sources.get(right)
     notes: list[str] = []
     iri_keys = _left_keys(a, notes)
     values = match_values(sample_literals(a, notes), sample_literals(b, notes))
-    prefixes = a.toolkit().prefixes
+    prefixes = a.prefixes
     candidates = [
         *_matches(a, b, iri_keys, "same_iri", notes),
         *(_value_candidate(a, b, match, prefixes) for match in values),
@@ -126,13 +132,13 @@ def bridge_sources(sources: SourceSet, left: str, right: str) -> BridgeResult:
         key=lambda c: (-c.score, -_STRENGTH[c.kind], -c.evidence, c.left_class or "", c.right_property or "")
     )
     result = BridgeResult(left=a.name, right=b.name, candidates=tuple(candidates[:_CANDIDATES]), notes=tuple(notes))
-    return result.model_copy(update={"text": render_bridge(result, a.toolkit().prefixes)})
+    return result.model_copy(update={"text": render_bridge(result, a.prefixes)})
 
 
 def _left_keys(a: OpenSource, notes: list[str]) -> dict[_Group, list[Term]]:
     """Sample IRI keys of the left source: instances and IRI values per class."""
     survey = a.survey()
-    reads = a.toolkit().context.reads()
+    reads = a.reads()
     type_path = path_alternative(a.schema().type_predicates)
     iri_keys: dict[_Group, list[Term]] = {}
     for cls in survey.classes:
@@ -196,7 +202,7 @@ def _matches(
                 terms[result_term(term)] = term
     if not terms:
         return []
-    reads = b.toolkit().context.reads()
+    reads = b.reads()
     type_path = path_alternative(b.schema().type_predicates)
     hits: dict[tuple[_Group, str | None, str | None], set[str]] = {}
     for batch in batched(sorted(terms), _BATCH):

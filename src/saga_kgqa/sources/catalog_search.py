@@ -18,10 +18,10 @@ from pydantic import BaseModel, ConfigDict
 
 from saga_kgqa.errors import SagaError
 from saga_kgqa.schema.survey_model import SourceSurvey
+from saga_kgqa.schema.vocab import local_name
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.sources.summary import RESULT_CHARS, derived_description, derived_title
 from saga_kgqa.text_safety import cap_block, graph_text
-from saga_kgqa.tools.search.label_index import local_name
 
 _LOG = logging.getLogger(__name__)
 _WORD = re.compile(r"[a-z0-9]+")

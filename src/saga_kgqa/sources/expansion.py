@@ -73,7 +73,8 @@ def expand_entity(sources: SourceSet, source: str, entity: str) -> Expansion:
         BackendError: The source failed.
     """
     opened = sources.get(source)
-    context = opened.toolkit().context
+    # Expand is a tool over the source's graph: it reads and labels through the source's one toolbox.
+    context = opened.toolbox().default_view().context
     target = context.resolve(entity, role="entity")
     reads = context.reads()
     schema = opened.schema()

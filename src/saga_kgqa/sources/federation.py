@@ -143,7 +143,7 @@ def join_sources(sources: SourceSet, request: str, *, settings: ExecuteSettings 
             right=names[1],
         )
     joined, rule, product, example = _join(a.result, b.result, key, cap=settings.max_result_rows, deadline=deadline)
-    prefixes = sources.get(right).toolkit().prefixes
+    prefixes = sources.get(right).prefixes
     table = render_result_table(
         joined, max_rows=settings.max_rows_shown, max_cell_chars=settings.max_cell_chars, prefixes=prefixes
     )

@@ -2,13 +2,15 @@
 
 Each takes a :class:`~saga_kgqa.sources.session.SourceSet` and a source *name* and returns
 a pydantic result whose ``text`` is the capped observation for a model. Where a function
-overlaps an existing tool it *is* that tool on the named source: search, lookup and
-execute are :class:`~saga_kgqa.tools.toolkit.GroundingToolkit` and
-:func:`~saga_kgqa.tools.execute.tool.execute` with the source's schema index (declared, else
-surveyed) and its persistent name index; there is no second copy of them.
+overlaps an existing tool it *is* that tool on the named source: search and lookup are the
+default view of the source's one toolbox (:meth:`~saga_kgqa.sources.session.OpenSource.toolbox`)
+searching its persistent name index, and execute is :func:`~saga_kgqa.tools.execute.tool.execute`
+with the source's schema index (declared, else surveyed); there is no second copy of them.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from saga_kgqa.sources.bridging import BridgeResult, bridge_sources
 from saga_kgqa.sources.cross_hints import elsewhere
@@ -21,7 +23,9 @@ from saga_kgqa.state import TypeState
 from saga_kgqa.tools.execute.models import ExecuteOutcome, ExecuteSettings
 from saga_kgqa.tools.execute.tool import execute
 from saga_kgqa.tools.results import LookupResult, SearchResult
-from saga_kgqa.tools.toolkit import GroundingToolkit
+
+if TYPE_CHECKING:
+    from saga_kgqa.tools.toolbox import ToolView
 
 __all__ = [
     "BridgeResult",
@@ -35,32 +39,34 @@ __all__ = [
     "resolve_entity",
     "search_source",
     "source_summary",
-    "source_toolkit",
+    "source_view",
 ]
 
 
-def source_toolkit(sources: SourceSet, source: str) -> GroundingToolkit:
-    """The source's toolkit, searching its persistent full-text name index.
+def source_view(sources: SourceSet, source: str) -> ToolView:
+    """The tools over a named source outside a run: its toolbox's default view, searching its full-text name index.
 
     Raises:
         UnknownName: No source has that name.
+        ConfigurationError: The source was opened outside the composition root (it has no toolbox).
+        BackendError: The graph failed while the toolbox's schema index or the name index was built.
     """
     opened = sources.get(source)
-    kit = opened.toolkit()
-    kit.context.use_name_index(name_index(opened))
-    return kit
+    view = opened.toolbox().default_view()
+    view.context.use_name_index(name_index(opened))
+    return view
 
 
 def search_source(sources: SourceSet, source: str, text: str) -> SearchResult:
     """The search tool on a named source (entities, classes and properties by name)."""
-    return source_toolkit(sources, source).search(text)
+    return source_view(sources, source).search(text)
 
 
 def lookup_on_source(
     sources: SourceSet, source: str, entity: str, *, type_state: TypeState | None = None
 ) -> LookupResult:
-    """The lookup tool on a named source (the type filter uses its declared or surveyed schema)."""
-    return source_toolkit(sources, source).lookup(entity, type_state=type_state)
+    """The lookup tool on a named source (the type filter uses its toolbox's schema index)."""
+    return source_view(sources, source).lookup(entity, theta=type_state)
 
 
 def execute_on_source(
@@ -91,7 +97,7 @@ def execute_on_source(
             schema=opened.schema(),
             theta=theta,
             settings=settings or ExecuteSettings(),
-            prefixes=opened.toolkit().prefixes,
+            prefixes=opened.prefixes,
         )
         outcome = again or outcome
     if outcome.status in ("blocked", "empty"):

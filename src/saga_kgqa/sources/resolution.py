@@ -132,7 +132,7 @@ def build_name_index(source: OpenSource, *, progress: Progress | None = None, re
     store_dir = source.graph.local_store_dir
     if store_dir is not None:
         return _build_streamed(source, store_dir, progress=progress, reuse=reuse)
-    reads = source.toolkit().context.reads()
+    reads = source.reads()
     plan = _name_plan(source, reads)
     cap = source.caps.names_per_predicate
     entries = read_names(reads, plan.predicates, max_names_per_predicate=cap)
@@ -193,7 +193,7 @@ def _build_streamed(source: OpenSource, store_dir: Path, *, progress: Progress |
 
         def rest() -> NamePlan:
             surveyed.result()
-            reads = source.toolkit().context.reads()
+            reads = source.reads()
             plan = _name_plan(source, reads)
             compounds = read_compound_names(reads, plan.detected.compounds, max_names=source.caps.names_per_predicate)
             return NamePlan(
@@ -227,7 +227,7 @@ def resolve_entity(
         text: A name, part of one, or an identifier (``P12345``, ``GO:0008150``).
         limit: Most candidates.
         language: The question's language: names in it rank first, then untagged names, then
-            other languages (default: the source's toolkit language).
+            other languages (default: English, the language of the source's bounded reads).
 
     Returns:
         Candidates best first; properties and classes of the schema are left out.
@@ -239,12 +239,12 @@ def resolve_entity(
     opened = sources.get(source)
     schema = opened.schema()
     reject = frozenset(schema.properties) | frozenset(schema.classes)
-    preferred = language or opened.toolkit().context.language
+    preferred = language or "en"
     matches, index_size, engine, index_notes = _search(opened, text, limit=limit, reject=reject, language=preferred)
-    reads = opened.toolkit().context.reads()
+    reads = opened.reads()
     iris = [m.resource for m in matches]
     types = reads.types_of_many(iris, schema.type_predicates, per_entity=4) if iris else {}
-    prefixes = opened.toolkit().prefixes
+    prefixes = opened.prefixes
     candidates = tuple(
         EntityCandidate(
             iri=m.resource,

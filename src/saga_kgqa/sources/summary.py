@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from saga_kgqa.schema.survey_model import OntologyProfile, RelationExample, SourceSurvey, SurveyedClass
+from saga_kgqa.schema.vocab import local_name as _local
 from saga_kgqa.sources import summary_text
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.sources.summary_model import ClassSummary, PropertyLine, SourceSummary
 from saga_kgqa.text_safety import graph_text
 from saga_kgqa.tools.render import compact_iri
-from saga_kgqa.tools.search.label_index import local_name as _local
 
 #: Characters of one grounding tool result shown to a model (AutoSchema, appendix A.3).
 RESULT_CHARS = 6000
@@ -78,7 +78,7 @@ def source_summary(sources: SourceSet, source: str, *, refresh: bool = False) ->
     """
     opened = sources.get(source)
     survey = opened.survey(refresh=refresh)
-    prefixes = opened.toolkit().prefixes
+    prefixes = opened.prefixes
     record = opened.record
     summary = SourceSummary(
         source=opened.name,

@@ -85,7 +85,7 @@ class ValueMatch:
 def sample_literals(source: OpenSource, notes: list[str]) -> dict[Group, Sample]:
     """Literal values per (class, property) of a source, bounded per group."""
     survey = source.survey()
-    reads = source.toolkit().context.reads()
+    reads = source.reads()
     type_path = path_alternative(source.schema().type_predicates)
     samples: dict[Group, Sample] = {}
     groups = [(cls.iri, prop, "literal") for cls in survey.classes for prop in cls.properties] + [

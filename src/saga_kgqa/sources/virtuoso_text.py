@@ -48,7 +48,7 @@ def _probe(source: OpenSource, predicates: Sequence[str]) -> bool:
 
     Probe words are alphabetic and long: the engine does not index every number or short word.
     """
-    reads = source.toolkit().context.reads()
+    reads = source.reads()
     values = " ".join(iri(p) for p in predicates)
     try:
         rows = reads.select(
@@ -108,8 +108,7 @@ def native_search(
         return []
     values = " ".join(iri(p) for p in predicates)
     rows = (
-        source.toolkit()
-        .context.reads()
+        source.reads()
         .select(
             f"SELECT ?s ?p ?o WHERE {{ VALUES ?p {{ {values} }} ?s ?p ?o . "
             f"?o bif:contains {string_literal(expression)} FILTER(isIRI(?s)) }}",

@@ -11,7 +11,8 @@ flagged. All values are graph text: cleaned and capped before they are stored.
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -165,3 +166,24 @@ class Evidence(BaseModel):
     def coverage(self) -> float:
         """Share of the checked rows with at least one supporting triple (1.0 when none were checked)."""
         return self.rows_supported / self.rows_checked if self.rows_checked else 1.0
+
+
+def evidence_line(evidence: Mapping[str, Any], note: Callable[[str], str] = str) -> str:
+    """One line on an answer's evidence (an :class:`Evidence` as JSON): rows supported, deprecated rows, the note.
+
+    Each face adds where its reader finds the triples; ``note`` prepares the note for that face.
+    """
+    line = (
+        f"evidence: supporting triples for {evidence.get('rows_supported', 0)} of the first "
+        f"{evidence.get('rows_checked', 0)} answer rows"
+    )
+    deprecated = [
+        str(row.get("row", "?"))
+        for row in evidence.get("rows") or []
+        if any(statement.get("deprecated") for statement in row.get("statements") or [])
+    ]
+    if deprecated:
+        line += f"; DEPRECATED statement behind row(s) {', '.join(deprecated)}"
+    if evidence.get("note"):
+        line += f" ({note(str(evidence['note']))})"
+    return line

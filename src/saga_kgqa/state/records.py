@@ -18,8 +18,10 @@ _FROZEN = ConfigDict(frozen=True, extra="forbid")
 #: The tools the controller may call.
 ToolName = Literal["search", "lookup", "patterns", "examples", "execute", "stop"]
 
-#: What one step's action led to, as the knowledge log and the history record it.
-Outcome = Literal["ok", "empty", "blocked", "rejected", "error", "refused", "info"]
+#: What one step's action led to, as the knowledge log and the history record it. ``refused``: the
+#: action could not run (unknown tool, bad arguments, a repeat); ``rejected``: the read-only guard
+#: refused its query; ``flagged``: the answer checks sent a ``stop`` back with findings (the run goes on).
+Outcome = Literal["ok", "empty", "blocked", "rejected", "error", "refused", "flagged", "info"]
 
 # How a run ended: one of seven outcomes (see saga_kgqa.state.outcome).
 RunStatus = _RunStatus
@@ -93,7 +95,8 @@ class KnowledgeEntry(BaseModel):
     Attributes:
         step: The step it came from.
         outcome: ``ok`` (found results), ``empty``, ``blocked``, ``rejected``, ``error``,
-            ``refused``, or ``info`` (an entity type was discovered).
+            ``refused``, ``flagged`` (the answer checks sent a stop back), or ``info`` (an entity type
+            was discovered).
         summary: One short line.
     """
 

@@ -2,7 +2,8 @@
 
 Rooms: ``search`` (name indexes), ``lookup`` (types, kept and hidden properties), ``execute``
 (type check, run, diagnosis, observations); beside them what all tools share: the context, the
-toolkit, bounded graph reads, typed results, rendering and text safety.
+one toolbox over a graph and its per-run views (``toolbox``), bounded graph reads, typed results,
+rendering and text safety.
 
 Names load on first use (PEP 562): importing one tool's module (``tools.lookup.hiding``, say)
 must not pull the execute path and rdflib's SPARQL parser in with it.
@@ -31,13 +32,11 @@ if TYPE_CHECKING:
         ToolResult,
         Value,
     )
-    from saga_kgqa.tools.toolkit import GroundingToolkit
 
 _HOMES = {
     "Example": "results",
     "ExecuteOutcome": "execute.tool",
     "ExecuteSettings": "execute.tool",
-    "GroundingToolkit": "toolkit",
     "HiddenProperty": "results",
     "KeptProperty": "results",
     "LookupResult": "results",
@@ -58,7 +57,6 @@ __all__ = [
     "Example",
     "ExecuteOutcome",
     "ExecuteSettings",
-    "GroundingToolkit",
     "HiddenProperty",
     "KeptProperty",
     "LookupResult",

@@ -72,7 +72,7 @@ class ToolCaps:
 
 
 class ToolboxOptions(TypedDict, total=False):
-    """How the tools over one graph read and name it: the settings a toolbox, a toolkit and a tool context share.
+    """How the tools over one graph read and name it: the settings a toolbox, its views and a tool context share.
 
     Keys:
         vocabulary: Type, label and description predicates; by default the dialect's, else RDFS

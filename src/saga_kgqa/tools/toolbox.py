@@ -19,11 +19,14 @@ from saga_kgqa.kg.guard.sparql_terms import iri as sparql_iri
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex
 from saga_kgqa.state import TypeState
-from saga_kgqa.tools import GroundingToolkit, LookupResult, PropertyExamplesResult, SearchResult, ToolCaps
-from saga_kgqa.tools.context import ToolboxOptions, ToolOptions, checked_options
-from saga_kgqa.tools.execute.tool import ExecuteOutcome, ExecuteSettings, execute
+from saga_kgqa.tools.context import ToolboxOptions, ToolCaps, ToolContext, ToolOptions, checked_options
+from saga_kgqa.tools.lookup.tool import lookup_entity
+from saga_kgqa.tools.results import LookupResult, PropertyExamplesResult, SearchResult
+from saga_kgqa.tools.search.tool import property_examples, search_names
 
 if TYPE_CHECKING:
+    # The execute path (the guard's SPARQL parser) loads on the first execute: saga lookup never pays for it.
+    from saga_kgqa.tools.execute.tool import ExecuteOutcome, ExecuteSettings
     from saga_kgqa.tools.patterns.ranking import Ranking
     from saga_kgqa.tools.patterns.tool import PatternsResult
 
@@ -37,30 +40,73 @@ class _ViewKey:
     observation_bytes: int
     lookup_values: int
     language: str = "en"
+    #: A view outside a run (:meth:`SagaToolbox.default_view`) is never shared with a run's view.
+    outside_run: bool = False
 
 
 class ToolView:
-    """The tools under one run's switches."""
+    """The tools over one graph under one run's switches: each method calls a tool function with the view's context."""
 
-    def __init__(self, toolkit: GroundingToolkit, graph: KnowledgeGraph, schema: SchemaIndex, *, type_filter: bool):
-        """Hold a toolkit over the (possibly masked) schema and the graph for execute."""
-        self.toolkit = toolkit
+    def __init__(self, context: ToolContext, graph: KnowledgeGraph, schema: SchemaIndex, *, type_filter: bool):
+        """Hold the tools' context and the graph and (possibly masked) schema index execute checks against.
+
+        Args:
+            context: What search, lookup, examples and patterns share (caps, prefixes, name index); its
+                schema index is ``schema`` without domains when ``type_filter`` is off.
+            graph: The graph behind its guard.
+            schema: The schema index of the run (coverage-masked when the run asks for it).
+            type_filter: Whether execute runs its pre-execution type check and patterns hide conflicts.
+        """
+        self.context = context
         self.graph = graph
         self.schema = schema
         self.type_filter = type_filter
 
     @property
     def prefixes(self) -> dict[str, str]:
-        """Prefixes of the compact ids the tools show."""
-        return self.toolkit.prefixes
+        """Prefixes of the compact ids the tools show (and accept in arguments)."""
+        return dict(self.context.prefixes)
 
     def search(self, text: str) -> SearchResult:
-        """Search names (see :meth:`GroundingToolkit.search`)."""
-        return self.toolkit.search(text)
+        """Find entities, classes and properties whose label, alias or name matches ``text``.
 
-    def lookup(self, entity: str, *, theta: TypeState | None, step: int) -> LookupResult:
-        """Look up an entity with Θ (see :meth:`GroundingToolkit.lookup`)."""
-        return self.toolkit.lookup(entity, type_state=theta, step=step)
+        Matches are exact, then prefix, then every word, then substring, then fuzzy.
+        Entities show their types and description; properties their domain and range.
+
+        Args:
+            text: A name or part of one ("Karen Brant", "member of").
+
+        Returns:
+            Up to ``caps.entity_hits`` entities and classes and ``caps.property_hits``
+            properties, best first. ``type_delta`` is empty: types enter Θ on lookup.
+
+        Raises:
+            BackendError: The graph failed while building the index or reading hits.
+        """
+        return search_names(self.context, text)
+
+    def lookup(self, entity: str, *, theta: TypeState | None = None, step: int | None = None) -> LookupResult:
+        """Show an entity's types and its outgoing properties that fit those types.
+
+        A property is hidden only when its known domain conflicts with every known type
+        of the entity (declared types, plus pattern and trace types for it in ``theta``);
+        unknown domains are kept. Kept properties whose range fits the expected answer
+        type in ``theta`` are listed first.
+
+        Args:
+            entity: ``<iri>``, a prefixed name (``pv:Employee``) or an absolute IRI.
+            theta: The agent's Θ, if any.
+            step: The agent step, recorded on the Θ evidence.
+
+        Returns:
+            The lookup; ``type_delta`` records the declared types, and
+            ``needs_prune_fallback`` is set when no type is known at all.
+
+        Raises:
+            ToolInputError: ``entity`` is text, a literal, a blank node or has an unknown prefix.
+            BackendError: The graph failed.
+        """
+        return lookup_entity(self.context, entity, type_state=theta, step=step)
 
     def patterns(
         self, entity: str, *, question: str, theta: TypeState | None, ranking: Ranking, top_n: int
@@ -69,7 +115,7 @@ class ToolView:
         from saga_kgqa.tools.patterns.tool import patterns_tool
 
         return patterns_tool(
-            self.toolkit.context,
+            self.context,
             entity,
             question=question,
             ranking=ranking,
@@ -79,17 +125,30 @@ class ToolView:
         )
 
     def examples(self, prop: str) -> PropertyExamplesResult:
-        """Property examples (see :meth:`GroundingToolkit.property_examples`)."""
-        return self.toolkit.property_examples(prop)
+        """Show a property's schema and a few real triples that use it, labelled.
+
+        Args:
+            prop: The property as ``<iri>``, a prefixed name or an absolute IRI.
+
+        Returns:
+            The examples, or, when no triple uses it, properties with similar names.
+
+        Raises:
+            ToolInputError: ``prop`` is not an IRI.
+            BackendError: The graph failed.
+        """
+        return property_examples(self.context, prop)
 
     def execute(self, sparql: str, *, theta: TypeState | None, step: int, settings: ExecuteSettings) -> ExecuteOutcome:
         """Run a model-written query: guard, type check (when ``type_filter``), run, diagnose."""
+        from saga_kgqa.tools.execute.tool import execute
+
         return execute(
             sparql,
             graph=self.graph,
             schema=self.schema,
             theta=theta,
-            mode=self.toolkit.context.mode,
+            mode=self.context.mode,
             settings=replace(settings, type_check=settings.type_check and self.type_filter),
             step=step,
         )
@@ -99,21 +158,19 @@ class ToolView:
 
         The answer checks ask it before calling an unseen IRI possibly invented.
         """
-        schema = self.toolkit.context.schema
+        schema = self.context.schema
         if schema.property_schema(iri) is not None or iri in schema.classes:
             return True
         term = sparql_iri(iri)
         try:
-            return self.toolkit.context.reads().ask(
-                f"{{ {term} ?p ?o }} UNION {{ ?s ?p {term} }} UNION {{ ?s {term} ?o }}"
-            )
+            return self.context.reads().ask(f"{{ {term} ?p ?o }} UNION {{ ?s ?p {term} }} UNION {{ ?s {term} ?o }}")
         except SagaError:
             return True
 
     def resolve(self, argument: str) -> str | None:
         """The IRI of a prefixed name, ``<iri>`` or absolute IRI, or ``None`` when it is not one."""
         try:
-            return self.toolkit.context.resolve(argument, role="class")
+            return self.context.resolve(argument, role="class")
         except Exception:
             return None
 
@@ -148,24 +205,44 @@ class SagaToolbox:
 
     def view(self, context: SagaContext) -> ToolView:
         """The tools under a run's switches (built on first use, then reused)."""
-        key = _ViewKey(
-            context.schema_coverage,
-            context.coverage_seed,
-            context.type_filter,
-            context.matching,
-            context.max_observation_bytes,
-            context.lookup_values,
-            context.language,  # one view per question language: names are read in it
+        return self._view(
+            _ViewKey(
+                context.schema_coverage,
+                context.coverage_seed,
+                context.type_filter,
+                context.matching,
+                context.max_observation_bytes,
+                context.lookup_values,
+                context.language,  # one view per question language: names are read in it
+            )
         )
+
+    def default_view(
+        self, *, mode: CompatibilityMode = "subclass", lookup_values: int | None = None, language: str = "en"
+    ) -> ToolView:
+        """The tools outside a run (a person's ``saga lookup``, a source tool): this toolbox's own caps.
+
+        The whole schema index, the type filter on, and the caps the toolbox was opened with
+        (a run's view takes its observation bytes and lookup sample values from the run's context
+        instead). ``lookup_values`` replaces the caps' sample values per property when given.
+
+        Raises:
+            ConfigurationError: ``language`` is not a language tag.
+        """
+        caps = self._options.get("caps") or ToolCaps()
+        values = caps.values_per_property if lookup_values is None else lookup_values
+        return self._view(_ViewKey(1.0, 0, True, mode, caps.text.observation_bytes, values, language, outside_run=True))
+
+    def _view(self, key: _ViewKey) -> ToolView:
         with self._lock:
             found = self._views.get(key)
             if found is None:
                 schema = self.schema if key.coverage >= 1.0 else self.schema.with_coverage(key.coverage, key.seed)
                 lookup_schema = schema if key.type_filter else without_domains(schema)
                 caps = _run_caps(self._options.get("caps") or ToolCaps(), key.observation_bytes, key.lookup_values)
-                options: ToolOptions = {**self._options, "caps": caps, "mode": key.mode, "language": context.language}
-                toolkit = GroundingToolkit(self.graph, lookup_schema, **options)
-                found = ToolView(toolkit, self.graph, schema, type_filter=key.type_filter)
+                options: ToolOptions = {**self._options, "caps": caps, "mode": key.mode, "language": key.language}
+                context = ToolContext(self.graph, lookup_schema, **options)
+                found = ToolView(context, self.graph, schema, type_filter=key.type_filter)
                 self._views[key] = found
             return found
 

@@ -79,9 +79,10 @@ def test_clarify_never_answers_without_asking(tmp_path: Path) -> None:
 
 
 def test_a_person_at_a_terminal_is_asked_and_the_run_goes_on_with_the_choice(tmp_path: Path) -> None:
-    from saga_kgqa.cli.ask.run import AskRequest, run_ask
+    from saga_kgqa.app.run import open_run
+    from saga_kgqa.cli.ask.run import AskRequest, follow_run
+    from saga_kgqa.config.model_settings import ModelSettings
     from saga_kgqa.graph.clarify import Clarification
-    from saga_kgqa.models import ModelSettings
 
     graph = write_ambiguous(tmp_path)
     asked: list[Clarification] = []
@@ -102,7 +103,8 @@ def test_a_person_at_a_terminal_is_asked_and_the_run_goes_on_with_the_choice(tmp
             live=False,
             chooser=person,
         )
-        result = run_ask(request)
+        with open_run(request) as run:
+            result = follow_run(run, request)
         prompts = json.dumps(list(mock.requests)[2]["messages"])
     (question,) = asked
     assert question.mention == "John Smith" and len(question.candidates) == 2

@@ -118,5 +118,8 @@ def test_catalog_list_find_categories_and_bridge(catalog: Path) -> None:
 def test_unknown_source_and_conflicting_flags_are_configuration_errors(catalog: Path) -> None:
     code, _out, err = saga("source", "summary", "nope", "--catalog", str(catalog))
     assert code == 2 and "configured sources: lab, remote" in err
+    # One rule in the source layer for every face: MCP kg_bridge_sources refused it, saga source bridge bridged it.
+    code, out, err = saga("source", "bridge", "lab", "lab", "--catalog", str(catalog), "--json")
+    assert (code, out) == (2, "") and "left and right name the same source (lab)" in err, (code, out, err)
     code, _out, err = saga("search", "x", "--source", "lab", "--data", str(LAB), "--catalog", str(catalog))
     assert code == 2 and "--source names the graph" in err

@@ -11,21 +11,22 @@ from saga_kgqa.dialects import FREEBASE_DIALECT
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import build_freebase_index
-from saga_kgqa.tools import GroundingToolkit
+from saga_kgqa.tools.toolbox import ToolView
 from tests.support.dialect_data import write_freebase_sources
+from tests.support.grounding import tool_view
 
 FIXTURE = Path(__file__).resolve().parents[2] / "data" / "freebase" / "mini_freebase.ttl"
 
 
 @pytest.fixture(scope="module")
-def kit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GroundingToolkit]:
+def kit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ToolView]:
     root = write_freebase_sources(tmp_path_factory.mktemp("freebase"))
     schema = build_freebase_index(root / "grailqa_ontology")
     with KnowledgeGraph(EmbeddedStore.from_files([FIXTURE])) as graph:
-        yield GroundingToolkit(graph, schema, dialect=FREEBASE_DIALECT)
+        yield tool_view(graph, schema, dialect=FREEBASE_DIALECT)
 
 
-def test_lookup_names_the_mid_and_expands_the_cvt_node_two_hops(kit: GroundingToolkit) -> None:
+def test_lookup_names_the_mid_and_expands_the_cvt_node_two_hops(kit: ToolView) -> None:
     result = kit.lookup("ns:m.film1")
     assert result.entity.label == "Inception"
     assert [t.id for t in result.types] == ["ns:film.film"]
@@ -41,7 +42,7 @@ def test_lookup_names_the_mid_and_expands_the_cvt_node_two_hops(kit: GroundingTo
     assert kept["ns:film.film.directed_by"].values[0].details == ()
 
 
-def test_a_named_node_of_a_mediator_type_is_expanded_as_a_cvt(kit: GroundingToolkit) -> None:
+def test_a_named_node_of_a_mediator_type_is_expanded_as_a_cvt(kit: ToolView) -> None:
     # It has a name, so only its mediator type makes it a CVT node.
     kept = {k.info.property.id: k for k in kit.lookup("ns:m.film1").kept}
     release = kept["ns:film.film.release_date_s"].values[0]
@@ -50,7 +51,7 @@ def test_a_named_node_of_a_mediator_type_is_expanded_as_a_cvt(kit: GroundingTool
     assert "ns:film.film_regional_release_date.release_date" in parts
 
 
-def test_lookup_lists_reverse_properties_by_their_inverse(kit: GroundingToolkit) -> None:
+def test_lookup_lists_reverse_properties_by_their_inverse(kit: ToolView) -> None:
     result = kit.lookup("ns:m.nolan")
     reverse = {r.property.id: r for r in result.reverse}
     directed = reverse["ns:film.film.directed_by"]
@@ -60,7 +61,7 @@ def test_lookup_lists_reverse_properties_by_their_inverse(kit: GroundingToolkit)
     assert "Reverse properties" in result.text and "ns:film.director.film" in result.text
 
 
-def test_lookup_hides_a_property_whose_fb_roles_domain_excludes_the_type(kit: GroundingToolkit) -> None:
+def test_lookup_hides_a_property_whose_fb_roles_domain_excludes_the_type(kit: ToolView) -> None:
     result = kit.lookup("ns:m.nolan")
     hidden = {h.info.property.id for h in result.hidden}
     assert hidden == {"ns:film.film.runtime"}  # domain film.film; a film.director is not one

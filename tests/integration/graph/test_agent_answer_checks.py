@@ -44,6 +44,18 @@ def test_a_list_for_a_number_meets_the_answer_type_and_question_form_checks(ck25
     assert run.output["answer"].row_count == 6
 
 
+def test_a_stop_the_checks_send_back_is_counted_flagged_never_refused(ck25: SagaToolbox) -> None:
+    # saga ask --json said summary.outcomes {"ok": 1, "refused": 1} for this run: the checks' findings read as
+    # a refusal (of the run, or by the guard), though nothing was refused and the run answered.
+    script = [answer_type("number"), tool_call("execute", sparql=DEPARTMENTS), tool_call("stop"), tool_call("stop")]
+    run = run_agent(ck25, script, question="How many departments are there?")
+    assert run.output["status"] == "answered"
+    assert [(s.tool, s.outcome) for s in run.state["history"]] == [("execute", "ok"), ("stop", "flagged")]
+    assert run.output["summary"].outcomes == {"ok": 1, "flagged": 1}
+    # The controller still sees the findings, tagged as what they are.
+    assert "[check] flagged step 2: answer checks:" in run.model.prompt_text(3)
+
+
 def test_a_select_for_a_yes_no_question_meets_the_question_form_check(ck25: SagaToolbox) -> None:
     script = [answer_type("entity"), tool_call("execute", sparql=DEPARTMENTS), tool_call("stop"), tool_call("stop")]
     run = run_agent(ck25, script, question="Is there a department?")
@@ -84,7 +96,7 @@ def test_every_check_is_a_switch(ck25: SagaToolbox) -> None:
         check_consistency=False,
     )
     assert run.output["status"] == "answered" and run.model.calls == 3
-    assert not any(s.outcome == "refused" for s in run.state["history"])
+    assert not any(s.outcome == "flagged" for s in run.state["history"])
 
 
 def test_ids_for_a_name_question_after_an_empty_dependent_step_meet_the_checks(ck25: SagaToolbox) -> None:

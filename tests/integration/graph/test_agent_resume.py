@@ -33,10 +33,10 @@ class FlakyView(ToolView):
     """A tool view whose first lookup fails (a crash inside the tool node, not a graph error)."""
 
     def __init__(self, view: ToolView, failures: list[str]) -> None:
-        super().__init__(view.toolkit, view.graph, view.schema, type_filter=view.type_filter)
+        super().__init__(view.context, view.graph, view.schema, type_filter=view.type_filter)
         self.failures = failures
 
-    def lookup(self, entity: str, *, theta: TypeState | None, step: int) -> LookupResult:
+    def lookup(self, entity: str, *, theta: TypeState | None = None, step: int | None = None) -> LookupResult:
         if not self.failures:
             self.failures.append(entity)
             raise InjectedFailure(f"injected failure while looking up {entity}")

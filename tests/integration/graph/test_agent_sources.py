@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage
 
+from saga_kgqa.app.sources import open_source_toolbox
 from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.graph.source_tools import CATALOG_IN_PROMPT, RESULT_CHARS
 from saga_kgqa.sources.grounding import execute_on_source
@@ -42,7 +43,7 @@ def two_sources(tmp_path: Path) -> Iterator[tuple[SourceSet, SagaToolbox]]:
         default_source="proteins",
     )
     toolbox = open_toolbox([fixture.left])
-    with SourceSet(catalog, survey_dir=tmp_path / "cache") as sources:
+    with SourceSet(catalog, survey_dir=tmp_path / "cache", toolboxes=open_source_toolbox) as sources:
         yield sources, toolbox
     toolbox.graph.close()
 
@@ -82,7 +83,7 @@ def _oracle_names(tmp_path: Path) -> set[str]:
     whole = Catalog(sources={"whole": SourceRecord(name="whole", data=(LAB,))}, default_source="whole")
     label = "<http://www.w3.org/2000/01/rdf-schema#label>"
     sparql = f'SELECT ?n WHERE {{ ?p {label} "Kinase A" ; <{L}studiedBy> ?s . ?s <{L}name> ?n }}'
-    with SourceSet(whole, survey_dir=tmp_path / "oracle") as sources:
+    with SourceSet(whole, survey_dir=tmp_path / "oracle", toolboxes=open_source_toolbox) as sources:
         outcome = execute_on_source(sources, "whole", sparql)
     assert outcome.result is not None, outcome.text
     return {row["n"].value for row in outcome.result.rows}
@@ -142,7 +143,9 @@ def test_many_sources_offer_find_instead_of_the_catalog(tmp_path: Path) -> None:
     records["lab0"] = SourceRecord(name="lab0", data=(LAB,), title="Protein kinases", categories=("biology",))
     toolbox = open_toolbox([LAB])
     try:
-        with SourceSet(Catalog(sources=records, default_source="lab0"), survey_dir=tmp_path) as sources:
+        with SourceSet(
+            Catalog(sources=records, default_source="lab0"), survey_dir=tmp_path, toolboxes=open_source_toolbox
+        ) as sources:
             script = [answer_type("source"), tool_call("find_sources", text="protein kinases"), tool_call("stop")]
             run = run_agent(toolbox, script, question="Which proteins are kinases?", sources=sources)
     finally:
@@ -245,7 +248,7 @@ def test_keys_pasted_from_the_left_table_find_the_right_sides_iris(tmp_path: Pat
         tool_call("stop"),
     ]
     try:
-        with SourceSet(catalog, survey_dir=tmp_path / "cache") as sources:
+        with SourceSet(catalog, survey_dir=tmp_path / "cache", toolboxes=open_source_toolbox) as sources:
             run = run_agent(toolbox, script, question=QUESTION, sources=sources)  # type: ignore[arg-type]
     finally:
         toolbox.graph.close()

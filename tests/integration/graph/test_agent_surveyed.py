@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.app.sources import open_source_toolbox
 from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.tools.toolbox import SagaToolbox
@@ -21,7 +22,7 @@ L = "http://example.org/lab/"
 @pytest.fixture()
 def surveyed(tmp_path: Path) -> Iterator[SagaToolbox]:
     catalog = Catalog(sources={"lab": SourceRecord(name="lab", data=(LAB,))}, default_source="lab")
-    with SourceSet(catalog, survey_dir=tmp_path) as sources:
+    with SourceSet(catalog, survey_dir=tmp_path, toolboxes=open_source_toolbox) as sources:
         opened = sources.get("lab")
         index = opened.survey().index
         # No RDFS/OWL at all in the graph: every domain the check uses is surveyed.

@@ -9,8 +9,8 @@ import pytest
 from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.config.context import SagaContext
 from saga_kgqa.config.settings import example_graph_path
-from saga_kgqa.graph.builder import recursion_limit
-from saga_kgqa.graph.tracing import AGENT_TAG, TOOL_TAG, question_run_config
+from saga_kgqa.graph.builder import question_run_config, recursion_limit
+from saga_kgqa.graph.tracing import AGENT_TAG, TOOL_TAG
 from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.support.agent import open_toolbox
 from tests.support.run_recorder import Recorder

@@ -15,11 +15,11 @@ from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.private_files import mark_entry
 from saga_kgqa.schema import build_schema_index
 from saga_kgqa.schema.survey_cache import cached_survey, forget_surveys
-from saga_kgqa.tools import GroundingToolkit
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.search import names_cache
 from saga_kgqa.tools.search.fulltext import FullTextIndex
 from tests.conftest import TEST_DATA
+from tests.support.grounding import tool_view
 
 LAB = TEST_DATA / "autoschema" / "lab.trig"
 SPACE = Path(__file__).resolve().parents[3] / "src" / "saga_kgqa" / "example_graph" / "space_exploration.ttl"
@@ -84,7 +84,7 @@ def test_name_index_eviction_never_deletes_what_it_did_not_build(
     survey_dir.mkdir()
     (survey_dir / "names").symlink_to(victim)  # another user's trick: names/ points at the victim's folders
     with EmbeddedStore.from_files([SPACE]) as store:
-        kit = GroundingToolkit(KnowledgeGraph(store), build_schema_index(store), caps=ToolCaps(fulltext_names=5))
+        kit = tool_view(KnowledgeGraph(store), build_schema_index(store), caps=ToolCaps(fulltext_names=5))
         kit.search("Jim Lovell")
     assert len(list(victim.iterdir())) >= names_cache.MAX_CACHED_INDEXES + 3
 
@@ -99,7 +99,7 @@ def test_name_index_eviction_takes_only_its_own_marked_entries(tmp_path: Path, m
     (names / "unmarked").mkdir()
     os.utime(names / "unmarked", (1, 1))
     with EmbeddedStore.from_files([SPACE]) as store:
-        kit = GroundingToolkit(KnowledgeGraph(store), build_schema_index(store), caps=ToolCaps(fulltext_names=5))
+        kit = tool_view(KnowledgeGraph(store), build_schema_index(store), caps=ToolCaps(fulltext_names=5))
         assert isinstance(kit.context.label_index, FullTextIndex)
     kept = sorted(p.name for p in names.iterdir())
     assert "unmarked" in kept and "ours00" not in kept
@@ -145,11 +145,11 @@ def test_an_unmarked_index_of_an_earlier_version_is_rebuilt_in_place(
 ) -> None:
     monkeypatch.setenv("SAGA_SURVEY_DIR", str(tmp_path))
     with EmbeddedStore.from_files([SPACE]) as store:
-        kit = GroundingToolkit(KnowledgeGraph(store), build_schema_index(store), caps=ToolCaps(fulltext_names=5))
+        kit = tool_view(KnowledgeGraph(store), build_schema_index(store), caps=ToolCaps(fulltext_names=5))
         index = kit.context.label_index
         assert isinstance(index, FullTextIndex)
         (index.path / ".saga-cache-entry").unlink()  # as an earlier version left it: no marker
-        again = GroundingToolkit(KnowledgeGraph(store), build_schema_index(store), caps=ToolCaps(fulltext_names=5))
+        again = tool_view(KnowledgeGraph(store), build_schema_index(store), caps=ToolCaps(fulltext_names=5))
         assert isinstance(again.context.label_index, FullTextIndex)
         assert (index.path / ".saga-cache-entry").is_file()
 

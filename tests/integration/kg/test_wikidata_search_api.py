@@ -13,9 +13,9 @@ from saga_kgqa.dialects import WIKIDATA_DIALECT
 from saga_kgqa.errors import BadResponse, EndpointThrottled, EndpointUnavailable
 from saga_kgqa.kg.remote.wikidata_search import WikidataEntitySearch
 from saga_kgqa.schema import build_dialect_index
-from saga_kgqa.tools import GroundingToolkit
 from tests.support.fake_clock import FakeClock
 from tests.support.fake_endpoint import FakeEndpoint, Scripted
+from tests.support.grounding import tool_view
 from tests.support.wikidata_store_data import write_store_sources
 
 JSON = "application/json"
@@ -102,7 +102,7 @@ def test_toolkit_search_uses_the_api_when_online(fake_endpoint: FakeEndpoint, tm
     schema = build_dialect_index("wikidata", data_dir=data)
     client = WikidataEntitySearch(fake_endpoint.url)
     with KnowledgeGraph(EmbeddedStore(tmp_path / "store", profile=get_profile("wikidata"))) as graph:
-        kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT, entity_search=client)
+        kit = tool_view(graph, schema, dialect=WIKIDATA_DIALECT, entity_search=client)
         result = kit.search("Isfahan")
     entity, prop = result.hits
     assert entity.resource.id == "wd:Q42053" and entity.match == "exact"

@@ -14,7 +14,7 @@ from saga_kgqa.kg.core.profiles import get_profile
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import build_dialect_index
-from saga_kgqa.tools import GroundingToolkit
+from tests.support.grounding import tool_view
 from tests.support.wikidata_store_data import write_store_sources
 
 WD = "http://www.wikidata.org/entity/"
@@ -89,7 +89,7 @@ def test_lookup_shows_wdt_properties_with_qualifiers_not_labels(built: tuple[Pat
     data, store = built
     schema = build_dialect_index("wikidata", data_dir=data)
     with KnowledgeGraph(EmbeddedStore(store, profile=get_profile("wikidata"))) as graph:
-        kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT)
+        kit = tool_view(graph, schema, dialect=WIKIDATA_DIALECT)
         result = kit.lookup("wd:Q42053")
     assert [t.id for t in result.types] == ["wd:Q1549591", "wd:Q56557504"]
     shown = {k.info.property.id: k for k in result.kept} | {h.info.property.id: h for h in result.hidden}
@@ -106,9 +106,9 @@ def test_property_examples_come_from_p1855_then_from_sampled_triples(built: tupl
     data, store = built
     schema = build_dialect_index("wikidata", data_dir=data)
     with KnowledgeGraph(EmbeddedStore(store, profile=get_profile("wikidata"))) as graph:
-        kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT)
-        recorded = kit.property_examples("wdt:P1082")
-        sampled = kit.property_examples("wdt:P27")
+        kit = tool_view(graph, schema, dialect=WIKIDATA_DIALECT)
+        recorded = kit.examples("wdt:P1082")
+        sampled = kit.examples("wdt:P27")
     assert [(e.subject.id, e.object.value) for e in recorded.examples] == [("wd:Q42053", "1961260")]
     # No P1855 statement for P27: real triples, one per subject.
     assert {e.subject.id for e in sampled.examples} == {"wd:Q1", "wd:Q2", "wd:Q3", "wd:Q4", "wd:Q99"}
@@ -118,7 +118,7 @@ def test_offline_search_finds_entities_by_label_and_properties_by_schema_name(bu
     data, store = built
     schema = build_dialect_index("wikidata", data_dir=data)
     with KnowledgeGraph(EmbeddedStore(store, profile=get_profile("wikidata"))) as graph:
-        kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT)
+        kit = tool_view(graph, schema, dialect=WIKIDATA_DIALECT)
         entities = kit.search("isfahan")
         properties = kit.search("population")
     assert entities.hits[0].resource.id == "wd:Q42053"

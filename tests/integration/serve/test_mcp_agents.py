@@ -143,7 +143,7 @@ def test_the_ask_tool_runs_the_whole_agent_with_the_operator_model(tmp_path: Pat
     assert structured["sparql"] is not None and "ex:crewMember ex:JimLovell" in structured["sparql"]
     missions = {row["m"]["value"] for row in structured["rows"]}
     assert "http://example.org/space/Apollo13" in missions
-    assert structured["steps"] == 2  # the lookup and the execute
+    assert structured["steps"] == 3  # the lookup, the execute and the stop: the run's own count, as saga ask says
     # The text shows each mission by label and short name; the structured rows keep the exact IRIs.
     shown = result.content[0].text  # type: ignore[attr-defined]
     assert "(ex:Apollo13)" in shown and "http://example.org/space/Apollo13" not in shown

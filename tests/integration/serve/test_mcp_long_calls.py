@@ -97,7 +97,8 @@ def test_a_cancelled_ask_stops_within_seconds_and_resumes_from_its_checkpoint(tm
     assert waited < 5.0 + DELAY_S * 2  # stopped within 5 s; the resumed part ran its two model calls
     structured = resumed.structured_content  # type: ignore[attr-defined]
     assert structured["resumed"] is True and structured["status"] == "answered", resumed
-    assert structured["steps"] == 3  # lookup, examples (its model call was under way), execute: none repeated
+    # lookup, examples (its model call was under way), execute, stop: none repeated (the run's own count)
+    assert structured["steps"] == 4
     assert "http://example.org/space/Apollo13" in {row["m"]["value"] for row in structured["rows"]}
 
 

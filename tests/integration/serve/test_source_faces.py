@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from saga_kgqa.app.caller import CallerSourcesFactory, CallerToolboxFactory
-from saga_kgqa.cli.ask.run import AskRequest, _opened
+from saga_kgqa.app.run import opened_tools
+from saga_kgqa.cli.ask.run import AskRequest
 from saga_kgqa.cli.eval.run import ToolSettings, open_toolbox
 from saga_kgqa.config.catalog import Catalog
 from saga_kgqa.config.context import SagaContext
@@ -79,7 +80,7 @@ def stack(toolbox: SagaToolbox) -> dict[str, Any]:
     settings = toolbox.schema.settings
     # The survey keeps a property seen once (min_sample 1); graph induction needs three sightings.
     kind = "declared" if not settings.induce else "survey" if settings.min_sample == 1 else "induced"
-    search = toolbox.view(SagaContext()).toolkit.context.entity_search
+    search = toolbox.view(SagaContext()).context.entity_search
     return {
         "dialect": toolbox.dialect.name if toolbox.dialect is not None else "generic",
         "schema": kind,
@@ -106,7 +107,7 @@ SERVED = {
 
 def test_saga_ask_source(catalog_file: Path) -> None:
     request = AskRequest(question="Who works at the Institute of Proteins?", resume=None, source="lab")
-    with _opened(request, SagaContext(), None) as (toolbox, sources):
+    with opened_tools(request, SagaContext(), None) as (toolbox, sources):
         assert sources is not None
         opened = stack(toolbox)
         source_tools_graph = sources.get("lab").graph
@@ -157,7 +158,7 @@ def test_saga_ask_source_and_saga_mcp_open_a_source_identically(catalog_file: Pa
     host = ToolHost(NamedSources(Catalog.from_env()), context=SagaContext())
     served = host.sources.toolbox("lab")
     request = AskRequest(question="Who works at the Institute of Proteins?", resume=None, source="lab")
-    with _opened(request, SagaContext(), None) as (asked, _):
+    with opened_tools(request, SagaContext(), None) as (asked, _):
         assert stack(asked) == stack(served) == SERVED
         # One process, one stack per source: the same graph, schema index and tool views.
         assert asked is served

@@ -16,8 +16,8 @@ from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import PropertySchema, SchemaIndex
-from saga_kgqa.tools import GroundingToolkit
 from saga_kgqa.tools.context import ToolCaps
+from tests.support.grounding import tool_view
 from tests.support.oxigraph_server import OxigraphServer, serving_in_test
 
 WD = "http://www.wikidata.org/entity/"
@@ -65,8 +65,8 @@ def server(data: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Oxi
 
 
 def _measure(graph: KnowledgeGraph, schema: SchemaIndex) -> TokenComparison:
-    kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT)
-    paper_kit = GroundingToolkit(graph, schema, dialect=WIKIDATA_DIALECT, caps=ToolCaps(values_per_property=0))
+    kit = tool_view(graph, schema, dialect=WIKIDATA_DIALECT)
+    paper_kit = tool_view(graph, schema, dialect=WIKIDATA_DIALECT, caps=ToolCaps(values_per_property=0))
     return measure_tokens(kit, graph, schema, [WD + "Q1", WD + "Q2", WD + "Q1"], paper_kit=paper_kit)
 
 

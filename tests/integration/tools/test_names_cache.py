@@ -17,11 +17,12 @@ from saga_kgqa.kg.embedded.store import EmbeddedStore, load_files
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.private_files import mark_entry
 from saga_kgqa.schema import build_schema_index
-from saga_kgqa.tools import GroundingToolkit
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.search import names_cache
 from saga_kgqa.tools.search.fulltext import FullTextIndex
 from saga_kgqa.tools.search.label_index import LabelIndex
+from saga_kgqa.tools.toolbox import ToolView
+from tests.support.grounding import tool_view
 
 DATA = Path(__file__).resolve().parents[3] / "src" / "saga_kgqa" / "example_graph" / "space_exploration.ttl"
 LOW = ToolCaps(fulltext_names=5)
@@ -33,8 +34,8 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def _kit(store: EmbeddedStore, caps: ToolCaps = LOW) -> GroundingToolkit:
-    return GroundingToolkit(KnowledgeGraph(store), build_schema_index(store), caps=caps)
+def _kit(store: EmbeddedStore, caps: ToolCaps = LOW) -> ToolView:
+    return tool_view(KnowledgeGraph(store), build_schema_index(store), caps=caps)
 
 
 def test_a_large_graph_of_files_gets_a_full_text_index_that_later_runs_open(
@@ -99,7 +100,7 @@ def test_every_language_shares_one_index(cache: Path) -> None:
     # Names of every language are indexed with their tags and ranked per question (issue 25.4): one index serves all.
     with EmbeddedStore.from_files([DATA]) as store:
         for language in ("en", "de"):
-            kit = GroundingToolkit(KnowledgeGraph(store), build_schema_index(store), caps=LOW, language=language)
+            kit = tool_view(KnowledgeGraph(store), build_schema_index(store), caps=LOW, language=language)
             assert isinstance(kit.context.label_index, FullTextIndex)
     assert len(list((cache / "names").iterdir())) == 1
 

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from saga_kgqa.config.context import SagaContext
-from saga_kgqa.tools import GroundingToolkit
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.lookup.hiding import HideSettings
 from saga_kgqa.tools.patterns.ranking import DegreeRanking
 from saga_kgqa.tools.patterns.tool import patterns_tool
 from saga_kgqa.tools.toolbox import SagaToolbox
 from tests.support.agent import open_toolbox, run_agent
+from tests.support.grounding import tool_view
 from tests.support.scripted_model import answer_type, tool_call
 
 pytestmark = pytest.mark.shared_data
@@ -77,13 +77,13 @@ def test_switch_offers_lookup_only_or_patterns_only(ck25: SagaToolbox) -> None:
 def test_patterns_hide_what_lookup_hides(ck25: SagaToolbox) -> None:
     # Give hasManager a domain that excludes employees: lookup and patterns must both hide it.
     view = ck25.view(SagaContext())
-    schema = view.toolkit.context.schema
+    schema = view.context.schema
     entry = schema.properties[PV + "hasManager"].model_copy(update={"domain": frozenset({PV + "Product"})})
     changed = schema.model_copy(update={"properties": {**schema.properties, PV + "hasManager": entry}})
     # Sampled employees do use hasManager, which lookup reads as an observed domain member and keeps
     # (tools.hiding); an unreachable support makes the fabricated conflict one the schema confirms.
     caps = ToolCaps(hide=HideSettings(min_users=10**6))
-    kit = GroundingToolkit(ck25.graph, changed, prefixes=view.prefixes, caps=caps)
+    kit = tool_view(ck25.graph, changed, prefixes=view.prefixes, caps=caps)
     lookup = kit.lookup(HOCH)
     result = patterns_tool(kit.context, HOCH, question=QUESTION, ranking=DegreeRanking())
     lookup_hidden = {hidden.info.property.iri for hidden in lookup.hidden}
@@ -91,7 +91,7 @@ def test_patterns_hide_what_lookup_hides(ck25: SagaToolbox) -> None:
     hidden_out = {p.prop for p in result.hidden if p.direction == "out"}
     assert hidden_out == lookup_hidden
     # With the observation on (the default), both keep it: patterns follow lookup's rule, not a copy of it.
-    observing = GroundingToolkit(ck25.graph, changed, prefixes=view.prefixes)
+    observing = tool_view(ck25.graph, changed, prefixes=view.prefixes)
     assert not observing.lookup(HOCH).hidden
     kept = patterns_tool(observing.context, HOCH, question=QUESTION, ranking=DegreeRanking())
     assert PV + "hasManager" in {p.prop for p in kept.shown if p.direction == "out"}

@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from saga_kgqa.app.open import OpenOptions, open_graph
+from saga_kgqa.app.open import open_graph
+from saga_kgqa.app.sources import open_source, release, source_toolbox
 from saga_kgqa.app.toolboxes import toolbox_over
-from saga_kgqa.app.toolkits import toolkit_over
+from saga_kgqa.config.catalog import SourceRecord
+from saga_kgqa.config.open_options import OpenOptions
 from saga_kgqa.config.settings import data_dir as resolved_data_dir
-from saga_kgqa.dialects import get_dialect
+from saga_kgqa.config.settings import example_graph_path
 
 
 @pytest.mark.shared_data
@@ -29,16 +31,31 @@ def test_ask_and_lookup_read_one_schema_index_for_the_same_options(
         # saga ask --dialect wikidata (no --data-dir): cli/ask/run.py's options
         asked = toolbox_over(graph, OpenOptions(dialect="wikidata"), data=None).schema
         # saga lookup --dialect wikidata (no --data-dir): cli/tools/commands.py's options
-        looked = toolkit_over(
-            graph,
-            dialect=get_dialect("wikidata"),
-            schema_file=None,
-            data_dir=resolved_data_dir(None),
-            prefixes={},
-            mode="subclass",
-            caps=None,
-        ).context.schema
+        options = OpenOptions(dialect="wikidata", data_dir=resolved_data_dir(None))
+        looked = toolbox_over(graph, options, data=None, prefixes={}).default_view().context.schema
     finally:
         graph.close()
     assert set(asked.properties) == set(looked.properties)
     assert "http://www.wikidata.org/prop/direct/P31" in asked.properties
+
+
+@pytest.mark.shared_data
+def test_a_catalog_source_reads_the_index_ask_reads(
+    data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: a source's toolbox applied a rule of its own (declared, else induced), so a Wikidata-dialect
+    # source induced an index from the graph where saga ask with the same dialect read the offline one.
+    monkeypatch.setenv("SAGA_DATA_DIR", str(data_dir))
+    record = SourceRecord(name="space", data=(example_graph_path(),), dialect="wikidata")
+    opened = open_source(record, survey_dir=tmp_path / "cache")
+    try:
+        sourced = source_toolbox(opened).schema
+    finally:
+        release(opened)
+    graph = open_graph([example_graph_path()], None, None)
+    try:
+        asked = toolbox_over(graph, OpenOptions(dialect="wikidata"), data=None).schema
+    finally:
+        graph.close()
+    assert set(sourced.properties) == set(asked.properties)
+    assert "http://www.wikidata.org/prop/direct/P31" in sourced.properties

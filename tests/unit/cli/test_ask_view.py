@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from saga_kgqa.cli.ask.run import graph_identity
+from saga_kgqa.app.run import graph_identity
 from saga_kgqa.cli.ask.view import StepView, describe_update, print_outcome
 from saga_kgqa.config.settings import example_graph_path
 from saga_kgqa.runs.trajectory import TrajectoryWriter, jsonable, read_trajectory

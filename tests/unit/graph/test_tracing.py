@@ -17,10 +17,10 @@ from typing import Any, TypedDict
 
 from langgraph.graph import END, START, StateGraph
 
+from saga_kgqa.graph.builder import question_run_config
 from saga_kgqa.graph.tracing import (
     AGENT_TAG,
     TOOL_TAG,
-    question_run_config,
     traced_tool_call,
     tracing_enabled,
 )
@@ -132,7 +132,8 @@ def test_tracing_on_sends_the_named_runs_to_the_configured_endpoint() -> None:
         from langsmith import Client
         from langchain_core.tracers.langchain import wait_for_all_tracers
         from tests.unit.graph.test_tracing import _graph
-        from saga_kgqa.graph.tracing import question_run_config, tracing_enabled
+        from saga_kgqa.graph.builder import question_run_config
+        from saga_kgqa.graph.tracing import tracing_enabled
         assert tracing_enabled()
         config = question_run_config(
             "traced question", model="fake-model at http://127.0.0.1:18933/v1", model_name="fake-model"

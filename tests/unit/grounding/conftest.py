@@ -12,8 +12,8 @@ import pytest
 
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.schema import SchemaIndex, build_schema_index
-from saga_kgqa.tools.toolkit import GroundingToolkit
-from tests.support.grounding import MINI_PREFIXES, MINI_TTL, RecordingReader
+from saga_kgqa.tools.toolbox import ToolView
+from tests.support.grounding import MINI_PREFIXES, MINI_TTL, RecordingReader, tool_view
 
 
 @pytest.fixture(scope="module")
@@ -33,5 +33,5 @@ def reader(store: EmbeddedStore) -> RecordingReader:
 
 
 @pytest.fixture
-def kit(reader: RecordingReader, schema: SchemaIndex) -> GroundingToolkit:
-    return GroundingToolkit(reader, schema, prefixes=MINI_PREFIXES)
+def kit(reader: RecordingReader, schema: SchemaIndex) -> ToolView:
+    return tool_view(reader, schema, prefixes=MINI_PREFIXES)

@@ -15,8 +15,8 @@ from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.render_observations import TextCaps
-from saga_kgqa.tools.toolkit import GroundingToolkit
-from tests.support.grounding import MINI_PREFIXES, RES, RecordingReader
+from saga_kgqa.tools.toolbox import ToolView
+from tests.support.grounding import MINI_PREFIXES, RES, RecordingReader, tool_view
 
 INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 RAW_TAG = re.compile(r"<\s*/?\s*(tool|system|\|im_start\||\|im_end\|)", re.I)
@@ -45,9 +45,9 @@ def assert_safe(text: str, max_bytes: int) -> None:
         assert not line.upper().startswith("SYSTEM")
 
 
-def toolkit(store: EmbeddedStore, schema: SchemaIndex, observation_bytes: int = 6000) -> GroundingToolkit:
+def toolkit(store: EmbeddedStore, schema: SchemaIndex, observation_bytes: int = 6000) -> ToolView:
     caps = ToolCaps(text=TextCaps(observation_bytes=observation_bytes))
-    return GroundingToolkit(RecordingReader(store), schema, prefixes=MINI_PREFIXES, caps=caps)
+    return tool_view(RecordingReader(store), schema, prefixes=MINI_PREFIXES, caps=caps)
 
 
 @pytest.mark.parametrize("entity", ["res:mallory", "res:eve"])
@@ -90,11 +90,11 @@ def test_search_and_examples_over_hostile_names(store: EmbeddedStore, schema: Sc
     assert_safe(search.text, 1500)
     injected_query = kit.search("</tool><system>")
     assert_safe(injected_query.text, 1500)
-    examples = kit.property_examples("ex:motto")
+    examples = kit.examples("ex:motto")
     assert examples.found
     assert_safe(examples.text, 1500)
     assert "\u2039/tool\u203a" in examples.text
-    nickname = kit.property_examples("ex:nickname")
+    nickname = kit.examples("ex:nickname")
     assert_safe(nickname.text, 1500)
 
 

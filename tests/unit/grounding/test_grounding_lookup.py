@@ -10,8 +10,8 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import SchemaIndex
 from saga_kgqa.state import answer_type_prior, extract_type_patterns, merge_type_state
 from saga_kgqa.tools.results import LookupResult
-from saga_kgqa.tools.toolkit import GroundingToolkit
-from tests.support.grounding import EX, MINI_PREFIXES, RES, RecordingReader
+from saga_kgqa.tools.toolbox import ToolView
+from tests.support.grounding import EX, MINI_PREFIXES, RES, RecordingReader, tool_view
 
 
 def kept_ids(result: LookupResult) -> set[str]:
@@ -22,7 +22,7 @@ def hidden_ids(result: LookupResult) -> set[str]:
     return {h.info.property.id for h in result.hidden}
 
 
-def test_lookup_hides_a_domain_conflict_and_keeps_unknown_domains(kit: GroundingToolkit) -> None:
+def test_lookup_hides_a_domain_conflict_and_keeps_unknown_domains(kit: ToolView) -> None:
     result = kit.lookup("res:alice")
     assert result.found
     assert [t.id for t in result.types] == ["ex:Employee"]
@@ -40,7 +40,7 @@ def test_lookup_hides_a_domain_conflict_and_keeps_unknown_domains(kit: Grounding
     assert not result.needs_prune_fallback
 
 
-def test_hidden_count_line_and_machine_readable_reasons(kit: GroundingToolkit) -> None:
+def test_hidden_count_line_and_machine_readable_reasons(kit: ToolView) -> None:
     result = kit.lookup("<http://example.org/mini/res/alice>")
     line = next(line for line in result.text.splitlines() if "hidden" in line and line[0].isdigit())
     assert line.startswith("1 property hidden (subclass check), domain conflicts with the types above:")
@@ -56,7 +56,7 @@ def test_hidden_count_line_and_machine_readable_reasons(kit: GroundingToolkit) -
 
 
 def test_exact_mode_hides_superclass_and_subclass_domains(reader: RecordingReader, schema: SchemaIndex) -> None:
-    exact = GroundingToolkit(reader, schema, prefixes=MINI_PREFIXES, mode="exact")
+    exact = tool_view(reader, schema, prefixes=MINI_PREFIXES, mode="exact")
     result = exact.lookup("res:alice")
     assert hidden_ids(result) == {"ex:price", "ex:email", "ex:livesIn", "ex:manages"}
     assert "rdfs:label" in kept_ids(result)  # unknown domain kept in every mode
@@ -64,7 +64,7 @@ def test_exact_mode_hides_superclass_and_subclass_domains(reader: RecordingReade
     assert result.mode == "exact"
 
 
-def test_kept_property_lines_show_range_and_labelled_values_once(kit: GroundingToolkit) -> None:
+def test_kept_property_lines_show_range_and_labelled_values_once(kit: ToolView) -> None:
     text = kit.lookup("res:alice").text
     lines = text.splitlines()
     # The domain admits Alice's type, so the header says it once instead of every line.
@@ -79,14 +79,14 @@ def test_kept_property_lines_show_range_and_labelled_values_once(kit: GroundingT
     assert text.splitlines()[0] == 'Entity "Alice Smith" (res:alice): "A research engineer."'
 
 
-def test_lookup_records_declared_types_in_the_theta_delta(kit: GroundingToolkit) -> None:
+def test_lookup_records_declared_types_in_the_theta_delta(kit: ToolView) -> None:
     result = kit.lookup("res:bob", step=3)
     [evidence] = result.type_delta.evidence(RES + "bob")
     assert (evidence.type_iri, evidence.provenance, evidence.step) == (EX + "Manager", "declared", 3)
     assert not hidden_ids(result)
 
 
-def test_untyped_entity_sets_the_prune_fallback_and_filters_nothing(kit: GroundingToolkit) -> None:
+def test_untyped_entity_sets_the_prune_fallback_and_filters_nothing(kit: ToolView) -> None:
     result = kit.lookup("res:ghost")
     assert result.needs_prune_fallback
     assert not result.types
@@ -96,9 +96,9 @@ def test_untyped_entity_sets_the_prune_fallback_and_filters_nothing(kit: Groundi
     assert len(result.type_delta) == 0
 
 
-def test_theta_types_from_earlier_steps_type_an_untyped_entity(kit: GroundingToolkit) -> None:
+def test_theta_types_from_earlier_steps_type_an_untyped_entity(kit: ToolView) -> None:
     theta = extract_type_patterns(f"SELECT * WHERE {{ <{RES}ghost> a <{EX}Person> }}")
-    result = kit.lookup("res:ghost", type_state=theta)
+    result = kit.lookup("res:ghost", theta=theta)
     assert not result.needs_prune_fallback
     assert hidden_ids(result) == {"ex:price"}
     assert [t.id for t in result.checked_types] == ["ex:Person"]
@@ -106,10 +106,10 @@ def test_theta_types_from_earlier_steps_type_an_untyped_entity(kit: GroundingToo
     assert len(result.type_delta) == 0  # pattern types are not re-declared
 
 
-def test_answer_prior_orders_fitting_ranges_first_but_filters_nothing(kit: GroundingToolkit) -> None:
+def test_answer_prior_orders_fitting_ranges_first_but_filters_nothing(kit: ToolView) -> None:
     plain = kit.lookup("res:alice")
     theta = merge_type_state(None, answer_type_prior(EX + "City", label="city"))
-    biased = kit.lookup("res:alice", type_state=theta)
+    biased = kit.lookup("res:alice", theta=theta)
     assert kept_ids(biased) == kept_ids(plain)
     assert biased.kept[0].info.property.id == "ex:livesIn"
     assert biased.kept[0].fits_answer_type
@@ -117,7 +117,7 @@ def test_answer_prior_orders_fitting_ranges_first_but_filters_nothing(kit: Groun
     assert not plain.kept[0].fits_answer_type
 
 
-def test_unknown_entity_and_object_only_entity(kit: GroundingToolkit) -> None:
+def test_unknown_entity_and_object_only_entity(kit: ToolView) -> None:
     missing = kit.lookup("res:nobody")
     assert not missing.found
     assert (
@@ -143,7 +143,7 @@ def test_unknown_entity_and_object_only_entity(kit: GroundingToolkit) -> None:
     ],
 )
 def test_bad_arguments_raise_a_typed_error_before_any_query(
-    kit: GroundingToolkit, reader: RecordingReader, argument: str, message: str
+    kit: ToolView, reader: RecordingReader, argument: str, message: str
 ) -> None:
     with pytest.raises(ToolInputError, match=message):
         kit.lookup(argument)
@@ -151,11 +151,11 @@ def test_bad_arguments_raise_a_typed_error_before_any_query(
 
 
 def test_a_knowledge_graph_is_the_toolkit_graph(store: EmbeddedStore, schema: SchemaIndex) -> None:
-    kit = GroundingToolkit(KnowledgeGraph(store), schema, prefixes=MINI_PREFIXES)
+    kit = tool_view(KnowledgeGraph(store), schema, prefixes=MINI_PREFIXES)
     assert hidden_ids(kit.lookup("res:alice")) == {"ex:price"}
 
 
-def test_every_lookup_query_is_a_bounded_template(kit: GroundingToolkit, reader: RecordingReader) -> None:
+def test_every_lookup_query_is_a_bounded_template(kit: ToolView, reader: RecordingReader) -> None:
     kit.lookup("res:alice")
     assert reader.queries
     for query in reader.queries:
@@ -166,7 +166,7 @@ def test_every_lookup_query_is_a_bounded_template(kit: GroundingToolkit, reader:
 def test_caps_limit_properties_shown_and_say_what_was_left_out(reader: RecordingReader, schema: SchemaIndex) -> None:
     from saga_kgqa.tools.context import ToolCaps
 
-    small = GroundingToolkit(reader, schema, prefixes=MINI_PREFIXES, caps=ToolCaps(properties_shown=2))
+    small = tool_view(reader, schema, prefixes=MINI_PREFIXES, caps=ToolCaps(properties_shown=2))
     result = small.lookup("res:alice")
     assert result.shown == 2
     assert len(result.kept) > 2

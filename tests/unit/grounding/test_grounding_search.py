@@ -9,8 +9,8 @@ from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.schema import SchemaIndex, SchemaVocabulary
 from saga_kgqa.tools.results import SearchHit, SearchResult
 from saga_kgqa.tools.search.label_index import LabelIndex, NameEntry, name_predicates
-from saga_kgqa.tools.toolkit import GroundingToolkit
-from tests.support.grounding import EX, MINI_PREFIXES, RES, FailingReader, RecordingReader
+from saga_kgqa.tools.toolbox import ToolView
+from tests.support.grounding import EX, MINI_PREFIXES, RES, FailingReader, RecordingReader, tool_view
 
 RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
 ALT = "http://www.w3.org/2004/02/skos/core#altLabel"
@@ -34,12 +34,12 @@ def first(result: SearchResult, kind: str = "entity") -> SearchHit:
         ("Widget 3000", RES + "widget", "exact"),  # ex:name, a literal name predicate
     ],
 )
-def test_search_tiers(kit: GroundingToolkit, query: str, resource: str, match: str) -> None:
+def test_search_tiers(kit: ToolView, query: str, resource: str, match: str) -> None:
     hit = first(kit.search(query))
     assert (hit.resource.iri, hit.match) == (resource, match)
 
 
-def test_entity_hits_show_types_description_and_the_alias_that_matched(kit: GroundingToolkit) -> None:
+def test_entity_hits_show_types_description_and_the_alias_that_matched(kit: ToolView) -> None:
     result = kit.search("Ali")
     hit = first(result)
     assert [t.id for t in hit.types] == ["ex:Employee"]
@@ -49,7 +49,7 @@ def test_entity_hits_show_types_description_and_the_alias_that_matched(kit: Grou
     assert len(result.type_delta) == 0
 
 
-def test_property_hits_carry_domain_and_range(kit: GroundingToolkit) -> None:
+def test_property_hits_carry_domain_and_range(kit: ToolView) -> None:
     result = kit.search("member of")
     hit = first(result, "property")
     assert hit.resource.iri == EX + "memberOf"
@@ -62,20 +62,20 @@ def test_property_hits_carry_domain_and_range(kit: GroundingToolkit) -> None:
     assert all(h.resource.iri != EX + "memberOf" for h in result.hits if h.kind != "property")
 
 
-def test_class_hits_show_their_superclasses(kit: GroundingToolkit) -> None:
+def test_class_hits_show_their_superclasses(kit: ToolView) -> None:
     hit = first(kit.search("Employee"))
     assert hit.kind == "class"
     assert [c.id for c in hit.superclasses] == ["ex:Person"]
     assert "ex:Employee [class] — subclass of: ex:Person" in kit.search("Employee").text
 
 
-def test_no_match_says_so(kit: GroundingToolkit) -> None:
+def test_no_match_says_so(kit: ToolView) -> None:
     result = kit.search("zzqqxxyy")
     assert result.hits == ()
     assert result.text.startswith('No entity, class or property name matches "zzqqxxyy".')
 
 
-def test_name_index_is_built_once(kit: GroundingToolkit, reader: RecordingReader) -> None:
+def test_name_index_is_built_once(kit: ToolView, reader: RecordingReader) -> None:
     kit.search("Alice")
     built = sum(1 for q in reader.queries if "?name" in q.text)
     # The curated name predicates and those found in the data, each read once.
@@ -85,21 +85,21 @@ def test_name_index_is_built_once(kit: GroundingToolkit, reader: RecordingReader
 
 
 def test_labels_are_read_in_the_preferred_language(reader: RecordingReader, schema: SchemaIndex) -> None:
-    english = GroundingToolkit(reader, schema, prefixes=MINI_PREFIXES)
+    english = tool_view(reader, schema, prefixes=MINI_PREFIXES)
     # A name in another language still finds its entity (issue 25.4: ranked after the question's
     # language and untagged names), and the entity is shown by its English label.
     found = first(english.search("Vertrieb"))
     assert (found.resource.iri, found.matched) == (RES + "sales", "Vertrieb")
     assert found.resource.label != "Vertrieb"
-    german = GroundingToolkit(reader, schema, prefixes=MINI_PREFIXES, language="de")
+    german = tool_view(reader, schema, prefixes=MINI_PREFIXES, language="de")
     hit = first(german.search("Vertrieb"))
     assert (hit.resource.iri, hit.resource.label, hit.match) == (RES + "sales", "Vertrieb", "exact")
     with pytest.raises(ConfigurationError, match="not a language tag"):
-        GroundingToolkit(reader, schema, language='en") || true || ("')
+        tool_view(reader, schema, language='en") || true || ("')
 
 
 def test_a_timed_out_name_predicate_costs_only_its_names(store: EmbeddedStore, schema: SchemaIndex) -> None:
-    kit = GroundingToolkit(FailingReader(store, ALT), schema, prefixes=MINI_PREFIXES)
+    kit = tool_view(FailingReader(store, ALT), schema, prefixes=MINI_PREFIXES)
     result = kit.search("Alice Smith")
     assert first(result).resource.iri == RES + "alice"
     assert all(h.matched != "Ali" for h in kit.search("Ali").hits)
@@ -139,8 +139,8 @@ def test_index_ignores_invisible_characters_in_names_and_queries() -> None:
     assert index.search("Eve\u202e Doe", limit=1)[0].match == "exact"
 
 
-def test_property_examples_are_labelled_and_diverse(kit: GroundingToolkit) -> None:
-    result = kit.property_examples("ex:memberOf")
+def test_property_examples_are_labelled_and_diverse(kit: ToolView) -> None:
+    result = kit.examples("ex:memberOf")
     assert result.found
     assert len(result.examples) == 5
     subjects = [e.subject.value for e in result.examples]
@@ -151,21 +151,21 @@ def test_property_examples_are_labelled_and_diverse(kit: GroundingToolkit) -> No
     assert result.text.startswith('Property ex:memberOf: "The department an employee belongs to."')
 
 
-def test_property_examples_show_literal_values_with_types(kit: GroundingToolkit) -> None:
-    result = kit.property_examples(EX + "price")
+def test_property_examples_show_literal_values_with_types(kit: ToolView) -> None:
+    result = kit.examples(EX + "price")
     assert {e.object.datatype_id for e in result.examples} == {"xsd:decimal"}
     assert "res:widget ex:price 99.9" in result.text
 
 
-def test_unused_property_suggests_similar_names(kit: GroundingToolkit) -> None:
-    result = kit.property_examples("ex:member")
+def test_unused_property_suggests_similar_names(kit: ToolView) -> None:
+    result = kit.examples("ex:member")
     assert not result.found
     assert [s.resource.id for s in result.suggestions][:1] == ["ex:memberOf"]
     assert "No triple uses this property." in result.text
     assert "Properties with similar names:" in result.text
 
 
-def test_property_examples_reject_literals(kit: GroundingToolkit, reader: RecordingReader) -> None:
+def test_property_examples_reject_literals(kit: ToolView, reader: RecordingReader) -> None:
     with pytest.raises(ToolInputError, match="literal value"):
-        kit.property_examples('"member of"')
+        kit.examples('"member of"')
     assert reader.queries == []

@@ -17,7 +17,8 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import build_schema_index
 from saga_kgqa.schema.survey import survey_source
 from saga_kgqa.schema.survey_model import SurveyLimits
-from saga_kgqa.tools.toolkit import GroundingToolkit
+from saga_kgqa.tools.toolbox import ToolView
+from tests.support.grounding import tool_view
 
 EX = "http://example.org/unseen/"
 RDFS_LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
@@ -55,15 +56,15 @@ def _store(tmp_path: Path, text: str) -> EmbeddedStore:
 
 
 @pytest.fixture
-def surveyed(tmp_path: Path) -> Iterator[GroundingToolkit]:
+def surveyed(tmp_path: Path) -> Iterator[ToolView]:
     with _store(tmp_path, GRAPH) as store:
         graph = KnowledgeGraph(store)
         survey = survey_source(graph, source="unseen", limits=SurveyLimits(max_classes=1))
         assert [c.iri for c in survey.classes] == [EX + "Unit"]
-        yield GroundingToolkit(graph, survey.index)
+        yield tool_view(graph, survey.index)
 
 
-def test_an_entity_outside_the_survey_keeps_every_property_it_carries(surveyed: GroundingToolkit) -> None:
+def test_an_entity_outside_the_survey_keeps_every_property_it_carries(surveyed: ToolView) -> None:
     result = surveyed.lookup(f"<{EX}q1>")
     assert result.hidden == ()
     kept = {k.info.property.iri: k.basis for k in result.kept}
@@ -74,7 +75,7 @@ def test_an_entity_outside_the_survey_keeps_every_property_it_carries(surveyed: 
 def test_labels_and_names_are_never_hidden_on_a_declared_schema(tmp_path: Path) -> None:
     with _store(tmp_path, DECLARED) as store:
         schema = build_schema_index(store, induce=False)
-        kit = GroundingToolkit(KnowledgeGraph(store), schema)
+        kit = tool_view(KnowledgeGraph(store), schema)
         result = kit.lookup(f"<{EX}q1>")
     hidden = {h.info.property.iri: h.rule for h in result.hidden}
     kept = {k.info.property.iri: k.basis for k in result.kept}

@@ -15,7 +15,8 @@ from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import build_schema_index
 from saga_kgqa.tools.search.name_detection import classify_values
-from saga_kgqa.tools.toolkit import GroundingToolkit
+from saga_kgqa.tools.toolbox import ToolView
+from tests.support.grounding import tool_view
 
 EX = "http://valuenet/ontop/"
 GRAPH = f"""
@@ -32,34 +33,34 @@ GRAPH = f"""
 
 
 @pytest.fixture(scope="module")
-def kit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[GroundingToolkit]:
+def kit(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ToolView]:
     path = tmp_path_factory.mktemp("names") / "g.ttl"
     path.write_text(GRAPH, encoding="utf-8")
     with EmbeddedStore.from_files([path]) as store:
-        yield GroundingToolkit(KnowledgeGraph(store), build_schema_index(store))
+        yield tool_view(KnowledgeGraph(store), build_schema_index(store))
 
 
-def _top(kit: GroundingToolkit, text: str, n: int = 5) -> list[tuple[str, str]]:
+def _top(kit: ToolView, text: str, n: int = 5) -> list[tuple[str, str]]:
     hits = [h for h in kit.search(text).hits if h.kind == "entity"]
     return [(h.resource.iri, h.matched) for h in hits[:n]]
 
 
-def test_a_name_in_a_property_named_concert_name_is_found(kit: GroundingToolkit) -> None:
+def test_a_name_in_a_property_named_concert_name_is_found(kit: ToolView) -> None:
     assert _top(kit, "Auditions")[0] == (EX + "c1", "Auditions")
     assert _top(kit, "Home Visits")[0] == (EX + "c2", "Home Visits")
 
 
-def test_a_categorical_value_is_found_with_the_property_that_holds_it(kit: GroundingToolkit) -> None:
+def test_a_categorical_value_is_found_with_the_property_that_holds_it(kit: ToolView) -> None:
     top = _top(kit, "France")
     assert {iri for iri, _text in top[:2]} == {EX + "s1", EX + "s3"}
     assert f'[matched "France" via <{EX}nationality>]' in kit.search("France").text
 
 
-def test_a_compound_name_is_found(kit: GroundingToolkit) -> None:
+def test_a_compound_name_is_found(kit: ToolView) -> None:
     assert _top(kit, "Joe Sharp")[0][0] == EX + "s1"
 
 
-def test_an_identifier_never_outranks_a_name_match(kit: GroundingToolkit) -> None:
+def test_an_identifier_never_outranks_a_name_match(kit: ToolView) -> None:
     top = _top(kit, "Week 1")
     # The concert named "Week 1" and the one whose week is "Week 1" come first; nothing whose id is 1.
     assert {iri for iri, _text in top[:2]} == {EX + "c1", EX + "c3"}

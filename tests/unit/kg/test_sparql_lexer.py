@@ -7,7 +7,13 @@ import pytest
 from saga_kgqa.errors import QueryRejected
 from saga_kgqa.kg.guard.limit_rewrite import first_keyword, join_path_modifiers, plan_limit
 from saga_kgqa.kg.guard.named_subqueries import inline_named_subqueries
-from saga_kgqa.kg.guard.sparql_lexer import blank_comments, line_and_column, tokenize
+from saga_kgqa.kg.guard.sparql_lexer import (
+    blank_comments,
+    declared_prefixes,
+    expand_iri,
+    line_and_column,
+    tokenize,
+)
 
 
 def kinds(text: str) -> list[tuple[str, str]]:
@@ -153,3 +159,16 @@ def test_named_subquery_inlining_is_bounded() -> None:
     with pytest.raises(QueryRejected) as info:
         inline_named_subqueries(cyclic, tokenize(cyclic), max_chars=100_000)
     assert info.value.reason == "unsupported"
+
+
+def test_declared_prefixes_and_expanded_iris() -> None:
+    tokens = tokenize(
+        "PREFIX wd: <http://www.wikidata.org/entity/>\nprefix : <http://e/> SELECT * { ?x a wd:Q5 ; :p <http://o> }"
+    )
+    prefixes = declared_prefixes(tokens)
+    assert prefixes == {"wd": "http://www.wikidata.org/entity/", "": "http://e/"}
+    expanded = [expand_iri(t, prefixes) for t in tokens if t.kind != "punct" and t.text not in ("PREFIX", "prefix")]
+    assert "http://www.w3.org/1999/02/22-rdf-syntax-ns#type" in expanded
+    assert "http://www.wikidata.org/entity/Q5" in expanded and "http://e/p" in expanded and "http://o" in expanded
+    assert expand_iri(tokenize("unknown:thing")[0], prefixes) is None
+    assert expand_iri(tokenize("?x")[0], prefixes) is None

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.app.sources import open_source_toolbox
 from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.session import SourceSet
 
@@ -82,7 +83,7 @@ def concert_sources(tmp_path: Path) -> Iterator[Callable[[str], SourceSet]]:
             },
             default_source="concerts",
         )
-        sources = SourceSet(catalog, survey_dir=folder / "cache")
+        sources = SourceSet(catalog, survey_dir=folder / "cache", toolboxes=open_source_toolbox)
         opened.append(sources)
         return sources
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.app.sources import open_source_toolbox
 from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.errors import ToolInputError
 from saga_kgqa.sources.federation import join_sources, parse_join
@@ -102,7 +103,7 @@ def test_padded_codes_of_several_widths_are_all_bound(tmp_path: Path) -> None:
         },
         default_source="a",
     )
-    with SourceSet(catalog, survey_dir=tmp_path / "cache") as sources:
+    with SourceSet(catalog, survey_dir=tmp_path / "cache", toolboxes=open_source_toolbox) as sources:
         joined = join_sources(
             sources,
             f"a: SELECT ?c ?key WHERE {{ ?c <{L}code> ?key }} ==> "

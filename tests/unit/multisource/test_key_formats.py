@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.app.sources import open_source_toolbox
 from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.federation import join_sources
 from saga_kgqa.sources.grounding import bridge_sources, execute_on_source
@@ -69,7 +70,7 @@ def money(tmp_path: Path) -> Iterator[Callable[[str], SourceSet]]:
             },
             default_source="countries",
         )
-        sources = SourceSet(catalog, survey_dir=folder / "cache")
+        sources = SourceSet(catalog, survey_dir=folder / "cache", toolboxes=open_source_toolbox)
         opened.append(sources)
         return sources
 

@@ -15,7 +15,6 @@ from saga_kgqa.kg.embedded.loading import build_store
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import build_schema_index
-from saga_kgqa.tools import GroundingToolkit
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.search.background_index import (
     acquire_build_lock,
@@ -25,6 +24,7 @@ from saga_kgqa.tools.search.background_index import (
     start_background_build,
 )
 from saga_kgqa.tools.search.fulltext import FullTextIndex
+from tests.support.grounding import tool_view
 
 EX = "http://example.org/bg/"
 LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
@@ -77,7 +77,7 @@ def _search_while_pending(store: Path, pid: int) -> tuple[object, list[str], lis
     build_marker(store).write_text(json.dumps({"pid": pid}), encoding="utf-8")
     backend = EmbeddedStore(store)
     # A threshold below the graph's names: without a pending build this search would stream an index.
-    kit = GroundingToolkit(KnowledgeGraph(backend), build_schema_index(backend), caps=ToolCaps(fulltext_names=10))
+    kit = tool_view(KnowledgeGraph(backend), build_schema_index(backend), caps=ToolCaps(fulltext_names=10))
     result = kit.search("entity 17 named")
     return kit.context.label_index, [h.resource.iri for h in result.hits], list(result.notes)
 

@@ -21,7 +21,7 @@ from saga_kgqa.tools.search.fulltext import FullTextIndex
 from saga_kgqa.tools.search.label_index import LabelIndex, NameEntry, NameIndex, language_rank
 from saga_kgqa.tools.search.store_names import StoreNames
 from saga_kgqa.tools.search.streamed_build import build_from_store
-from saga_kgqa.tools.toolkit import GroundingToolkit
+from tests.support.grounding import tool_view
 
 EX = "http://example.org/lang/"
 LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
@@ -118,7 +118,7 @@ def test_the_search_tool_shows_the_label_in_the_toolkits_language(
 ) -> None:
     # The in-memory path: names read by a query, all languages, tagged.
     with EmbeddedStore.from_files([graph_file]) as backend:
-        kit = GroundingToolkit(KnowledgeGraph(backend), build_schema_index(backend, induce=False), language=language)
+        kit = tool_view(KnowledgeGraph(backend), build_schema_index(backend, induce=False), language=language)
         result = kit.search("alfa")
     by_resource = {hit.resource.iri: hit for hit in result.hits}
     assert by_resource[f"{EX}port"].matched == expected

@@ -13,10 +13,10 @@ from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import build_schema_index
 from saga_kgqa.sources.resolution import name_index
 from saga_kgqa.sources.session import SourceSet
-from saga_kgqa.tools import GroundingToolkit
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.search.fulltext import FullTextIndex
-from tests.support.grounding import RecordingReader
+from saga_kgqa.tools.toolbox import ToolView
+from tests.support.grounding import RecordingReader, tool_view
 
 EX = "http://example.org/s/"
 LABEL = "http://www.w3.org/2000/01/rdf-schema#label"
@@ -32,9 +32,9 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "store"
 
 
-def _kit(store: Path, caps: ToolCaps | None = None) -> GroundingToolkit:
+def _kit(store: Path, caps: ToolCaps | None = None) -> ToolView:
     backend = EmbeddedStore(store)
-    return GroundingToolkit(KnowledgeGraph(backend), build_schema_index(backend), caps=caps)
+    return tool_view(KnowledgeGraph(backend), build_schema_index(backend), caps=caps)
 
 
 def test_a_plain_run_on_a_loaded_store_opens_the_index_saga_load_built(store: Path) -> None:
@@ -80,7 +80,7 @@ def test_the_loaded_index_brings_its_name_detection_so_a_search_sends_no_sample_
     assert built.recorded_detection() is not None
     backend = EmbeddedStore(tmp_path / "titled")
     reader = RecordingReader(backend)
-    kit = GroundingToolkit(reader, build_schema_index(backend))
+    kit = tool_view(reader, build_schema_index(backend))
     reader.queries.clear()
     assert isinstance(kit.context.label_index, FullTextIndex)
     assert reader.queries == []  # opened with the detection it was built with: no sampling per search

@@ -233,8 +233,29 @@ def test_whole_graph_queries_run_in_the_worker_and_anchored_ones_in_process(onto
     build_schema_index(backend)  # type: ignore[arg-type]
     unbounded = [q.text for q in backend.queries if not q.bounded]
     assert any("SELECT DISTINCT ?p WHERE { ?s ?p ?o }" in text for text in unbounded)
-    assert any("SELECT DISTINCT ?t WHERE" in text for text in unbounded)
+    classes = [text for text in unbounded if "GROUP BY ?t" in text]
+    assert len(classes) == 1
+    # Filtered once per class, not once per type triple (pyoxigraph decodes each term a FILTER(isIRI) reads).
+    assert "HAVING(isIRI(?t))" in classes[0] and "FILTER(isIRI" not in classes[0]
     assert len(unbounded) == 2  # the sampled, LIMITed reads keep the in-process path
+
+
+def test_blank_node_types_are_not_classes_in_use(tmp_path: Path) -> None:
+    # The classes-in-use read keeps IRIs only, now filtered after grouping (HAVING) rather than per triple.
+    data = tmp_path / "blank_types.ttl"
+    data.write_text(
+        f"<{EX}a> a <{EX}Kind> ; <{EX}p> <{EX}b> . <{EX}c> a <{EX}Kind> ; <{EX}p> <{EX}b> . <{EX}b> a _:anon .\n",
+        encoding="utf-8",
+    )
+    backend = RecordingBackend(EmbeddedStore.from_files([data]))
+    try:
+        index = build_schema_index(backend)  # type: ignore[arg-type]
+    finally:
+        backend.close()
+    stratified = [q.text for q in backend.queries if "LIMIT" in q.text and f"<{EX}Kind>" in q.text]
+    assert stratified  # the IRI class was sampled
+    assert not any("_:" in q.text for q in backend.queries)  # the blank node never became a class to sample
+    assert EX + "p" in index.properties
 
 
 def test_a_whole_graph_read_past_its_deadline_leaves_the_declared_properties(ontology_store: EmbeddedStore) -> None:

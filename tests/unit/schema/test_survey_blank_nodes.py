@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from saga_kgqa.kg.core.query import from_template
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema.survey import survey_source
@@ -56,3 +57,24 @@ def test_a_property_only_instances_beyond_the_sample_use_is_still_reported(tmp_p
     (shape,) = survey.classes
     assert EX + "sparql" in {p.iri for p in shape.properties}
     assert survey.requests <= limits.max_requests()
+
+
+def test_the_read_beyond_the_sample_is_bounded_and_the_coverage_says_so(tmp_path: Path) -> None:
+    # issue 39: the read for properties the sample missed covered every instance of the class, so its cost grew
+    # with the graph (a tenth of `saga load`'s surplus at 10M triples). It now reads a bounded number of instances.
+    many = "\n".join(f"<{EX}s{i}> a <{EX}Shape> ; <{EX}path> <{EX}p{i}> ." for i in range(41))
+    plain = tmp_path / "plain.ttl"
+    plain.write_text(many, encoding="utf-8")
+    with EmbeddedStore.from_files([plain]) as store:  # the store's order of the instances (by IRI hash)
+        order = [row["s"].value for row in store.execute(from_template(f"SELECT ?s WHERE {{ ?s a <{EX}Shape> }}")).rows]
+    path = tmp_path / "g.ttl"  # the instance read last is the only one using sparql
+    path.write_text(many + f"\n<{order[-1]}> <{EX}sparql> 'ASK {{}}' .\n", encoding="utf-8")
+    with EmbeddedStore.from_files([path]) as store:
+        graph = KnowledgeGraph(store)
+        bounded = survey_source(graph, source="g", limits=SurveyLimits(max_instances=5, beyond_instances=20))
+        wide = survey_source(graph, source="g", limits=SurveyLimits(max_instances=5, beyond_instances=100))
+    (shape,) = bounded.classes
+    assert {p.iri for p in shape.properties} == {EX + "path"}  # sampled and scanned instances never use sparql
+    assert any("over 20 instances" in line for line in bounded.coverage())
+    assert EX + "sparql" in {p.iri for p in wide.classes[0].properties}
+    assert not any("later instances" in line for line in wide.coverage())

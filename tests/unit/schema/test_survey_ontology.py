@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.app.sources import open_source_toolbox
 from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
@@ -119,8 +120,8 @@ def test_the_type_check_reads_the_ontology_as_data(survey: SourceSurvey, query: 
 
 def test_lookup_keeps_a_terms_hierarchy_and_synonyms(tmp_path: Path) -> None:
     catalog = Catalog(sources={"ph": SourceRecord(name="ph", data=(ONTOLOGY,))}, default_source="ph")
-    with SourceSet(catalog, survey_dir=tmp_path / "cache") as sources:
-        result = sources.get("ph").toolkit().lookup(f"<{PH}T2>")
+    with SourceSet(catalog, survey_dir=tmp_path / "cache", toolboxes=open_source_toolbox) as sources:
+        result = sources.get("ph").toolbox().default_view().lookup(f"<{PH}T2>")
     kept = {k.info.property.iri for k in result.kept}
     assert {RDFS + "subClassOf", OIO + "hasExactSynonym", OIO + "hasRelatedSynonym"} <= kept
     assert not result.hidden

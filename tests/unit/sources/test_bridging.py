@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from saga_kgqa.config.catalog import Catalog, SourceRecord
+from saga_kgqa.errors import ToolInputError
 from saga_kgqa.kg.guard.sparql_terms import string_literal
 from saga_kgqa.sources.grounding import bridge_sources, execute_on_source
 from saga_kgqa.sources.session import SourceSet
@@ -50,6 +51,13 @@ def test_the_shared_identifier_is_found_and_iris_rank_first(split: tuple[SourceS
     # No IRI of a scientist is shared: the right side moved them to another namespace.
     assert all(c.kind != "same_iri" or c.left_class != L + "Scientist" for c in result.candidates)
     assert "run and inspect before use" in result.text
+
+
+def test_a_bridge_from_a_source_to_itself_is_a_typed_input_error(split: tuple[SourceSet, BridgeFixture]) -> None:
+    # The CLI bridged a source with itself (same_iri candidates of every class) while MCP refused it.
+    sources, _fixture = split
+    with pytest.raises(ToolInputError, match=r"left and right name the same source \(whole\)"):
+        bridge_sources(sources, "whole", "whole")
 
 
 def test_same_iris_are_the_strongest_bridge(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.app.sources import open_source_toolbox
 from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.resolution import resolve_entity
 from saga_kgqa.sources.session import SourceSet
@@ -21,7 +22,9 @@ PH = "http://example.org/ph/"
 
 def _sources(path: Path, tmp_path: Path) -> SourceSet:
     return SourceSet(
-        Catalog(sources={"g": SourceRecord(name="g", data=(path,))}, default_source="g"), survey_dir=tmp_path
+        Catalog(sources={"g": SourceRecord(name="g", data=(path,))}, default_source="g"),
+        survey_dir=tmp_path,
+        toolboxes=open_source_toolbox,
     )
 
 
@@ -56,14 +59,14 @@ def test_labels_rank_before_synonyms_and_synonyms_before_fuzzy_names(genes: Sour
 
 
 def test_search_says_which_property_held_the_synonym(genes: SourceSet) -> None:
-    hits = genes.get("g").toolkit().search("Cellular tumor antigen").hits
+    hits = genes.get("g").toolbox().default_view().search("Cellular tumor antigen").hits
     assert hits[0].resource.iri == G + "g4"
     assert hits[0].via is not None and hits[0].via.endswith("hasExactSynonym")
 
 
 def test_identifiers_stay_their_own_kind(genes: SourceSet) -> None:
-    kit = genes.get("g").toolkit()
-    _ = kit.label_index
+    kit = genes.get("g").toolbox().default_view()
+    _ = kit.context.label_index
     detected = kit.context.detected_names
     assert G + "accession" in detected.identifiers
     assert G + "accession" not in detected.names

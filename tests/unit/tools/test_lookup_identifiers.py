@@ -12,7 +12,7 @@ from saga_kgqa.dialects.model import WIKIBASE_EXTERNAL_ID
 from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import PropertySchema, SchemaIndex
-from saga_kgqa.tools import GroundingToolkit
+from tests.support.grounding import tool_view
 
 WD = "http://www.wikidata.org/entity/"
 WDT = "http://www.wikidata.org/prop/direct/"
@@ -47,7 +47,7 @@ def graph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KnowledgeGraph]:
 
 
 def test_identifiers_are_named_in_id_order_and_their_values_are_not_shown(graph: KnowledgeGraph) -> None:
-    result = GroundingToolkit(graph, _index(), dialect=WIKIDATA_DIALECT).lookup("wd:Q1")
+    result = tool_view(graph, _index(), dialect=WIKIDATA_DIALECT).lookup("wd:Q1")
     assert [k.info.property.id for k in result.kept] == ["wdt:P106"]
     # Numeric id order (P9 before P214), not text order.
     assert [ref.id for ref in result.identifiers] == ["wdt:P9", "wdt:P214", "wdt:P227"]
@@ -60,13 +60,13 @@ def test_identifiers_are_named_in_id_order_and_their_values_are_not_shown(graph:
 
 
 def test_an_entity_with_only_identifiers_still_has_properties(graph: KnowledgeGraph) -> None:
-    result = GroundingToolkit(graph, _index(), dialect=WIKIDATA_DIALECT).lookup("wd:Q3")
+    result = tool_view(graph, _index(), dialect=WIKIDATA_DIALECT).lookup("wd:Q3")
     assert result.found and not result.kept
     assert "no outgoing properties" not in result.text
     assert 'Identifiers in other databases (1; values not shown): "VIAF ID" (wdt:P214)' in result.text
 
 
 def test_plain_rdf_has_no_identifier_datatypes_so_every_property_is_listed(graph: KnowledgeGraph) -> None:
-    result = GroundingToolkit(graph, _index(), dialect=RDF_DIALECT).lookup(f"<{WD}Q1>")
+    result = tool_view(graph, _index(), dialect=RDF_DIALECT).lookup(f"<{WD}Q1>")
     assert not result.identifiers
     assert WDT + "P214" in {k.info.property.iri for k in result.kept}

@@ -18,7 +18,14 @@ from typing import Annotated, Any
 import typer
 
 from saga_kgqa.cli.option_groups import with_option_groups
-from saga_kgqa.cli.options import DataOption, EndpointOption, MarsOptions, ProfileOption, dialect_name, dialect_option
+from saga_kgqa.cli.options import (
+    GraphOptions,
+    MarsOptions,
+    RunSchemaOption,
+    SourceCatalogOption,
+    dialect_name,
+    dialect_option,
+)
 from saga_kgqa.cli.output import fail, print_json, stdout
 from saga_kgqa.config.context import Clarify, EntitySearch, GroundingTools, Matching, Method, SourceTools, ToolCalling
 from saga_kgqa.errors import SagaError
@@ -47,12 +54,9 @@ def _switch(help_text: str) -> Any:
 @with_option_groups
 def ask(
     question: Annotated[str | None, typer.Argument(help="The question (omit it with --resume).")] = None,
-    data: DataOption = None,
-    endpoint: EndpointOption = None,
-    profile: ProfileOption = None,
-    schema_file: Annotated[
-        Path | None, typer.Option("--schema", help="Schema index from `saga index build` (default: build it now).")
-    ] = None,
+    *,
+    graph: GraphOptions,
+    schema_file: RunSchemaOption = None,
     data_dir: Annotated[
         Path | None,
         typer.Option(
@@ -111,9 +115,7 @@ def ask(
             "of the catalog.",
         ),
     ] = None,
-    catalog: Annotated[
-        Path | None, typer.Option("--catalog", help="The catalog file of --source (default: $SAGA_CATALOG).")
-    ] = None,
+    catalog: SourceCatalogOption = None,
     source_tools: Annotated[
         SourceTools | None,
         _switch("Source tools and the A.3 policy: auto (several sources, or an undocumented one), on, off."),
@@ -131,7 +133,6 @@ def ask(
     grounding_tools: Annotated[
         GroundingTools | None, _switch("SAGA's grounding tools: lookup, patterns or both (default lookup).")
     ] = None,
-    *,
     mars: MarsOptions,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as one JSON document.")] = False,
     trace: Annotated[
@@ -173,11 +174,12 @@ def ask(
     --endpoint it asks the example graph shipped with saga-kgqa.
     """
     # Imported here so that the other commands do not load LangGraph and the OpenAI client.
+    from saga_kgqa.app.run import open_run
     from saga_kgqa.cli.ask.clarify import print_clarification, terminal_chooser
-    from saga_kgqa.cli.ask.run import AskRequest, run_ask
+    from saga_kgqa.cli.ask.run import AskRequest, follow_run, note, warn
     from saga_kgqa.cli.ask.view import print_outcome
+    from saga_kgqa.config.model_settings import ModelSettings
     from saga_kgqa.kg.remote.wikidata_search import WIKIDATA_API
-    from saga_kgqa.models import ModelSettings
     from saga_kgqa.runs.answer_view import views_json
     from saga_kgqa.runs.persistence import checkpoint_target
     from saga_kgqa.runs.trajectory import jsonable
@@ -187,9 +189,9 @@ def ask(
         resume=resume,
         thread=thread,
         force=force,
-        data=data,
-        endpoint=endpoint,
-        profile=profile,
+        data=graph.data,
+        endpoint=graph.endpoint,
+        profile=graph.profile,
         schema_file=schema_file,
         data_dir=data_dir,
         entity_search_url=entity_search_url or WIKIDATA_API,
@@ -224,7 +226,9 @@ def ask(
         chooser=terminal_chooser if not as_json and sys.stdin.isatty() else None,
     )
     try:
-        result = run_ask(request)
+        # The composition root opens the run and closes it; this face follows it and shows the answer.
+        with open_run(request, note=note, warn=warn) as run:
+            result = follow_run(run, request)
     except SagaError as exc:
         fail(exc)
     values = result.values

@@ -18,6 +18,7 @@ from rich.table import Table
 
 from saga_kgqa.runs.answer_view import TermView, cell_text
 from saga_kgqa.runs.trajectory import jsonable
+from saga_kgqa.state.evidence import evidence_line
 from saga_kgqa.state.outcome import RunOutcome, counts_text, outcome_of
 
 #: Characters of a tool argument or observation line shown per step.
@@ -178,17 +179,4 @@ def evidence_summary(evidence: Mapping[str, Any] | None) -> str:
     """One line on the answer's evidence: rows supported, deprecated statements, and where the triples are."""
     if not evidence:
         return ""
-    line = (
-        f"evidence: supporting triples for {evidence.get('rows_supported', 0)} of the first "
-        f"{evidence.get('rows_checked', 0)} answer rows"
-    )
-    deprecated = [
-        str(row.get("row", "?"))
-        for row in evidence.get("rows") or []
-        if any(statement.get("deprecated") for statement in row.get("statements") or [])
-    ]
-    if deprecated:
-        line += f"; DEPRECATED statement behind row(s) {', '.join(deprecated)}"
-    if evidence.get("note"):
-        line += f" ({evidence['note']})"
-    return line + "; the triples are under evidence in --json"
+    return evidence_line(evidence) + "; the triples are under evidence in --json"

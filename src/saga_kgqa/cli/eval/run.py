@@ -7,18 +7,26 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from saga_kgqa.app.open import OpenOptions, open_graph
+from saga_kgqa.app.open import open_graph
 from saga_kgqa.cli.eval.options import BenchmarkArgument, QuestionOptions
 from saga_kgqa.cli.eval.preflight import check_model_reachable, check_scoring_runtime
 from saga_kgqa.cli.option_groups import OptionGroup, with_option_groups
-from saga_kgqa.cli.options import AnswerShapeOption, GraphOptions, MarsOptions, dialect_name, dialect_option
+from saga_kgqa.cli.options import (
+    AnswerShapeOption,
+    GraphOptions,
+    MarsOptions,
+    RunSchemaOption,
+    dialect_name,
+    dialect_option,
+)
 from saga_kgqa.cli.output import fail, print_json
 from saga_kgqa.cli.progress import progress_bar
 from saga_kgqa.config.context import EntitySearch, FinalQueryPolicy, Method
+from saga_kgqa.config.open_options import OpenOptions
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.kg.cache.replay_cache import CacheMode
 
@@ -71,9 +79,6 @@ DialectOption = Annotated[
         "else generic). A dialect's schema index is built from --data-dir unless --schema is given."
     ),
 ]
-SchemaOption = Annotated[
-    Path | None, typer.Option("--schema", help="Schema index from `saga index build` (default: build it now).")
-]
 MethodOption = Annotated[Method, typer.Option(help="saga (the controller) or mars (the pattern pipeline).")]
 EntitySearchOption = Annotated[
     EntitySearch,
@@ -97,7 +102,7 @@ class AgentOptions(OptionGroup):
     max_seconds: MaxSecondsOption = None
     max_tokens: MaxTokensOption = None
     dialect: DialectOption = None
-    schema_file: SchemaOption = None
+    schema_file: RunSchemaOption = None
     entity_search: EntitySearchOption = "off"
     method: MethodOption = "saga"
 
@@ -111,7 +116,8 @@ def chat_model_factory(context: SagaContext, *, model_concurrency: int | None = 
     Raises:
         ConfigurationError: No model is configured, or the settings are unusable.
     """
-    from saga_kgqa.models import ConfiguredModelFactory, ModelSettings
+    from saga_kgqa.config.model_settings import ModelSettings
+    from saga_kgqa.models import ConfiguredModelFactory
 
     factory = ConfiguredModelFactory(ModelSettings(max_concurrency=model_concurrency))
     factory(context, "controller")
@@ -213,18 +219,11 @@ def open_toolbox(
 
 def agent_answerer_for(factory: ModelFactory, toolbox: SagaToolbox, agent: AgentOptions) -> Any:
     """Per context, an answerer that streams the chosen graph (SAGA's controller or MARS) over one toolbox."""
-    from saga_kgqa.app.graphs import build_graph
-    from saga_kgqa.graph.builder import SagaGraph
+    from saga_kgqa.app.run import compile_graph
     from saga_kgqa.runs.agent_answerer import AgentAnswerer
 
-    graph: SagaGraph
-    if agent.method == "mars":
-        from saga_kgqa.mars.builder import build_mars_graph
-
-        # Same input, output and context schemas as SAGA's graph: the answerer streams both alike.
-        graph = cast(SagaGraph, build_mars_graph(model_factory=factory, toolbox_factory=lambda _context: toolbox))
-    else:
-        graph = build_graph(model_factory=factory, toolbox_factory=lambda _context: toolbox)
+    # Unkept runs (the predictions file is the record); SAGA grounds over the configured catalog's sources.
+    graph = compile_graph(agent.method, factory, toolbox, sources="environment")
 
     def answerer_for(context: SagaContext) -> Answerer:
         return AgentAnswerer(graph, context, toolbox.graph, max_seconds=agent.max_seconds, max_tokens=agent.max_tokens)

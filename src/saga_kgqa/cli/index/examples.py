@@ -7,7 +7,8 @@ from typing import Annotated, Any
 
 import typer
 
-from saga_kgqa.cli.options import DataDirOption, DataOption, EndpointOption, ProfileOption
+from saga_kgqa.cli.option_groups import with_option_groups
+from saga_kgqa.cli.options import DataDirOption, GraphOptions
 from saga_kgqa.cli.output import fail, print_json
 from saga_kgqa.config.context import EmbeddingRuntimeName
 from saga_kgqa.errors import SagaError
@@ -23,11 +24,11 @@ ExamplesRuntimeOption = Annotated[
 ]
 
 
+@with_option_groups
 def examples_build(
     out: Annotated[Path, typer.Option("--out", "-o", help="Examples file to write (JSONL).")],
-    data: DataOption = None,
-    endpoint: EndpointOption = None,
-    profile: ProfileOption = None,
+    *,
+    graph: GraphOptions,
     from_file: Annotated[
         list[Path] | None,
         typer.Option("--from", help="RDF files with published examples (SHACL sh:select/sh:ask, spex, shui)."),
@@ -48,13 +49,13 @@ def examples_build(
     from saga_kgqa.examples.model import write_examples
 
     try:
-        with open_graph(data, endpoint, profile) as graph:
+        with open_graph(graph.data, graph.endpoint, graph.profile) as kg:
             found = harvest_files(from_file or [])
             if from_graph:
-                found += harvest_graph(graph)
+                found += harvest_graph(kg)
             for name in train or []:
                 found += from_benchmark(load_benchmark(name, settings.data_dir(data_dir)).questions, name)
-            report = check_examples(found, graph, execute=execute)
+            report = check_examples(found, kg, execute=execute)
         written = write_examples(report.kept, out)
     except SagaError as exc:
         fail(exc)
@@ -104,12 +105,12 @@ def examples_search(
     )
 
 
+@with_option_groups
 def examples_confirm(
     run_file: Annotated[Path, typer.Argument(help="`saga ask --json` output or a `saga ask --trace` trajectory.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="The source's examples file (JSONL) to append to.")],
-    data: DataOption = None,
-    endpoint: EndpointOption = None,
-    profile: ProfileOption = None,
+    *,
+    graph: GraphOptions,
     benchmark: Annotated[
         list[str] | None,
         typer.Option(help="Benchmarks the run must not come from (default: every non-train split in the data dir)."),
@@ -126,8 +127,8 @@ def examples_confirm(
     try:
         run = read_run(run_file)
         questions, screened = _benchmark_questions(benchmark, settings.data_dir(data_dir))
-        with open_graph(data, endpoint, profile) as graph:
-            kept = confirm_run(run, graph, LeakageGuard(questions), out, execute=execute)
+        with open_graph(graph.data, graph.endpoint, graph.profile) as kg:
+            kept = confirm_run(run, kg, LeakageGuard(questions), out, execute=execute)
     except SagaError as exc:
         fail(exc)
     print_json(

@@ -15,7 +15,14 @@ import typer
 
 from saga_kgqa.app.open import open_graph
 from saga_kgqa.cli.index.commands import load_or_build_schema
-from saga_kgqa.cli.options import DataOption, EndpointOption, ProfileOption, SchemaOption
+from saga_kgqa.cli.options import (
+    DataOption,
+    EndpointOption,
+    ProfileOption,
+    QueryArgument,
+    SchemaOption,
+    SourceCatalogOption,
+)
 from saga_kgqa.cli.output import EXIT_BACKEND, EXIT_REJECTED, fail, print_json, read_query
 from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.kg.core.backend import MAX_DEADLINE_S
@@ -30,7 +37,7 @@ _EXIT_CODES = {"ok": 0, "empty": 0, "blocked": EXIT_BLOCKED, "rejected": EXIT_RE
 
 
 def execute_command(
-    query: Annotated[str, typer.Argument(help="The SPARQL query, or '-' to read it from standard input.")],
+    query: QueryArgument,
     data: DataOption = None,
     endpoint: EndpointOption = None,
     profile: ProfileOption = None,
@@ -52,9 +59,7 @@ def execute_command(
     source: Annotated[
         str | None, typer.Option("--source", help="A source name from the catalog (instead of --data/--endpoint).")
     ] = None,
-    catalog: Annotated[
-        Path | None, typer.Option("--catalog", help="The catalog file of --source (default: $SAGA_CATALOG).")
-    ] = None,
+    catalog: SourceCatalogOption = None,
 ) -> None:
     """Type-check and run one SPARQL query as the agent's execute tool does.
 

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from saga_kgqa.errors import SagaError
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.core.result import QueryResult, Term
-from saga_kgqa.kg.guard.sparql_algebra import parse_algebra
-from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.tools.execute.empty_diagnosis import DiagnosisSettings, diagnose_empty
-from saga_kgqa.tools.execute.preflight import declared_prefixes
+from saga_kgqa.kg.guard.query_text import declared_prefixes
 from saga_kgqa.tools.render import labelled
+
+if TYPE_CHECKING:
+    from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 
 #: Most IRIs of one result looked up for labels.
 MAX_LABELLED = 200
@@ -78,6 +79,11 @@ def cell_renderer(prefixes: Mapping[str, str], labels: Mapping[str, str]) -> Cal
 
 def empty_reason(graph: KnowledgeGraph, text: str, *, deadline_s: float) -> str | None:
     """Why the query's result is empty, in a sentence or two; None when the probes cannot tell."""
+    # Imported here: the diagnosis (the algebra, the schema's and the execute tool's models) is for empty
+    # results only, and a result with rows is most of what `saga sparql` prints.
+    from saga_kgqa.kg.guard.sparql_algebra import parse_algebra
+    from saga_kgqa.tools.execute.empty_diagnosis import DiagnosisSettings, diagnose_empty
+
     try:
         checked = graph.check(text)
         root = parse_algebra(checked.text, graph.profile.prefixes, comments_blanked=checked.origin == "guard")

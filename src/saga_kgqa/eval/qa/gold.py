@@ -23,7 +23,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
 from saga_kgqa.errors import ConfigurationError, SagaError
@@ -31,6 +31,7 @@ from saga_kgqa.eval.qa.metrics import answer_terms, answer_values, is_empty
 from saga_kgqa.kg.core.backend import ExecutionLimits
 from saga_kgqa.kg.core.result import QueryResult
 from saga_kgqa.runs.gold_runner import GOLD_LIMITS, GoldRunner
+from saga_kgqa.runs.predictions import read_jsonl
 
 #: Changed answers a drift entry lists by name per side (the counts are always complete).
 DRIFT_SHOWN = 20
@@ -125,18 +126,7 @@ class GoldStore:
         Raises:
             ConfigurationError: The file is unreadable or holds something else.
         """
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigurationError(f"cannot read gold store {path}: {exc}") from exc
-        records = []
-        for number, line in enumerate(lines, start=1):
-            if line.strip():
-                try:
-                    records.append(GoldRecord.model_validate_json(line))
-                except ValidationError as exc:
-                    raise ConfigurationError(f"{path}:{number}: not a gold record: {exc}") from exc
-        return cls(records)
+        return cls(read_jsonl(path, GoldRecord, record="gold record", file="gold store"))
 
 
 def _now() -> datetime:

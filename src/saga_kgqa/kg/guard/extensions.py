@@ -24,7 +24,8 @@ from typing import Any
 from saga_kgqa.errors import QueryRejected
 from saga_kgqa.kg.core.profiles import EndpointProfile
 from saga_kgqa.kg.guard import sparql_grammar
-from saga_kgqa.kg.guard.sparql_lexer import Token, line_and_column
+from saga_kgqa.kg.guard.messages import rejected_at
+from saga_kgqa.kg.guard.sparql_lexer import Token
 
 #: XSD datatype IRIs are casts (``xsd:integer("3")``); SPARQL 1.1 defines them as functions.
 XSD_NAMESPACE = "http://www.w3.org/2001/XMLSchema#"
@@ -61,28 +62,16 @@ def reject_pragmas(tokens: list[Token], text: str) -> None:
     """Refuse Virtuoso's ``DEFINE name value`` pragmas, which reconfigure the engine per query."""
     for token in tokens:
         if token.kind == "word" and token.text.upper() == "DEFINE":
-            line, column = line_and_column(text, token.start)
-            raise QueryRejected(
-                f"engine pragmas are not allowed (DEFINE at line {line}, column {column}): "
-                "remove the DEFINE lines and send plain SPARQL",
-                reason="pragma",
-                line=line,
-                column=column,
-            )
+            advice = "): remove the DEFINE lines and send plain SPARQL"
+            raise rejected_at(text, token.start, "pragma", "engine pragmas are not allowed (DEFINE", advice)
 
 
 def reject_engine_iris(tokens: list[Token], text: str) -> None:
     """Refuse any IRI written in a ``bif:`` or ``sql:`` scheme (a call, a magic predicate, PREFIX or BASE)."""
     for token in tokens:
         if token.kind == "iri" and token.text[1:-1].strip().lower().startswith(ENGINE_SCHEMES):
-            line, column = line_and_column(text, token.start)
-            raise QueryRejected(
-                f"engine extension IRIs are not allowed ({token.text[:60]} at line {line}, column {column}): "
-                "use SPARQL 1.1 built-in functions only",
-                reason="function",
-                line=line,
-                column=column,
-            )
+            what = f"engine extension IRIs are not allowed ({token.text[:60]}"
+            raise rejected_at(text, token.start, "function", what, "): use SPARQL 1.1 built-in functions only")
 
 
 def check_functions(algebra: Any, profile: EndpointProfile) -> None:

@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from saga_kgqa.kg.guard.sparql_lexer import Token, tokenize
+from saga_kgqa.kg.guard.sparql_lexer import Token, declared_prefixes, expand_iri, tokenize
 
 LABEL_SERVICE_IRI = "http://wikiba.se/ontology#label"
 _WIKIBASE = "http://wikiba.se/ontology#"
@@ -47,7 +47,7 @@ class _Binding:
 def uses_label_service(text: str, prefixes: Mapping[str, str]) -> bool:
     """Whether ``text`` has a ``SERVICE wikibase:label`` block."""
     tokens = [t for t in tokenize(text) if t.kind != "comment"]
-    declared = {**prefixes, **_declared(tokens)}
+    declared = {**prefixes, **declared_prefixes(tokens)}
     return any(_service_block(tokens, i, declared) is not None for i in range(len(tokens)))
 
 
@@ -65,7 +65,7 @@ def rewrite_label_service(text: str, prefixes: Mapping[str, str]) -> str:
         LabelServiceError: A block has content this rewrite does not understand.
     """
     tokens = [t for t in tokenize(text) if t.kind != "comment"]
-    declared = {**prefixes, **_declared(tokens)}
+    declared = {**prefixes, **declared_prefixes(tokens)}
     blocks = [b for i in range(len(tokens)) if (b := _service_block(tokens, i, declared)) is not None]
     if not blocks:
         return text
@@ -82,32 +82,12 @@ def rewrite_label_service(text: str, prefixes: Mapping[str, str]) -> str:
     return "".join(pieces)
 
 
-def _declared(tokens: list[Token]) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for i, token in enumerate(tokens[:-2]):
-        if token.kind == "word" and token.text.upper() == "PREFIX" and tokens[i + 2].kind == "iri":
-            found[tokens[i + 1].text.rstrip(":")] = tokens[i + 2].text[1:-1]
-    return found
-
-
-def _expand(token: Token, prefixes: Mapping[str, str]) -> str | None:
-    if token.kind == "iri":
-        return token.text[1:-1]
-    if token.kind == "pname":
-        prefix, _, local = token.text.partition(":")
-        base = prefixes.get(prefix)
-        return None if base is None else base + local
-    if token.kind == "word" and token.text == "a":
-        return "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
-    return None
-
-
 def _service_block(tokens: list[Token], i: int, prefixes: Mapping[str, str]) -> tuple[int, int] | None:
     """``(index of SERVICE, index of its closing brace)`` when a label-service block starts at ``i``."""
     if tokens[i].kind != "word" or tokens[i].text.upper() != "SERVICE" or i + 2 >= len(tokens):
         return None
     target = tokens[i + 1]
-    if _expand(target, prefixes) != LABEL_SERVICE_IRI or tokens[i + 2].text != "{":
+    if expand_iri(target, prefixes) != LABEL_SERVICE_IRI or tokens[i + 2].text != "{":
         return None
     depth = tokens[i + 2].brace_depth
     for j in range(i + 3, len(tokens)):
@@ -133,8 +113,8 @@ def _read_block(inner: list[Token], prefixes: Mapping[str, str]) -> tuple[list[s
         if len(statement) != 3:
             raise LabelServiceError("the label-service block may hold only simple triples")
         subject, predicate, obj = statement
-        iri = _expand(predicate, prefixes)
-        if _expand(subject, prefixes) == _BD + "serviceParam" and iri == _WIKIBASE + "language":
+        iri = expand_iri(predicate, prefixes)
+        if expand_iri(subject, prefixes) == _BD + "serviceParam" and iri == _WIKIBASE + "language":
             if obj.kind != "string":
                 raise LabelServiceError('wikibase:language takes a string such as "en,fr"')
             for code in obj.text.strip("\"'").split(","):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from saga_kgqa.kg.guard.sparql_lexer import Token
+from saga_kgqa.kg.guard.sparql_lexer import Token, cut_spans
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,10 +117,4 @@ def join_path_modifiers(text: str, tokens: list[Token]) -> str:
         cuts.append((previous.end, token.start))
     if not cuts:
         return text
-    parts: list[str] = []
-    position = 0
-    for start, end in cuts:
-        parts.append(text[position:start])
-        position = end
-    parts.append(text[position:])
-    return "".join(parts)
+    return cut_spans(text, cuts)

@@ -14,7 +14,8 @@ import re
 from rdflib.plugins.sparql.parser import expandUnicodeEscapes, expandUnicodeEscapes_re
 
 from saga_kgqa.errors import QueryRejected
-from saga_kgqa.kg.guard.sparql_lexer import Token, line_and_column
+from saga_kgqa.kg.guard.messages import rejected_at
+from saga_kgqa.kg.guard.sparql_lexer import Token
 
 # Update verbs. None of them is a keyword or function name of the query language, so a
 # bare word among them can never belong to a valid query.
@@ -79,33 +80,17 @@ def reject_control_chars(text: str) -> None:
     """Refuse C0/C1 control characters other than tab, LF and CR, with their position."""
     match = _CONTROL_CHARS.search(text)
     if match is not None:
-        line, column = line_and_column(text, match.start())
-        raise QueryRejected(
-            f"control character U+{ord(match.group()):04X} at line {line}, column {column}: remove it",
-            reason="control_char",
-            line=line,
-            column=column,
-        )
+        what = f"control character U+{ord(match.group()):04X}"
+        raise rejected_at(text, match.start(), "control_char", what, ": remove it")
 
 
 def reject_updates(tokens: list[Token], text: str) -> None:
     """Refuse update verbs anywhere and a second operation after a top-level ``;``."""
     for token in tokens:
         if token.kind == "word" and token.text.upper() in UPDATE_KEYWORDS:
-            line, column = line_and_column(text, token.start)
-            raise QueryRejected(
-                f"read-only: updates are not allowed ({token.text.upper()} at line {line}, column {column}); "
-                "send a SELECT or ASK query",
-                reason="update",
-                line=line,
-                column=column,
-            )
+            what = f"read-only: updates are not allowed ({token.text.upper()}"
+            raise rejected_at(text, token.start, "update", what, "); send a SELECT or ASK query")
     for token in tokens:
         if token.text == ";" and token.kind == "punct" and token.brace_depth == 0 and token.paren_depth == 0:
-            line, column = line_and_column(text, token.start)
-            raise QueryRejected(
-                f"one query at a time: remove the ';' at line {line}, column {column} and everything after it",
-                reason="multiple_operations",
-                line=line,
-                column=column,
-            )
+            what = "one query at a time: remove the ';'"
+            raise rejected_at(text, token.start, "multiple_operations", what, " and everything after it")

@@ -9,10 +9,17 @@ from pyparsing import ParseBaseException
 
 from saga_kgqa.errors import QueryRejected
 from saga_kgqa.kg.core.profiles import EndpointProfile
-from saga_kgqa.kg.guard.sparql_lexer import Token
+from saga_kgqa.kg.guard.sparql_lexer import Token, line_and_column
 
 _UNKNOWN_PREFIX = re.compile(r"Unknown namespace prefix\s*:\s*(\S+)")
 _SNIPPET_CHARS = 40
+
+
+def rejected_at(text: str, offset: int, reason: str, what: str, advice: str) -> QueryRejected:
+    """A refusal of what stands at ``offset`` of ``text``: ``{what} at line L, column C{advice}``, located."""
+    line, column = line_and_column(text, offset)
+    message = f"{what} at line {line}, column {column}{advice}"
+    return QueryRejected(message, reason=reason, line=line, column=column)
 
 
 def form_not_allowed(form: str, allowed: Iterable[str]) -> QueryRejected:

@@ -10,7 +10,7 @@ the subquery's text and checks (and sends) the resulting standard SPARQL.
 from __future__ import annotations
 
 from saga_kgqa.errors import QueryRejected
-from saga_kgqa.kg.guard.sparql_lexer import Token, tokenize
+from saga_kgqa.kg.guard.sparql_lexer import Token, cut_spans, tokenize
 
 _MALFORMED = "malformed named subquery: write WITH { SELECT ... } AS %name before WHERE, or inline the subquery"
 
@@ -46,7 +46,7 @@ def inline_named_subqueries(text: str, tokens: list[Token], *, max_chars: int) -
             cuts.append((token.start, tokens[index - 1].end))
         else:
             index += 1
-    remaining = _cut(text, cuts)
+    remaining = cut_spans(text, cuts)
     # A subquery may include one declared before it, so expand until nothing is left;
     # each pass removes one level, and there are at most len(bodies) levels.
     for _ in range(len(bodies) + 1):
@@ -98,13 +98,3 @@ def _includes(tokens: list[Token]) -> list[tuple[int, int, str]]:
         if first.is_word("INCLUDE") and second.text == "%" and third.kind == "word" and third.start == second.end:
             found.append((first.start, third.end, third.text))
     return found
-
-
-def _cut(text: str, spans: list[tuple[int, int]]) -> str:
-    parts: list[str] = []
-    position = 0
-    for start, end in spans:
-        parts.append(text[position:start])
-        position = end
-    parts.append(text[position:])
-    return "".join(parts)

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from saga_kgqa.errors import QueryRejected
 from saga_kgqa.kg.core.profiles import WIKIDATA_PREFIXES, EndpointProfile
-from saga_kgqa.kg.guard.sparql_lexer import Token, tokenize
+from saga_kgqa.kg.guard.sparql_lexer import Token, declared_prefixes, expand_iri, tokenize
 
 #: WDQS's predeclared prefixes that name Wikidata or Blazegraph namespaces (general vocabularies
 #: such as schema: or skos: are left to the writer: their IRIs differ between stores).
@@ -73,24 +73,6 @@ def _refuse(construct: str, profile: EndpointProfile, advice: str) -> QueryRejec
     )
 
 
-def _declared(tokens: list[Token]) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for i, token in enumerate(tokens[:-2]):
-        if token.is_word("PREFIX") and tokens[i + 1].kind == "pname" and tokens[i + 2].kind == "iri":
-            found[tokens[i + 1].text.rstrip(":")] = tokens[i + 2].text[1:-1]
-    return found
-
-
-def _expand(token: Token, prefixes: Mapping[str, str]) -> str | None:
-    if token.kind == "iri":
-        return token.text[1:-1]
-    if token.kind == "pname":
-        prefix, _, local = token.text.partition(":")
-        base = prefixes.get(prefix)
-        return None if base is None else base + local
-    return None
-
-
 def port_query(text: str, profile: EndpointProfile, *, native_wdqs: bool = False) -> Ported:
     """Rewrite ``text`` for a store of ``profile`` (see the module docstring).
 
@@ -105,7 +87,7 @@ def port_query(text: str, profile: EndpointProfile, *, native_wdqs: bool = False
     if native_wdqs:
         return Ported(text, ())
     tokens = [t for t in tokenize(text) if t.kind != "comment"]
-    declared = _declared(tokens)
+    declared = declared_prefixes(tokens)
     rewrites: list[str] = []
     added = _missing_wdqs_prefixes(tokens, declared, profile)
     known = {**profile.prefixes, **{name: WIKIDATA_PREFIXES[name] for name in added}, **declared}
@@ -161,7 +143,7 @@ def _missing_wdqs_prefixes(tokens: list[Token], declared: Mapping[str, str], pro
 
 def _refuse_foreign(tokens: list[Token], prefixes: Mapping[str, str], profile: EndpointProfile) -> None:
     for i, token in enumerate(tokens):
-        iri = _expand(token, prefixes)
+        iri = expand_iri(token, prefixes)
         if iri is None:
             continue
         if iri in FOREIGN_SERVICES and i > 0 and tokens[i - 1].is_word("SERVICE"):
@@ -196,10 +178,10 @@ def _hint_triples(tokens: list[Token], prefixes: Mapping[str, str], profile: End
     found: list[tuple[int, int]] = []
     covered = -1
     for i, token in enumerate(tokens):
-        if i <= covered or not (_expand(token, prefixes) or "").startswith(_HINT):
+        if i <= covered or not (expand_iri(token, prefixes) or "").startswith(_HINT):
             continue
         triple = _triple_at(tokens, i)
-        if triple is None or not (_expand(triple[1], prefixes) or "").startswith(_HINT):
+        if triple is None or not (expand_iri(triple[1], prefixes) or "").startswith(_HINT):
             raise _refuse(f"the query hint {token.text}", profile, "hints are Blazegraph's; write it as its own triple")
         end = _statement_end(tokens, i)
         if tokens[end - 1].text != "." and (end >= len(tokens) or tokens[end].text != "}"):
@@ -214,7 +196,7 @@ def _text_searches(
 ) -> list[tuple[int, int, str, str]]:
     found: list[tuple[int, int, str, str]] = []
     for i, token in enumerate(tokens):
-        if _expand(token, prefixes) != f"{_BDS}search" or i == 0:
+        if expand_iri(token, prefixes) != f"{_BDS}search" or i == 0:
             continue
         subject, words = tokens[i - 1], tokens[i + 1] if i + 1 < len(tokens) else None
         if subject.kind != "var" or words is None or words.kind != "string" or _triple_at(tokens, i - 1) is None:

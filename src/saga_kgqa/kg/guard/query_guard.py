@@ -59,13 +59,14 @@ from saga_kgqa.kg.guard.limits import (
 )
 from saga_kgqa.kg.guard.messages import (
     form_not_allowed,
+    rejected_at,
     service_not_allowed,
     syntax_error,
     too_complex,
     unknown_prefix_or_invalid,
 )
 from saga_kgqa.kg.guard.named_subqueries import has_named_subqueries, inline_named_subqueries
-from saga_kgqa.kg.guard.sparql_lexer import Token, blank_comments, line_and_column, tokenize
+from saga_kgqa.kg.guard.sparql_lexer import Token, blank_comments, tokenize
 
 _FORM_KEYWORDS: dict[str, QueryForm] = {
     "SELECT": "SELECT",
@@ -386,14 +387,8 @@ def _used_prefixes(tokens: list[Token], text: str, predeclared: Mapping[str, str
         if prefix in predeclared:
             used[prefix] = predeclared[prefix]
         elif prefix not in declared:
-            line, column = line_and_column(text, token.start)
-            raise QueryRejected(
-                f"unknown prefix '{prefix}:' at line {line}, column {column}: "
-                f"declare it with PREFIX {prefix}: <namespace IRI>",
-                reason="unknown_prefix",
-                line=line,
-                column=column,
-            )
+            advice = f": declare it with PREFIX {prefix}: <namespace IRI>"
+            raise rejected_at(text, token.start, "unknown_prefix", f"unknown prefix '{prefix}:'", advice)
     return used
 
 

@@ -1,4 +1,4 @@
-"""Lexical normalisation of SPARQL text, for keying cached answers.
+"""Lexical reads of SPARQL text: normalised for keying cached answers, and its PREFIX declarations.
 
 Two queries that differ only in layout (whitespace, line breaks, comments) ask the same
 thing and should share one cache entry; two queries that differ anywhere inside a string
@@ -60,3 +60,11 @@ def normalise_query_text(text: str) -> str:
     if parts and parts[-1] == " ":
         parts.pop()
     return "".join(parts)
+
+
+_PREFIX_DECLARATION = re.compile(r"PREFIX\s+([A-Za-z][\w.-]*)?:\s*<([^<>\s]*)>", re.IGNORECASE)
+
+
+def declared_prefixes(text: str) -> list[tuple[str, str]]:
+    """The PREFIX declarations of a query, for shortening IRIs the way the model wrote them."""
+    return [(match.group(1) or "", match.group(2)) for match in _PREFIX_DECLARATION.finditer(text)]

@@ -16,7 +16,7 @@ form). Such text will not parse, so the guard rejects it anyway.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -134,6 +134,42 @@ def _matches(text: str) -> Iterator[re.Match[str]]:
             yield from _RUN_PART_RE.finditer(text, match.start(), match.end())
         else:
             yield match
+
+
+_RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
+
+
+def declared_prefixes(tokens: list[Token]) -> dict[str, str]:
+    """The prefixes a query declares itself (``PREFIX name: <iri>``), name to namespace IRI."""
+    found: dict[str, str] = {}
+    for i, token in enumerate(tokens[:-2]):
+        if token.is_word("PREFIX") and tokens[i + 1].kind == "pname" and tokens[i + 2].kind == "iri":
+            found[tokens[i + 1].text.rstrip(":")] = tokens[i + 2].text[1:-1]
+    return found
+
+
+def expand_iri(token: Token, prefixes: Mapping[str, str]) -> str | None:
+    """The full IRI a token names (``<iri>``, a prefixed name in ``prefixes``, or ``a``), else None."""
+    if token.kind == "iri":
+        return token.text[1:-1]
+    if token.kind == "pname":
+        prefix, _, local = token.text.partition(":")
+        base = prefixes.get(prefix)
+        return None if base is None else base + local
+    if token.kind == "word" and token.text == "a":
+        return _RDF_TYPE
+    return None
+
+
+def cut_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` without the ``(start, end)`` spans (in order, not overlapping)."""
+    parts: list[str] = []
+    position = 0
+    for start, end in spans:
+        parts.append(text[position:start])
+        position = end
+    parts.append(text[position:])
+    return "".join(parts)
 
 
 def blank_comments(text: str, tokens: list[Token]) -> str:

@@ -65,14 +65,9 @@ class _RecordingHTTPConnection(http.client.HTTPConnection):
         self._recorder.record(self.sock)
 
 
-class _RecordingHTTPSConnection(http.client.HTTPSConnection):
-    def __init__(self, host: str, *, recorder: SocketRecorder, **kwargs: Any) -> None:
-        super().__init__(host, **kwargs)
-        self._recorder = recorder
-
-    def connect(self) -> None:
-        super().connect()
-        self._recorder.record(self.sock)
+class _RecordingHTTPSConnection(_RecordingHTTPConnection, http.client.HTTPSConnection):
+    # The method order puts HTTPSConnection.connect under the recording one: the TLS socket is recorded.
+    pass
 
 
 class _RecordingHTTPHandler(urllib.request.HTTPHandler):

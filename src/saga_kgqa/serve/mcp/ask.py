@@ -28,6 +28,7 @@ from saga_kgqa.serve.mcp.limits import caller_key
 from saga_kgqa.serve.mcp.models import AskOutput, cap_evidence, cap_rows
 from saga_kgqa.serve.mcp.terms import TermOut, rows_of
 from saga_kgqa.serve.mcp.tooling import RETRY_NOTE, ToolHost, ToolSpec
+from saga_kgqa.state.evidence import evidence_line
 from saga_kgqa.state.outcome import RowCounts, counts_text
 from saga_kgqa.text_safety import graph_text
 
@@ -66,7 +67,7 @@ async def report_while(ctx: Context[Any, Any], watch: StepWatch, every_s: float,
     while True:
         seen, steps, node = watch.read()
         if seen != sent_seen or waited >= every_s:
-            await ctx.report_progress(seen, None, f"run_id={run_id}: {steps} action(s); last step: {node}")
+            await ctx.report_progress(seen, None, f"run_id={run_id}: {steps} step(s); last step: {node}")
             sent_seen, waited = seen, 0.0
         await anyio.sleep(0.25)
         waited += 0.25
@@ -248,12 +249,14 @@ def ask_text(output: AskOutput, error: str | None, rows_text: str | None = None)
 def fill_output(host: ToolHost, output: AskOutput, outcome: AskOutcome) -> None:
     """Copy a finished (or stopped) run's outcome, query, typed rows and steps into ``output``, capped.
 
-    The counts are the run's own (:class:`~saga_kgqa.state.outcome.RunOutcome`); the rows listed
+    The counts, columns and steps are the run's own (its outcome and state); the rows listed
     are cut to fit the size cap, and ``rows_shown`` says how many are listed in both channels.
     """
     run = outcome.outcome
     output.sparql = outcome.sparql
-    output.variables, output.rows, output.boolean = rows_of(outcome.answers)
+    _, output.rows, output.boolean = rows_of(outcome.answers)
+    # The columns are the run's answer's (its state), listed for an empty answer too, as saga ask lists them.
+    output.variables = list(outcome.variables)
     del output.rows[run.rows.total :]
     output.status = run.status
     output.reason = run.reason
@@ -278,17 +281,5 @@ def _display_cells(rows: list[dict[str, TermOut]]) -> list[dict[str, str]]:
 
 def evidence_text(evidence: dict[str, Any]) -> str:
     """One line on the answer's evidence (the triples themselves are in the structured content)."""
-    line = (
-        f"evidence: supporting triples for {evidence.get('rows_supported', 0)} of the first "
-        f"{evidence.get('rows_checked', 0)} answer rows"
-    )
-    deprecated = [
-        str(row.get("row"))
-        for row in evidence.get("rows") or []
-        if any(statement.get("deprecated") for statement in row.get("statements") or [])
-    ]
-    if deprecated:
-        line += f"; DEPRECATED statement behind row(s) {', '.join(deprecated)}"
-    if evidence.get("note"):
-        line += f" ({graph_text(str(evidence['note']), 200)})"
+    line = evidence_line(evidence, note=lambda note: graph_text(note, 200))
     return line + "; the supporting triples are in the structured content (evidence)"

@@ -14,28 +14,24 @@ import time
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command
 
-from saga_kgqa.app.caller import CallerModelFactory, CallerToolboxFactory
-from saga_kgqa.app.graphs import build_graph
+from saga_kgqa.app.served import ServedAgent
 from saga_kgqa.config.catalog import Catalog
 from saga_kgqa.config.context import SagaContext
 from saga_kgqa.errors import ConfigurationError, SagaError
-from saga_kgqa.graph.builder import SagaGraph, run_config
+from saga_kgqa.graph.builder import run_config
 from saga_kgqa.graph.clarify import Clarification
 from saga_kgqa.graph.finalize import choose_final_query, earlier_result, without_exploratory_limit
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
-from saga_kgqa.runs.agent_answerer import TOOL_NODES
 from saga_kgqa.runs.clarification import clarification_values, pending_clarification
+from saga_kgqa.runs.final_state import answer_columns, steps_taken
 from saga_kgqa.runs.gold_runner import GOLD_LIMITS
 from saga_kgqa.runs.persistence import CheckpointStore, CheckpointTarget, RunIdentity
-from saga_kgqa.runs.stream import stream_run
 from saga_kgqa.state import QueryAttempt
-from saga_kgqa.state.checkpointing import checkpoint_serde
 from saga_kgqa.state.evidence import Evidence
 from saga_kgqa.state.graph_state import InputState
 from saga_kgqa.state.outcome import RunOutcome, outcome_of, stopped_outcome
@@ -45,7 +41,7 @@ STDIO_OWNER = "stdio"
 #: Runs whose starting caller is remembered.
 MAX_OWNED_RUNS = 10_000
 
-#: Called after each graph step with the number of agent actions so far and the node that ran.
+#: Called after each graph step with the run's controller steps so far and the node that ran.
 OnStep = Callable[[int, str], None]
 
 
@@ -58,7 +54,9 @@ class AskOutcome:
         outcome: How the run ended (the run's own outcome, or ``timed_out``/``failed`` when stopped early).
         sparql: The final query, or the last one executed so far when stopped early.
         answers: Its SPARQL JSON result (run again behind the guard) when its rows are the answer, else ``None``.
-        steps: Agent actions taken in the whole run (resumed parts included).
+        steps: Controller steps the whole run took (resumed parts included), read from its state as
+            ``saga ask`` reads them (:func:`~saga_kgqa.runs.final_state.steps_taken`).
+        variables: The columns of the run's answer, from its state, whatever the row count.
         error: Why the final query could not run, if it could not.
         evidence: The run's evidence (:class:`~saga_kgqa.state.evidence.Evidence` as JSON), when it finished.
         clarification: The question the run waits on (``needs_clarification``), if any.
@@ -69,6 +67,7 @@ class AskOutcome:
     sparql: str | None = None
     answers: dict[str, Any] | None = None
     steps: int = 0
+    variables: list[str] = field(default_factory=list)
     error: str | None = None
     evidence: dict[str, Any] | None = None
     clarification: Clarification | None = None
@@ -83,19 +82,17 @@ class AskRuns:
         Raises:
             ConfigurationError: The checkpoint database cannot be opened.
         """
-        self.store = CheckpointStore(checkpoints, serde=checkpoint_serde())
-        self.graph: SagaGraph = build_graph(
-            model_factory=CallerModelFactory(catalog),
-            toolbox_factory=CallerToolboxFactory(catalog),
-            checkpointer=self.store.saver,
-        )
+        # The named sources are those of the configured catalog file, as the public build_graph's default.
+        self.agent = ServedAgent(catalog, checkpoints, sources="environment")
+        assert self.agent.store is not None  # given a checkpoint target, the agent has a store
+        self.store: CheckpointStore = self.agent.store
         self._lock = threading.Lock()
         # run id -> the caller that started it (newest last); beyond the bound the oldest become unknown runs.
         self._owners: OrderedDict[str, str] = OrderedDict()
 
     def close(self) -> None:
         """Close the checkpoint store."""
-        self.store.close()
+        self.agent.close()
 
     def start(
         self, run_id: str | None, question: str, source: str, model: str | None, owner: str = STDIO_OWNER
@@ -147,7 +144,7 @@ class AskRuns:
         """
         config = run_config(context, thread_id=run_id)
         started = time.monotonic()
-        progress = _StepCounter(self._actions(config), on_step)
+        progress = _StepCounter(steps_taken(self.agent.state(config).values), on_step)
         stopped: str | None = None
 
         def should_stop() -> bool:
@@ -161,28 +158,22 @@ class AskRuns:
         inputs: InputState | Command[Any] | None = None if question is None else {"question": question}
         if resume is not None:
             inputs = Command(resume=resume)
-        stream_run(self.graph, inputs, config, context, [progress], stop=should_stop, durability="sync")
-        steps = progress.steps
-        snapshot = self.graph.get_state(config)
+        run = self.agent.run(context, config, thread_id=run_id, question=question)
+        run.stream(inputs, [progress], stop=should_stop)
+        snapshot = run.state()
         asked = pending_clarification(snapshot)
         if asked is not None and stopped is None:
-            waiting = AskOutcome(run_id, clarification_values({}, asked)["outcome"], None, steps=steps)
+            waiting = AskOutcome(run_id, clarification_values({}, asked)["outcome"], None)
+            waiting.steps = steps_taken(snapshot.values)
             waiting.clarification = asked
             return waiting
-        return self._outcome(run_id, dict(snapshot.values), stopped, steps, kg)
+        return self._outcome(run_id, dict(snapshot.values), stopped, kg)
 
     def pending(self, context: SagaContext, run_id: str) -> Clarification | None:
         """The question the run ``run_id`` waits on, if it waits on one."""
-        return pending_clarification(self.graph.get_state(run_config(context, thread_id=run_id)))
+        return pending_clarification(self.agent.state(run_config(context, thread_id=run_id)))
 
-    def _actions(self, config: RunnableConfig) -> int:
-        """Agent actions a resumed run already took (0 for a new one)."""
-        values = self.graph.get_state(config).values
-        return len(values.get("history") or [])
-
-    def _outcome(
-        self, run_id: str, values: dict[str, Any], stopped: str | None, steps: int, kg: KnowledgeGraph
-    ) -> AskOutcome:
+    def _outcome(self, run_id: str, values: dict[str, Any], stopped: str | None, kg: KnowledgeGraph) -> AskOutcome:
         if values.get("status") and stopped is None:
             sparql = values.get("final_sparql")
             outcome = AskOutcome(run_id, outcome_of(values), sparql if isinstance(sparql, str) else None)
@@ -197,7 +188,9 @@ class AskRuns:
             sparql = without_exploratory_limit(chosen.sparql) if chosen is not None and ran else None
             why: Literal["run_deadline", "cancelled"] = "run_deadline" if stopped == "timeout" else "cancelled"
             outcome = AskOutcome(run_id, stopped_outcome(why, earlier_result(attempts, chosen)), sparql)
-        outcome.steps = steps
+        # The run's own counts, as every face reads them from its state (never counted here).
+        outcome.steps = steps_taken(values)
+        outcome.variables = answer_columns(values)
         if outcome.sparql is not None and outcome.outcome.is_answer:
             try:
                 outcome.answers = kg.query(outcome.sparql, GOLD_LIMITS).to_sparql_json()
@@ -211,12 +204,12 @@ class AskRuns:
 
 @dataclass
 class _StepCounter:
-    """Counts the tool steps of a run and reports each node to the caller's progress callback."""
+    """Counts the controller steps of a run (as its state does) and reports each node to the progress callback."""
 
     steps: int
     on_step: OnStep
 
-    def update(self, node: str, _delta: Any) -> None:
-        """Count a tool node as a step, then report the node."""
-        self.steps += node in TOOL_NODES
+    def update(self, node: str, delta: Any) -> None:
+        """Count a chosen action as a step (the controller's count), then report the node."""
+        self.steps += node == "controller" and isinstance(delta, dict) and delta.get("pending_action") is not None
         self.on_step(self.steps, node)

@@ -63,7 +63,7 @@ def add_content(server: MCPServer[Any], host: ToolHost) -> None:
                 title=f"Schema summary of {name}",
                 description=f"What is needed to query {name}: classes with counts and their predicates.",
                 mime_type="text/markdown",
-                fn=_summary_reader(host, name),
+                fn=summary_reader(host, name),
             )
         )
     server.add_prompt(
@@ -78,7 +78,9 @@ def add_content(server: MCPServer[Any], host: ToolHost) -> None:
     _add_completions(server, host)
 
 
-def _summary_reader(host: ToolHost, name: str) -> Any:
+def summary_reader(host: ToolHost, name: str) -> Any:
+    """The async reader of one source's summary resource (surveyed on the first read, redacted to names)."""
+
     async def read() -> str:
         def summarise() -> str:
             return host.redact(source_summary(host.source_set(), name).text, name)

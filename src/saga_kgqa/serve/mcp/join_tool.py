@@ -50,7 +50,7 @@ def join_tools(host: ToolHost) -> list[ToolSpec]:
         got = await calls.run(lambda: join_sources(calls.sources, request), output)
         if isinstance(got, CallToolResult):
             return got
-        prefixes = calls.sources.get(right_name).toolkit().prefixes
+        prefixes = calls.sources.get(right_name).prefixes
         output.key, output.normalisation, output.bound_query = got.key, got.normalisation, got.bound_query
         output.row_count, output.rows_at_least = got.row_count, max(got.product, got.row_count)
         rows = got.result.rows if got.result is not None else []

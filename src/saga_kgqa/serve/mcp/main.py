@@ -7,7 +7,7 @@ from pathlib import Path
 
 from saga_kgqa.config.catalog import Catalog
 from saga_kgqa.config.context import SagaContext
-from saga_kgqa.models import ModelSettings
+from saga_kgqa.config.model_settings import ModelSettings
 from saga_kgqa.runs.persistence import default_checkpoint_path
 from saga_kgqa.serve.mcp.limits import CallGate, HttpLimits
 from saga_kgqa.serve.mcp.server import build_server, serve

@@ -25,6 +25,7 @@ from saga_kgqa.serve.mcp.join_tool import join_tools
 from saga_kgqa.serve.mcp.limits import HttpLimits
 from saga_kgqa.serve.mcp.middleware import install
 from saga_kgqa.serve.mcp.pattern_tools import pattern_tools
+from saga_kgqa.serve.mcp.resource_templates import add_resource_templates
 from saga_kgqa.serve.mcp.saga_tools import saga_tools
 from saga_kgqa.serve.mcp.session_cap import SessionCap
 from saga_kgqa.serve.mcp.source_tools import source_tools
@@ -76,6 +77,7 @@ def build_server(host: ToolHost) -> MCPServer[Any]:
                 structured_output=True,
             )
     add_content(server, host)
+    add_resource_templates(server, host)
     install(server, host.gate, frozenset({PROMPT_NAME}))
     return server
 

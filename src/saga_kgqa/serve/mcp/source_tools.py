@@ -223,8 +223,6 @@ def source_tools(host: ToolHost) -> list[ToolSpec]:
         ctx: Context[Any, Any],
     ) -> Annotated[CallToolResult, BridgeOutput]:
         left_name, right_name = calls.name(left), calls.name(right)
-        if left_name == right_name:
-            raise ToolError("left and right name the same source. Hint: pass two different source names.")
         output = BridgeOutput(source=left_name, right=right_name)
         got = await calls.run(lambda: bridge_sources(calls.sources, left_name, right_name), output)
         if isinstance(got, CallToolResult):

@@ -233,6 +233,8 @@ def session_key(ctx: Context[Any, Any]) -> str | None:
 def argument_hint(message: str) -> str:
     """A short hint for a bad tool argument."""
     lowered = message.lower()
+    if "same source" in lowered:  # a bridge of a source with itself (the source layer's rule)
+        return "kg_catalog_list names the sources"
     if "iri" in lowered or "prefix" in lowered or "name" in lowered:
         return "use an id exactly as search or lookup printed it (prefix:local or <http://...>)"
     return "check the argument against the tool's description"

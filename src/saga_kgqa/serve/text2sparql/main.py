@@ -7,8 +7,7 @@ from collections.abc import Callable, Iterable
 from enum import StrEnum
 from pathlib import Path
 
-from saga_kgqa.app.caller import CallerModelFactory, CallerToolboxFactory
-from saga_kgqa.app.graphs import build_graph
+from saga_kgqa.app.served import ServedAgent
 from saga_kgqa.app.sources import toolbox_for_source
 from saga_kgqa.benchmarks.loaders import load_benchmark
 from saga_kgqa.benchmarks.questions import BenchmarkQuestion
@@ -16,8 +15,6 @@ from saga_kgqa.config.catalog import Catalog
 from saga_kgqa.config.context import SagaContext
 from saga_kgqa.config.settings import data_dir as shared_data_dir
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.graph.builder import SagaGraph
-from saga_kgqa.graph.dependencies import no_sources
 from saga_kgqa.runs.agent_answerer import AgentAnswerer
 from saga_kgqa.runs.batch import Answerer, GoldReplayAnswerer
 from saga_kgqa.serve.http_face import serve_face
@@ -42,23 +39,19 @@ def answerer_factory(
     catalog: Catalog, kind: AnswererKind, model: str | None, best: BestQueries | None = None
 ) -> Callable[[str, float], Answerer]:
     """Builds the answerer of a source name under a time budget (reporting each query it runs to ``best``)."""
-    graph: SagaGraph | None = None
+    agent: ServedAgent | None = None
     if kind is AnswererKind.AGENT:
         catalog.model(model)  # an unknown model name fails now, not per question
         # One dataset per benchmark question: the agent answers over that source alone (no source tools).
-        graph = build_graph(
-            model_factory=CallerModelFactory(catalog),
-            toolbox_factory=CallerToolboxFactory(catalog),
-            sources_factory=no_sources,
-        )
+        agent = ServedAgent(catalog, sources="none")
 
     def build(source: str, seconds: float) -> Answerer:
         toolbox = toolbox_for_source(catalog.source(source))
-        if graph is None:
+        if agent is None:
             return GoldReplayAnswerer(toolbox.graph)
         context = SagaContext(source=source, model=model or "")
         watch = None if best is None else best.watch
-        return AgentAnswerer(graph, context, toolbox.graph, max_seconds=seconds, watch=watch)
+        return AgentAnswerer(agent.graph, context, toolbox.graph, max_seconds=seconds, watch=watch)
 
     return build
 

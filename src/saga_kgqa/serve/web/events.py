@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from saga_kgqa.graph.clarify import Clarification
+from saga_kgqa.runs.final_state import answer_columns
 from saga_kgqa.state import ANSWER_KEY, AnswerType, Step, TypeState
 from saga_kgqa.state.evidence import Evidence
 from saga_kgqa.state.outcome import counts_text, outcome_of
@@ -74,14 +75,15 @@ def final_event(values: Mapping[str, Any], labeller: Labeller | None = None) -> 
         "status": outcome.status,
         "outcome": outcome.model_dump(mode="json"),
         "sparql": values.get("final_sparql"),
-        "variables": [],
+        # The answer's columns, as every face reads them from the run's state (an empty answer has them too).
+        "variables": answer_columns(values),
         "rows": [],
         "boolean": None,
         "views": {},
         "counts": "",
     }
     if isinstance(answer, Answer) and outcome.is_answer:
-        event |= {"variables": list(answer.variables), "rows": list(answer.rows), "boolean": answer.boolean}
+        event |= {"rows": list(answer.rows), "boolean": answer.boolean}
         if labeller is not None:
             event["views"] = labeller(answer)
     if event["boolean"] is None:
@@ -132,11 +134,7 @@ class EventMaker:
         """The events of one node's update."""
         if not isinstance(delta, Mapping):
             return []
-        events: list[Event] = []
-        answer_type = delta.get("answer_type")
-        if isinstance(answer_type, AnswerType):
-            events.append({"kind": "answer_type", "label": answer_type.label, "type_id": answer_type.type_id})
-        events += [step_event(step) for step in delta.get("history") or [] if isinstance(step, Step)]
+        events = _answer_type_and_steps(delta)
         theta = delta.get("theta")
         if isinstance(theta, TypeState) and theta.entries:
             self.theta = merge_type_state(self.theta, theta)
@@ -152,11 +150,7 @@ def events_from_state(
     values: Mapping[str, Any], prefixes: Mapping[str, str], labeller: Labeller | None = None
 ) -> list[Event]:
     """The events of a checkpointed run, from its saved state."""
-    events: list[Event] = []
-    answer_type = values.get("answer_type")
-    if isinstance(answer_type, AnswerType):
-        events.append({"kind": "answer_type", "label": answer_type.label, "type_id": answer_type.type_id})
-    events += [step_event(step) for step in values.get("history") or [] if isinstance(step, Step)]
+    events = _answer_type_and_steps(values)
     theta = values.get("theta")
     if isinstance(theta, TypeState) and theta.entries:
         events.append(theta_event(theta, prefixes))
@@ -164,4 +158,14 @@ def events_from_state(
         events.append(final_event(values, labeller))
     if isinstance(values.get("evidence"), Evidence):
         events.append(evidence_event(values["evidence"]))
+    return events
+
+
+def _answer_type_and_steps(values: Mapping[str, Any]) -> list[Event]:
+    """The events of an update's (or a saved state's) predicted answer type and steps."""
+    events: list[Event] = []
+    answer_type = values.get("answer_type")
+    if isinstance(answer_type, AnswerType):
+        events.append({"kind": "answer_type", "label": answer_type.label, "type_id": answer_type.type_id})
+    events += [step_event(step) for step in values.get("history") or [] if isinstance(step, Step)]
     return events

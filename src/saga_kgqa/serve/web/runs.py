@@ -16,23 +16,18 @@ from typing import Any
 
 from langgraph.types import Command
 
-from saga_kgqa.app.caller import CallerModelFactory, CallerSourcesFactory, CallerToolboxFactory
-from saga_kgqa.app.graphs import build_graph
-from saga_kgqa.app.sources import toolbox_for_source
+from saga_kgqa.app.served import ServedAgent
 from saga_kgqa.config.catalog import Catalog, UnknownName
 from saga_kgqa.config.context import SagaContext
+from saga_kgqa.config.model_settings import ModelSettings
 from saga_kgqa.errors import ConfigurationError, SagaError
-from saga_kgqa.graph.builder import SagaGraph, recursion_limit
-from saga_kgqa.graph.tracing import question_run_config
-from saga_kgqa.models import ModelSettings
+from saga_kgqa.graph.builder import question_run_config, recursion_limit
 from saga_kgqa.runs.answer_view import answer_views, views_json
 from saga_kgqa.runs.clarification import pending_clarification, resume_with
 from saga_kgqa.runs.persistence import CheckpointStore, CheckpointTarget, RunIdentity, ThreadRecord
-from saga_kgqa.runs.stream import stream_run
 from saga_kgqa.serve.perimeter import RunSlots
 from saga_kgqa.serve.web.events import Event, EventMaker, Labeller, clarify_event, events_from_state, progress_event
 from saga_kgqa.serve.web.failures import NO_MODEL, explain
-from saga_kgqa.state.checkpointing import checkpoint_serde
 from saga_kgqa.state.graph_state import InputState
 from saga_kgqa.tools.toolbox import ToolView
 
@@ -80,20 +75,16 @@ class WebRuns:
         """Serve the catalog's sources and models; checkpoint every run in ``checkpoints``; cap live runs."""
         self.catalog = catalog
         self.slots = slots or RunSlots.from_env()
-        self.store = CheckpointStore(checkpoints, serde=checkpoint_serde())
-        self.graph: SagaGraph = build_graph(
-            model_factory=CallerModelFactory(catalog),
-            toolbox_factory=CallerToolboxFactory(catalog),
-            sources_factory=CallerSourcesFactory(catalog),
-            checkpointer=self.store.saver,
-        )
+        self.agent = ServedAgent(catalog, checkpoints, sources="catalog")
+        assert self.agent.store is not None  # given a checkpoint target, the agent has a store
+        self.store: CheckpointStore = self.agent.store
         self._live: dict[str, RunLog] = {}
         self._finished: dict[str, None] = {}  # the finished ones of _live, oldest first
         self._lock = threading.Lock()
 
     def close(self) -> None:
         """Close the checkpoint store."""
-        self.store.close()
+        self.agent.close()
 
     @property
     def model_ready(self) -> bool:
@@ -149,7 +140,7 @@ class WebRuns:
             raise UnknownName(f"no run {thread_id!r}")
         source = record.identity.graph.removeprefix("source ")
         context = SagaContext(source=source)
-        snapshot = self.graph.get_state(_config(thread_id, record.question, source, None, context))
+        snapshot = self.agent.state(_config(thread_id, record.question, source, None, context))
         if not snapshot.next:
             raise ConfigurationError("this run has finished; ask the question again to start a new run")
         if choice is not None and pending_clarification(snapshot) is None:
@@ -209,19 +200,20 @@ class WebRuns:
         context = SagaContext(source=source, model=model or "")
         try:
             config = _config(thread_id, question, source, model, context)
-            steps = int(self.graph.get_state(config).values.get("steps", 0)) if resumed else 0
-            view = toolbox_for_source(self.catalog.source(source)).view(context)
+            steps = int(self.agent.state(config).values.get("steps", 0)) if resumed else 0
+            run = self.agent.run(context, config, thread_id=thread_id, question=question)
+            view = run.toolbox.view(context)
             maker = EventMaker(view.prefixes, _labeller(view, context.language))
             inputs: InputState | Command[Any] | None = None if resumed else {"question": question}
-            waiting = pending_clarification(self.graph.get_state(config)) if choice is not None else None
+            waiting = run.pending() if choice is not None else None
             if waiting is not None and choice is not None:
                 inputs = resume_with(waiting, choice)
             page = _PageObserver(log, maker, steps, context.max_steps)
-            if stream_run(self.graph, inputs, config, context, [page], stop=log.cancelled.is_set, durability="sync"):
+            if run.stream(inputs, [page], stop=log.cancelled.is_set):
                 # The stream is closed: the graph stops here, its last checkpoint kept.
                 log.add({"kind": "cancelled", "thread_id": thread_id})
                 return
-            asked = pending_clarification(self.graph.get_state(config))
+            asked = run.pending()
             if asked is not None:  # the run asks back: the page shows the candidates to choose from
                 log.add(clarify_event(thread_id, asked))
         except Exception as exc:  # a model or library failure ends this run, never the server
@@ -268,12 +260,12 @@ class WebRuns:
             raise UnknownName(f"no run {thread_id!r}")
         source = record.identity.graph.removeprefix("source ")
         context = SagaContext(source=source)
-        snapshot = self.graph.get_state(_config(thread_id, record.question, source, None, context))
+        snapshot = self.agent.state(_config(thread_id, record.question, source, None, context))
         values = dict(snapshot.values)
         prefixes: dict[str, str] = {}
         labeller: Labeller | None = None
         try:
-            view = toolbox_for_source(self.catalog.source(source)).view(context)
+            view = self.agent.toolbox(source).view(context)
             prefixes, labeller = view.prefixes, _labeller(view, context.language)
         except (ConfigurationError, SagaError):
             pass

@@ -8,7 +8,6 @@ with a timeout naming that check, and each helper query gets at most what is lef
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -17,6 +16,7 @@ from rdflib.plugins.sparql.parserutils import CompValue
 from saga_kgqa.errors import QueryRejected, SagaError
 from saga_kgqa.kg.core.clock import SYSTEM_CLOCK, Deadline
 from saga_kgqa.kg.core.query import CheckedQuery
+from saga_kgqa.kg.guard.query_text import declared_prefixes
 from saga_kgqa.kg.guard.sparql_algebra import parse_algebra
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex
@@ -27,8 +27,6 @@ from saga_kgqa.tools.execute.type_check import TypeCheckReport, TypeCheckSetting
 from saga_kgqa.tools.execute.vacuous_patterns import VacuousPattern, vacuous_patterns, vacuous_text
 from saga_kgqa.tools.graph_reads import Reads
 from saga_kgqa.tools.render import cap_bytes
-
-_PREFIX_DECLARATION = re.compile(r"PREFIX\s+([A-Za-z][\w.-]*)?:\s*<([^<>\s]*)>", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,8 +211,3 @@ def _constant_evidence(report: TypeCheckReport, step: int | None) -> TypeState:
     for entity, types in report.constant_types.items():
         delta = merge_type_state(delta, declared_types(entity, types, step=step, detail="execute"))
     return delta
-
-
-def declared_prefixes(text: str) -> list[tuple[str, str]]:
-    """The PREFIX declarations of a query, for shortening IRIs the way the model wrote them."""
-    return [(match.group(1) or "", match.group(2)) for match in _PREFIX_DECLARATION.finditer(text)]

@@ -41,7 +41,7 @@ from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.schema import CompatibilityMode, SchemaIndex, Verdict
 from saga_kgqa.schema.compatibility import HideRule, SchemaSource
 from saga_kgqa.schema.queries import batched, path_alternative, values_clause
-from saga_kgqa.schema.vocab import SchemaVocabulary
+from saga_kgqa.schema.vocab import SchemaVocabulary, local_name
 from saga_kgqa.tools.graph_reads import Reads
 
 _BATCH = 50
@@ -97,7 +97,7 @@ class HideVerdict:
 
 @dataclass(slots=True)
 class Hiding:
-    """The hide rules with their caches (one per toolkit: the graph's hierarchy and usage do not change).
+    """The hide rules with their caches (one per tool context: the graph's hierarchy and usage do not change).
 
     Attributes:
         schema: The schema index.
@@ -182,7 +182,7 @@ class Hiding:
             return decided
         unknown = self.ancestry_unknown(known, ancestors)
         if unknown:
-            names = ", ".join(_local(t) for t in unknown[:3])
+            names = ", ".join(local_name(t) for t in unknown[:3])
             for prop in conflicts:
                 reason = f"kept: no superclass is recorded for {names}, which may fall under the domain"
                 decided[prop] = HideVerdict(_kept(verdicts[prop], "unknown_ancestry", reason))
@@ -192,7 +192,9 @@ class Hiding:
         for prop in conflicts:
             if prop in observed:
                 cls, users, sampled = observed[prop]
-                reason = f"kept: {users} of {sampled} sampled {_local(cls)} instances use it (observed domain member)"
+                reason = (
+                    f"kept: {users} of {sampled} sampled {local_name(cls)} instances use it (observed domain member)"
+                )
                 decided[prop] = HideVerdict(_kept(verdicts[prop], "observed_domain", reason))
             else:
                 verdict = verdicts[prop]
@@ -289,11 +291,3 @@ def _kept(
     reason: str,
 ) -> Verdict:
     return verdict.model_copy(update={"decision": "keep", "basis": basis, "reason": reason})
-
-
-def _local(iri_text: str) -> str:
-    for sep in ("#", "/", ":"):
-        _, found, tail = iri_text.rpartition(sep)
-        if found and tail:
-            return tail
-    return iri_text

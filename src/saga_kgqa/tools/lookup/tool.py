@@ -40,7 +40,7 @@ _CHECKED_PROVENANCES: tuple[TypeProvenance, ...] = ("declared", "pattern", "trac
 def lookup_entity(
     context: ToolContext, argument: str, *, type_state: TypeState | None = None, step: int | None = None
 ) -> LookupResult:
-    """Look up an entity (see :meth:`saga_kgqa.tools.toolkit.GroundingToolkit.lookup`)."""
+    """Look up an entity (see :meth:`saga_kgqa.tools.toolbox.ToolView.lookup`)."""
     entity = context.resolve(argument, role="entity")
     reads = context.reads()
     caps = context.caps

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from saga_kgqa.tools.search.label_index import local_name
+from saga_kgqa.schema.vocab import local_name
 
 # Local names of literal-valued properties that hold an identifier (CK25's pv:id, lab:accession, ...).
 _ID_LIKE = re.compile(

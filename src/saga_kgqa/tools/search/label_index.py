@@ -19,7 +19,7 @@ from typing import Literal, Protocol
 from saga_kgqa.errors import QueryTimeout
 from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.schema import SchemaIndex, SchemaVocabulary
-from saga_kgqa.schema.vocab import SKOS, XSD_STRING, is_datatype
+from saga_kgqa.schema.vocab import SKOS, XSD_STRING, is_datatype, local_name
 from saga_kgqa.tools.graph_reads import Reads
 
 MatchKind = Literal["exact", "prefix", "words", "substring", "fuzzy"]
@@ -48,15 +48,6 @@ def normalise(text: str) -> str:
         return " ".join(text.lower().split())
     text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
     return " ".join(text.casefold().split())
-
-
-def local_name(resource: str) -> str:
-    """The last segment of an IRI (after ``#``, ``/`` or ``:``)."""
-    for separator in ("#", "/", ":"):
-        _head, found, tail = resource.rpartition(separator)
-        if found and tail:
-            return tail
-    return resource
 
 
 def vocabulary_names(vocabulary: SchemaVocabulary) -> tuple[str, ...]:

@@ -31,10 +31,10 @@ from saga_kgqa.errors import SagaError
 from saga_kgqa.kg.core.result import Term
 from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.schema import SchemaIndex
-from saga_kgqa.schema.vocab import RDF_LANG_STRING, XSD_STRING, is_datatype
+from saga_kgqa.schema.vocab import RDF_LANG_STRING, XSD_STRING, is_datatype, local_name
 from saga_kgqa.tools.graph_reads import Reads
 from saga_kgqa.tools.search.identifier_forms import is_identifier_property, looks_like_identifier
-from saga_kgqa.tools.search.label_index import NameEntry, local_name
+from saga_kgqa.tools.search.label_index import NameEntry
 
 NameKind = Literal["name", "text", "identifier"]
 

@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 
 from saga_kgqa.dialects.model import WIKIDATA_DIRECT, WIKIDATA_ENTITY
 from saga_kgqa.kg.core.result import Row, Term
-from saga_kgqa.schema.vocab import OWL_CLASS, RDFS_CLASS
+from saga_kgqa.schema.vocab import OWL_CLASS, RDFS_CLASS, local_name
 from saga_kgqa.tools.context import ToolContext
 from saga_kgqa.tools.graph_reads import Texts
 from saga_kgqa.tools.lookup.dialect_reads import recorded_examples
 from saga_kgqa.tools.render_observations import render_examples, render_search
 from saga_kgqa.tools.results import Example, PropertyExamplesResult, SearchHit, SearchResult
-from saga_kgqa.tools.search.label_index import SCHEMA_SOURCE, MatchKind, NameMatch, local_name, normalise
+from saga_kgqa.tools.search.label_index import SCHEMA_SOURCE, MatchKind, NameMatch, normalise
 
 if TYPE_CHECKING:
     # Annotations only: the client module pulls in the remote stack and the guard's parser (issue 27).
@@ -25,7 +25,7 @@ EXAMPLE_WINDOW = 10
 
 
 def search_names(context: ToolContext, text: str) -> SearchResult:
-    """Search entities, classes and properties by name (see :meth:`GroundingToolkit.search`)."""
+    """Search entities, classes and properties by name (see :meth:`saga_kgqa.tools.toolbox.ToolView.search`)."""
     caps = context.caps
     api_texts: dict[str, Texts] = {}
     index_notes: tuple[str, ...] = ()
@@ -90,7 +90,7 @@ def _api_matches(
 
 
 def property_examples(context: ToolContext, argument: str) -> PropertyExamplesResult:
-    """Show a property's schema and a few triples using it (see :meth:`GroundingToolkit.property_examples`)."""
+    """Show a property's schema and a few triples using it (see :meth:`saga_kgqa.tools.toolbox.ToolView.examples`)."""
     prop = context.resolve(argument, role="property")
     reads = context.reads()
     caps = context.caps

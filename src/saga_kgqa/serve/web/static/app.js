@@ -42,7 +42,7 @@ function highlight(target, sparql) {
   target.append(document.createTextNode(sparql.slice(last)));
 }
 
-const LABELS = { ok: "OK", empty: "EMPTY", blocked: "[BLOCKED]", rejected: "[REJECTED]", error: "ERROR", refused: "REFUSED" };
+const LABELS = { ok: "OK", empty: "EMPTY", blocked: "[BLOCKED]", rejected: "[REJECTED]", error: "ERROR", refused: "REFUSED", flagged: "FLAGGED" };
 
 function showStep(event) {
   const item = el("li", null, "step outcome-" + event.outcome);
