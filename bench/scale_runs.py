@@ -32,7 +32,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-
 _PR_SET_CHILD_SUBREAPER = 36
 _SUBREAPER: bool | None = None
 
