@@ -13,7 +13,7 @@ For N = 1, 8, 32 concurrent clients (``--clients 64``: N = 1 and 64; each ``--re
 requests), it reports errors (must be 0), mixed answers (an answer carrying another request's
 nonce, question or gold query: must be 0), "busy" answers (HTTP 429, retried after
 ``Retry-After``; the faces cap concurrent runs by design), p50/p99 latency and their ratio to
-N = 1, and each saga face's RSS after its warm-up and after the load. The MCP and web faces'
+N = 1, and each saga face's RSS after one request and after the load. The MCP and web faces'
 catalog holds a hostile source beside the example graph (``serve_load_hostile``): the MCP mix
 calls tools on it, and a hostile marker in any answer is an error. Then ``saga mcp --http`` answers
 ``--mcp-calls`` calls across ``--mcp-sessions`` sessions (each opened and closed by the
@@ -103,16 +103,14 @@ def check(reply: httpx.Response) -> httpx.Response:
 async def run_levels(
     levels: list[int], requests: int, one: Callable[[int, int], Awaitable[None]], server: Server | None = None
 ) -> tuple[list[Level], dict[str, float]]:
-    """Warm-up, then each level; the server's RSS around them.
+    """One request, then each level; the server's RSS at its start, after that one request and after the load.
 
-    The warm-up is one request (first use opens the sources, loads the model client), then one pass at
-    the top level's concurrency (thread pools and the allocator's per-thread arenas grow to their size
-    once): the RSS after it is the start that the RSS after the load is compared with, so what grows
-    with the requests (a leak) shows, not what a process grows to once.
+    The start the RSS after the load is compared with is the RSS after ONE request (a server that opens
+    what it needs at its start, as every saga face does, has nothing more to grow into on first use): what
+    grows with the requests or with concurrency (a leak, caches without bound, per-thread arenas) shows.
     """
-    await run_level(1, 2, one)
-    memory = {"rss_first_use_mb": round(server.rss_mb(), 1)} if server is not None else {}
-    await run_level(max(levels), 1, one)
+    memory = {"rss_server_start_mb": round(server.rss_mb(), 1)} if server is not None else {}
+    await run_level(1, 1, one)
     if server is not None:
         memory["rss_start_mb"] = round(server.rss_mb(), 1)
     seen = [await run_level(n, requests, one) for n in levels]
@@ -349,8 +347,7 @@ async def bench(args: argparse.Namespace, model_url: str, scratch: Path, report:
             with saga_server(argv, {"SAGA_CATALOG": str(catalog)}) as server:
                 async with httpx.AsyncClient(base_url=server.url, timeout=timeout) as client:
                     one = text2sparql_request(client, held_out[len(held_out) // 2 :], gold)
-                    await run_level(1, 2, one)  # warm-up on questions the level does not ask
-                    await run_level(n, 1, one)  # and once at the level's concurrency (see run_levels)
+                    await run_level(1, 1, one)  # one request, on a question the level does not ask (see run_levels)
                     asked = held_out[: len(held_out) // 2]
                     memory = {"rss_start_mb": round(server.rss_mb(), 1)}
                     seen.append(await run_level(n, args.requests, text2sparql_request(client, asked, gold)))

@@ -8,6 +8,8 @@ kept on it, in the record's dialect, with its entity search, over the schema ind
 ``saga ask --source``, ``saga mcp`` (its agent tools and its source tools alike),
 ``saga serve web``, TEXT2SPARQL and ``langgraph dev`` all reach a source through these two, so
 ``lookup`` and ``resolve_entity`` on one source read one graph, with one set of scopes.
+:func:`source_set` is the catalog's :class:`~saga_kgqa.sources.session.SourceSet` over them: the one set
+class, given the process's opener (its sources are borrowed, and released with the set or kept).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import TYPE_CHECKING
 from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.kg.embedded.declared_prefixes import read_declared_prefixes
 from saga_kgqa.schema.survey_cache import default_limits, default_survey_dir
-from saga_kgqa.sources.session import OpenSource, SourceSet, open_source_graph
+from saga_kgqa.sources.session import OpenSource, SourceSet, open_record
 from saga_kgqa.tools.context import ToolCaps
 
 if TYPE_CHECKING:
@@ -48,8 +50,9 @@ def open_source(record: SourceRecord, *, survey_dir: Path | None = None) -> Open
     with _LOCK:
         opened = _OPENED.get(key)
         if opened is None:
-            graph = open_source_graph(record)
-            opened = OpenSource(record, graph, key[1], default_limits(), ToolCaps(), opens_toolbox=open_source_toolbox)
+            opened = open_record(
+                record, survey_dir=key[1], limits=default_limits(), caps=ToolCaps(), toolboxes=open_source_toolbox
+            )
             _OPENED[key] = opened
         return opened
 
@@ -111,55 +114,25 @@ def toolbox_for_source(record: SourceRecord) -> SagaToolbox:
     return source_toolbox(open_source(record))
 
 
-class SharedSources(SourceSet):
-    """A catalog's sources as the source tools see them, borrowed from the process's opened sources."""
+class _ProcessSources:
+    """The composition root's opener: every set gets the process's opened source (:func:`open_source`)."""
 
-    def __init__(self, catalog: Catalog, *, survey_dir: Path | None = None, release: bool = False) -> None:
-        """Offer the sources of ``catalog``; nothing is opened yet.
-
-        Args:
-            catalog: The operator's catalog.
-            survey_dir: Where surveys and name indexes are cached (``$SAGA_SURVEY_DIR`` by default).
-            release: Close the sources this set opened when it is closed (a command that exits
-                after one call); a server's set keeps them for the life of the process.
-        """
-        super().__init__(catalog, survey_dir=survey_dir)
+    def __init__(self, *, release: bool) -> None:
         self._release = release
-        self._borrowed: dict[str, OpenSource] = {}
-        self._borrow_lock = threading.Lock()
 
-    def get(self, name: str) -> OpenSource:
-        """The source called ``name``, the same object every face of this process gets.
+    def open(self, record: SourceRecord, sources: SourceSet) -> OpenSource:
+        """The source of ``record``, the same object every face of this process gets."""
+        return open_source(record, survey_dir=sources.survey_dir)
 
-        Raises:
-            UnknownName: No source has that name (the message lists the configured ones).
-            ConfigurationError: The record's files, store or endpoint cannot be opened.
-        """
-        record = self.catalog.source(name)
-        opened = open_source(record, survey_dir=self.survey_dir)
-        with self._borrow_lock:
-            self._borrowed[record.name] = opened
-        return opened
-
-    def opened(self, name: str) -> OpenSource | None:
-        """The source called ``name`` if this process opened it already (by any face), else ``None``.
-
-        Nothing is opened: a prompt that lists every source shows the surveys the process holds.
-        """
-        record = self.catalog.sources.get(name)
-        if record is None:
-            return None
+    def held(self, record: SourceRecord, sources: SourceSet) -> OpenSource | None:
+        """The source of ``record`` if this process opened it already (by any face); nothing is opened."""
         with _LOCK:
-            return _OPENED.get((record, self.survey_dir))
+            return _OPENED.get((record, sources.survey_dir))
 
-    def close(self) -> None:
-        """Close what this set opened when it releases its sources; otherwise leave them to the process."""
-        with self._borrow_lock:
-            borrowed = list(self._borrowed.values())
-            self._borrowed.clear()
+    def release(self, opened: OpenSource) -> None:
+        """Close ``opened`` when the set releases its sources; otherwise leave it to the process."""
         if self._release:
-            for opened in borrowed:
-                release(opened)
+            release(opened)
 
 
 def release(opened: OpenSource) -> None:
@@ -170,9 +143,20 @@ def release(opened: OpenSource) -> None:
     opened.graph.close()
 
 
-def source_set(catalog: Catalog, *, survey_dir: Path | None = None) -> SourceSet:
-    """The catalog's sources for the source tools of a server (each opened on first use, kept open)."""
-    return SharedSources(catalog, survey_dir=survey_dir)
+def source_set(catalog: Catalog, *, survey_dir: Path | None = None, release: bool = False) -> SourceSet:
+    """The catalog's sources as every face sees them: borrowed from the process's opened sources.
+
+    Each is opened on first use once per process (:func:`open_source`), whichever set or face asks;
+    :meth:`~saga_kgqa.sources.session.SourceSet.opened` answers from the process's sources, so a
+    prompt that lists every source shows the surveys the process holds.
+
+    Args:
+        catalog: The operator's catalog.
+        survey_dir: Where surveys and name indexes are cached (``$SAGA_SURVEY_DIR`` by default).
+        release: Close the sources the set got when it is closed (a command that exits after one
+            call); a server's set keeps them for the life of the process.
+    """
+    return SourceSet(catalog, survey_dir=survey_dir, opener=_ProcessSources(release=release))
 
 
 @contextmanager
@@ -183,7 +167,7 @@ def opened_sources(catalog_file: Path | None, survey_dir: Path | None = None) ->
         ConfigurationError: The catalog cannot be read.
     """
     catalog = Catalog.load(catalog_file) if catalog_file is not None else Catalog.from_env()
-    with SharedSources(catalog, survey_dir=survey_dir, release=True) as sources:
+    with source_set(catalog, survey_dir=survey_dir, release=True) as sources:
         yield sources
 
 

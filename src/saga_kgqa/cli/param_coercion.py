@@ -22,8 +22,13 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast, get_args, get_origin
 
-from typer._param_types import coerce_cli_choice, coerce_cli_path, routes_to_path
-from typer._typing import is_literal_type, literal_values
+try:  # typer's private helpers (0.29); another typer keeps its own coercion for every parameter
+    from typer._param_types import coerce_cli_choice, coerce_cli_path, routes_to_path
+    from typer._typing import is_literal_type, literal_values
+
+    AVAILABLE = True
+except ImportError:  # pragma: no cover - depends on the installed typer
+    AVAILABLE = False
 
 if TYPE_CHECKING:
     from typer._click import Command, Context, Parameter
@@ -84,7 +89,7 @@ def light_coercion(command: Command) -> Command:
 
 def light_param(param: Parameter) -> None:
     """Give ``param`` a :class:`LightCoercion` if it is a typer parameter whose coercion is not built yet."""
-    if hasattr(param, "type_descriptor") and getattr(param, "_runtime_param", False) is None:
+    if AVAILABLE and hasattr(param, "type_descriptor") and getattr(param, "_runtime_param", False) is None:
         param._runtime_param = LightCoercion(param)  # type: ignore[attr-defined]
 
 

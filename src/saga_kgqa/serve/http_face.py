@@ -9,6 +9,7 @@ import sys
 import uvicorn
 
 from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.serve.memory import IdleTrim
 from saga_kgqa.serve.perimeter import ASGIApp, Perimeter
 
 
@@ -20,7 +21,7 @@ def serve_face(app: ASGIApp, perimeter: Perimeter, bind: str, port: int, *, path
     """
     sock = listening_socket(bind, port)  # a busy port is one line (exit 2) before anything is said
     sys.stderr.write(perimeter.notice() + "\n")
-    serve_http(perimeter.wrap(app), bind, sock, path=path)
+    serve_http(IdleTrim(perimeter.wrap(app)), bind, sock, path=path)
 
 
 def listening_socket(bind: str, port: int) -> socket.socket:

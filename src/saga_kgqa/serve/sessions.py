@@ -9,6 +9,7 @@ Sessions are keyed by the transport's session id and bounded in number.
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -43,27 +44,39 @@ class SessionStore:
 
     The key is the transport's session id (streamable HTTP's ``mcp-session-id``), or one
     fixed key for the one client of a stdio server. A 2026-07-28 request carries no session:
-    it gets a fresh state of its own (the protocol is stateless there).
+    it gets a fresh state of its own (the protocol is stateless there). A session's state goes when
+    the transport says the session ended (:meth:`forget`), or once unused for ``idle_s``.
     """
 
-    def __init__(self, capacity: int = 20_000) -> None:
-        """Keep at most ``capacity`` sessions (idle ones expire in the transport long before)."""
+    def __init__(self, capacity: int = 20_000, idle_s: float = 300.0) -> None:
+        """Keep at most ``capacity`` sessions, none unused for more than ``idle_s`` seconds."""
         self._states: OrderedDict[str, SessionState] = OrderedDict()
+        self._used: dict[str, float] = {}
         self._capacity = capacity
+        self._idle_s = idle_s
         self._lock = threading.Lock()
+
+    def forget(self, key: str) -> None:
+        """Drop the state of session ``key`` (it was closed or expired)."""
+        with self._lock:
+            self._states.pop(key, None)
+            self._used.pop(key, None)
 
     def get(self, key: str | None) -> SessionState:
         """The state of session ``key`` (a fresh one on its first call; a throwaway one for ``None``)."""
         if key is None:
             return SessionState()
+        now = time.monotonic()
         with self._lock:
             found = self._states.get(key)
             if found is None:
                 found = self._states[key] = SessionState()
-                while len(self._states) > self._capacity:
-                    self._states.popitem(last=False)
             else:
                 self._states.move_to_end(key)
+            self._used[key] = now
+            while len(self._states) > self._capacity or self._used[next(iter(self._states))] < now - self._idle_s:
+                oldest, _ = self._states.popitem(last=False)
+                del self._used[oldest]
             return found
 
     def __len__(self) -> int:

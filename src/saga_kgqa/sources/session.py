@@ -7,6 +7,11 @@ declared schema index (``schema_index`` in its record) uses it for the type filt
 without gets the surveyed index (:mod:`~saga_kgqa.schema.survey`). The tools over a source
 (search, lookup, examples, a run's re-run of an answer) are its one toolbox, which the
 composition root opens (:func:`saga_kgqa.app.sources.source_toolbox`) and the source keeps.
+
+There is one set class; how it opens and closes its sources is its :class:`SourceOpener`: by default
+(:class:`OwnSources`) each source is opened for the set alone and closed with it; the composition
+root's (:func:`saga_kgqa.app.sources.source_set`) borrows the process's sources, opened once per
+process for every face, and releases them with the set or keeps them for the process.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from threading import Lock
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from saga_kgqa.closing import Closing
 from saga_kgqa.config.catalog import Catalog, SourceRecord
@@ -176,8 +181,66 @@ class OpenSource:
         return self._names
 
 
+class SourceOpener(Protocol):
+    """How a :class:`SourceSet` gets its sources: opened for the set alone, or shared by the process.
+
+    :class:`OwnSources` (the default) opens each source for one set and closes it with the set; the
+    composition root's opener (:func:`saga_kgqa.app.sources.source_set`) hands every face of the
+    process the same opened source, and closes it with a set only when that set releases its sources.
+    """
+
+    def open(self, record: SourceRecord, sources: SourceSet) -> OpenSource:
+        """The source of ``record`` for ``sources`` (its cache, limits, caps), opened now if it is not yet."""
+
+    def held(self, record: SourceRecord, sources: SourceSet) -> OpenSource | None:
+        """The source of ``record`` if it is open already, else ``None``; never opens it."""
+
+    def release(self, opened: OpenSource) -> None:
+        """The set that got ``opened`` closes: close it, or leave it open for the rest of the process."""
+
+
+class OwnSources:
+    """The default opener: each source opened on first use for one set, and closed with it."""
+
+    def __init__(self) -> None:
+        """Nothing is opened yet."""
+        self._open: dict[str, OpenSource] = {}
+        self._lock = Lock()
+
+    def open(self, record: SourceRecord, sources: SourceSet) -> OpenSource:
+        """The source of ``record``, opened now (with the set's cache, limits, caps and toolbox opener) if not yet.
+
+        Raises:
+            ConfigurationError: The record's files, store or endpoint cannot be opened.
+        """
+        with self._lock:
+            found = self._open.get(record.name)
+            if found is None:
+                found = open_record(
+                    record,
+                    survey_dir=sources.survey_dir,
+                    limits=sources.limits,
+                    caps=sources.caps,
+                    toolboxes=sources.toolboxes,
+                )
+                self._open[record.name] = found
+            return found
+
+    def held(self, record: SourceRecord, sources: SourceSet) -> OpenSource | None:
+        """The source of ``record`` if this opener opened it, else ``None``."""
+        with self._lock:
+            return self._open.get(record.name)
+
+    def release(self, opened: OpenSource) -> None:
+        """Close ``opened`` and forget it (the next :meth:`open` of its record opens it again)."""
+        with self._lock:
+            if self._open.get(opened.name) is opened:
+                del self._open[opened.name]
+        opened.graph.close()
+
+
 class SourceSet(Closing):
-    """The catalog's sources, each opened on first use and closed with the set."""
+    """The catalog's sources, each got from the set's opener on first use and handed back when the set closes."""
 
     def __init__(
         self,
@@ -187,6 +250,7 @@ class SourceSet(Closing):
         limits: SurveyLimits | None = None,
         caps: ToolCaps | None = None,
         toolboxes: ToolboxOpener | None = None,
+        opener: SourceOpener | None = None,
     ) -> None:
         """Hold the catalog; nothing is opened yet.
 
@@ -196,13 +260,16 @@ class SourceSet(Closing):
             limits: The survey's bounds (default: ``SurveyLimits()``, its overall budget from ``$SAGA_SURVEY_SECONDS``).
             caps: The caps of the sources' bounded reads.
             toolboxes: Opens a source's toolbox (:func:`saga_kgqa.app.sources.open_source_toolbox`).
+            opener: How the sources are opened and closed (default: :class:`OwnSources`, for this set
+                alone; the composition root's set shares the process's, see :func:`saga_kgqa.app.sources.source_set`).
         """
         self.catalog = catalog
         self.survey_dir = survey_dir or default_survey_dir()
         self.limits = limits or default_limits()
         self.caps = caps or ToolCaps()
         self.toolboxes = toolboxes
-        self._open: dict[str, OpenSource] = {}
+        self.opener: SourceOpener = opener or OwnSources()
+        self._got: dict[str, OpenSource] = {}
         self._lock = Lock()
 
     @property
@@ -211,9 +278,13 @@ class SourceSet(Closing):
         return sorted(self.catalog.sources)
 
     def opened(self, name: str) -> OpenSource | None:
-        """The source called ``name`` if something opened it already, else ``None`` (nothing is opened)."""
-        with self._lock:
-            return self._open.get(name)
+        """The source called ``name`` if the opener holds it open already, else ``None`` (nothing is opened).
+
+        With the composition root's opener that is any face of the process: a prompt that lists every
+        source shows the surveys the process holds.
+        """
+        record = self.catalog.sources.get(name)
+        return None if record is None else self.opener.held(record, self)
 
     def get(self, name: str) -> OpenSource:
         """The source called ``name``, opened now if it is not yet.
@@ -223,20 +294,34 @@ class SourceSet(Closing):
             ConfigurationError: The record's files, store or endpoint cannot be opened.
         """
         record = self.catalog.source(name)
+        found = self.opener.open(record, self)
         with self._lock:
-            found = self._open.get(record.name)
-            if found is None:
-                graph = open_source_graph(record)
-                found = OpenSource(record, graph, self.survey_dir, self.limits, self.caps, opens_toolbox=self.toolboxes)
-                self._open[record.name] = found
-            return found
+            self._got[record.name] = found
+        return found
 
     def close(self) -> None:
-        """Close every opened source."""
+        """Hand every source this set got back to its opener (which closes it or keeps it for the process)."""
         with self._lock:
-            for source in self._open.values():
-                source.graph.close()
-            self._open.clear()
+            got = list(self._got.values())
+            self._got.clear()
+        for opened in got:
+            self.opener.release(opened)
+
+
+def open_record(
+    record: SourceRecord,
+    *,
+    survey_dir: Path,
+    limits: SurveyLimits,
+    caps: ToolCaps,
+    toolboxes: ToolboxOpener | None,
+) -> OpenSource:
+    """Open a catalog record's graph (:func:`open_source_graph`) as a source, its survey and index built on first use.
+
+    Raises:
+        ConfigurationError: The files, store or endpoint cannot be opened.
+    """
+    return OpenSource(record, open_source_graph(record), survey_dir, limits, caps, opens_toolbox=toolboxes)
 
 
 def open_source_graph(record: SourceRecord) -> KnowledgeGraph:

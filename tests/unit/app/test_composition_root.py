@@ -40,6 +40,7 @@ CONSTRUCTORS = frozenset(
         "OpenSource",
         "open_backend",
         "open_source_graph",
+        "open_record",
         "build_schema_index",
         "build_dialect_index",
         "cached_survey",
@@ -68,14 +69,15 @@ ALLOWED: dict[str, tuple[frozenset[str], str]] = {
                 "open_backend",
                 "KnowledgeGraph",
                 "open_source_graph",
+                "open_record",
                 "OpenSource",
                 "cached_survey",
                 "SchemaIndex.load",
             }
         ),
-        "a source set opens a catalog record's graph (with its scopes), survey and declared index on first "
-        "use; the composition root's set (app.sources) opens each once per process through it. Its toolbox "
-        "is never built there: app.sources.open_source_toolbox opens it",
+        "a source set's default opener opens a catalog record's graph (with its scopes), survey and declared "
+        "index on first use (open_record); the composition root's opener (app.sources) opens each once per "
+        "process through it. Its toolbox is never built there: app.sources.open_source_toolbox opens it",
     ),
 }
 

@@ -140,3 +140,19 @@ def test_commands_from_the_table_use_the_light_coercion() -> None:
     help_option = command.get_help_option(Context(command))
     assert help_option is not None
     assert isinstance(help_option._runtime_param, LightCoercion)
+
+
+def test_without_typers_private_helpers_every_parameter_keeps_typers_coercion(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A typer without the private helpers this module uses: commands load and parse with typer's own coercion."""
+    from typer.testing import CliRunner
+
+    from saga_kgqa.cli import app as cli_app
+    from saga_kgqa.cli import param_coercion
+
+    monkeypatch.setattr(param_coercion, "AVAILABLE", False)
+    command = load_command("sparql", COMMANDS["sparql"])
+    assert not any(isinstance(getattr(p, "_runtime_param", None), LightCoercion) for p in command.params)
+    result = CliRunner().invoke(cli_app, ["sparql", "--help"])
+    assert result.exit_code == 0, result.output

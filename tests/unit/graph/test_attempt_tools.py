@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from saga_kgqa.app.sources import SharedSources, source_toolbox
+from saga_kgqa.app.sources import source_set, source_toolbox
 from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.config.context import SagaContext
 from saga_kgqa.config.settings import example_graph_path
@@ -37,7 +37,7 @@ def sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SourceS
     record = SourceRecord(name="space", data=(example_graph_path(),), dialect="wikidata", entity_search="wikidata-api")
     catalog = Catalog(sources={"space": record}, default_source="space")
     # The composition root's source set, as `saga ask --source` opens it (closed with the set).
-    with SharedSources(catalog, survey_dir=tmp_path / "cache", release=True) as opened:
+    with source_set(catalog, survey_dir=tmp_path / "cache", release=True) as opened:
         yield opened
 
 

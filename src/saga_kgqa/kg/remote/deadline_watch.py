@@ -63,6 +63,7 @@ class _Watchdog:
         # Left in the heap, skipped when its time comes (or dropped when the heap is compacted):
         # removing it here would leave the thread sleeping until a deadline that is gone.
         entry.cancelled = True
+        entry.callback = _nothing  # what it held (a request's socket) need not wait for its time
 
     def _ensure_thread(self) -> None:
         if self._thread is not None and self._pid == os.getpid() and self._thread.is_alive():
@@ -97,6 +98,10 @@ class _Watchdog:
         self._heap = []
         self._thread = None
         self._wake_at = math.inf
+
+
+def _nothing() -> None:
+    return None
 
 
 _WATCHDOG = _Watchdog()

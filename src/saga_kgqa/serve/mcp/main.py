@@ -13,6 +13,7 @@ from saga_kgqa.serve.mcp.limits import CallGate, HttpLimits
 from saga_kgqa.serve.mcp.server import build_server, serve
 from saga_kgqa.serve.mcp.tooling import ToolHost
 from saga_kgqa.serve.named_sources import NamedSources
+from saga_kgqa.serve.sessions import SessionStore
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,7 @@ def run_mcp(options: McpOptions) -> None:
         checkpoints=options.checkpoints or default_checkpoint_path(),
         progress_s=options.progress_s,
         gate=CallGate(per_session=options.calls_per_session, runs=options.runs),
+        sessions=SessionStore(idle_s=options.session_idle_minutes * 60),
     )
     limits = HttpLimits(
         session_idle_s=options.session_idle_minutes * 60,
@@ -79,4 +81,11 @@ def run_mcp(options: McpOptions) -> None:
         sessions_per_address=options.sessions_per_address,
     )
     server = build_server(host)
-    serve(server, "http" if options.http else "stdio", bind=options.bind, port=options.port, limits=limits)
+    serve(
+        server,
+        "http" if options.http else "stdio",
+        bind=options.bind,
+        port=options.port,
+        limits=limits,
+        on_session_end=host.sessions.forget,
+    )

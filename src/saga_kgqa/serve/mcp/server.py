@@ -82,7 +82,13 @@ def build_server(host: ToolHost) -> MCPServer[Any]:
     return server
 
 
-def http_app(server: MCPServer[Any], limits: HttpLimits, *, bind: str = "127.0.0.1") -> ASGIApp:
+def http_app(
+    server: MCPServer[Any],
+    limits: HttpLimits,
+    *,
+    bind: str = "127.0.0.1",
+    on_session_end: Callable[[str], None] | None = None,
+) -> ASGIApp:
     """The streamable-HTTP ASGI app at ``/mcp``: idle sessions expire, each client holds a bounded number.
 
     The one place the HTTP face is put together, so a perimeter (Host/Origin allow-lists, a
@@ -92,6 +98,7 @@ def http_app(server: MCPServer[Any], limits: HttpLimits, *, bind: str = "127.0.0
         server: The server from :func:`build_server`.
         limits: Session expiry and the per-client session cap.
         bind: The bind address (the SDK's DNS-rebinding protection is on for loopback).
+        on_session_end: Called with a session's id once it ended (the tools' per-session state goes).
     """
     app = server.streamable_http_app(
         streamable_http_path="/mcp",
@@ -104,6 +111,7 @@ def http_app(server: MCPServer[Any], limits: HttpLimits, *, bind: str = "127.0.0
         per_address=limits.sessions_per_address,
         idle_s=limits.session_idle_s,
         handshake_s=limits.handshake_s,
+        on_end=on_session_end,
     )
     return TrimmedHeaders(capped)
 
@@ -126,7 +134,15 @@ class TrimmedHeaders:
         await self.app(scope, receive, send)
 
 
-def serve(server: MCPServer[Any], transport: Transport, *, bind: str, port: int, limits: HttpLimits) -> None:
+def serve(
+    server: MCPServer[Any],
+    transport: Transport,
+    *,
+    bind: str,
+    port: int,
+    limits: HttpLimits,
+    on_session_end: Callable[[str], None] | None = None,
+) -> None:
     """Serve until the host closes stdin (stdio) or the process is stopped (HTTP)."""
     if transport == "stdio":
         server.run("stdio")
@@ -134,4 +150,5 @@ def serve(server: MCPServer[Any], transport: Transport, *, bind: str, port: int,
     # The shared HTTP perimeter (Host/Origin allow-lists, the operator's token beyond loopback, run caps)
     # wraps the app; every POST is one JSON-RPC call (a tool call holds its request until it answers).
     perimeter = Perimeter.for_bind(bind, is_run=lambda method, _path: method == "POST", slots=RunSlots.from_env(64, 32))
-    serve_face(http_app(server, limits, bind=bind), perimeter, bind, port, path="/mcp")
+    app = http_app(server, limits, bind=bind, on_session_end=on_session_end)
+    serve_face(app, perimeter, bind, port, path="/mcp")

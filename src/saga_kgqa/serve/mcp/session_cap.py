@@ -32,6 +32,7 @@ import math
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
@@ -84,6 +85,7 @@ class SessionCap:
         per_address: int = 1024,
         idle_s: float | None = None,
         handshake_s: float = HANDSHAKE_S,
+        on_end: Callable[[str], None] | None = None,
     ) -> None:
         """Wrap ``app`` (the SDK's streamable-HTTP app).
 
@@ -93,6 +95,7 @@ class SessionCap:
             per_address: Sessions of one peer address (new ones refused beyond).
             idle_s: When the SDK expires an unused session (300 s if not given, for the bucket's rate).
             handshake_s: Seconds a session may go without any request after its ``initialize``.
+            on_end: Called with a session's id once it ended (closed, expired, replaced), to drop its state.
         """
         if per_client < 1 or per_address < 1:
             raise ValueError("per_client and per_address must be at least 1")
@@ -101,6 +104,7 @@ class SessionCap:
         self.per_address = per_address
         self.idle_s = idle_s
         self.handshake_s = handshake_s
+        self.on_end = on_end
         self.burst = max(1, per_address // 4)
         self.rate = per_address / (2 * (idle_s or 300.0))  # burst + rate * idle = 3/4 of the cap
         self._sessions: dict[str, _Held] = {}  # session id -> who opened it
@@ -215,6 +219,8 @@ class SessionCap:
                 self._refund(held.address)
 
     def _drop(self, session: str) -> _Held | None:
+        if self.on_end is not None:
+            self.on_end(session)
         held = self._sessions.pop(session, None)
         self._unfinished.pop(session, None)
         if held is None:

@@ -32,6 +32,9 @@ from saga_kgqa.state.graph_state import InputState
 from saga_kgqa.tools.toolbox import ToolView
 
 MAX_QUESTION_CHARS = 2000
+#: Finished runs whose event logs stay in memory for pages still following them; older ones are
+#: replayed from the checkpoint store (a server answering thousands of runs kept every log).
+KEPT_FINISHED_LOGS = 64
 LOG = logging.getLogger("saga_kgqa.serve.web.app")
 
 
@@ -76,6 +79,7 @@ class WebRuns:
         assert self.agent.store is not None  # given a checkpoint target, the agent has a store
         self.store: CheckpointStore = self.agent.store
         self._live: dict[str, RunLog] = {}
+        self._finished: dict[str, None] = {}  # the finished ones of _live, oldest first
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -147,6 +151,7 @@ class WebRuns:
         log = RunLog(events=[*before, {"kind": "resumed", "thread_id": thread_id}])
         with self._lock:
             self._live[thread_id] = log
+            self._finished.pop(thread_id, None)
         self._spawn(thread_id, record.question, source, None, log, client, resumed=True, choice=choice)
 
     def cancel(self, thread_id: str) -> bool:
@@ -217,6 +222,20 @@ class WebRuns:
         finally:
             log.add({"kind": "end"})
             log.finish()
+            self._retire(thread_id, log)
+
+    def _retire(self, thread_id: str, log: RunLog) -> None:
+        """Note a finished run; beyond :data:`KEPT_FINISHED_LOGS` the oldest finished logs leave memory."""
+        with self._lock:
+            if self._live.get(thread_id) is not log:
+                return  # resumed meanwhile: the new run's log is live
+            self._finished.pop(thread_id, None)
+            self._finished[thread_id] = None
+            while len(self._finished) > KEPT_FINISHED_LOGS:
+                oldest = next(iter(self._finished))
+                del self._finished[oldest]
+                if self._live.get(oldest) is not None and self._live[oldest].done:
+                    del self._live[oldest]
 
     def live(self, thread_id: str) -> RunLog | None:
         """The log of a run this server started, if it did."""

@@ -1,0 +1,70 @@
+"""What a served face keeps after its requests: session states, finished run logs, free heap pages."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from saga_kgqa.config.catalog import Catalog
+from saga_kgqa.serve import memory
+from saga_kgqa.serve.memory import IdleTrim
+from saga_kgqa.serve.sessions import SessionStore
+from saga_kgqa.serve.web import runs as web_runs
+from saga_kgqa.serve.web.runs import RunLog, WebRuns
+
+
+def test_a_session_state_goes_when_its_session_ends_or_idles() -> None:
+    store = SessionStore(idle_s=0.2)
+    store.get("a").steps = 3
+    store.get("b")
+    store.forget("a")  # the transport closed it
+    assert store.get("a").steps == 0  # a fresh state: the old one is gone
+    assert len(store) == 2
+    time.sleep(0.3)
+    store.get("c")  # both idle past the limit: dropped as the store is used
+    assert len(store) == 1
+
+
+def test_finished_run_logs_leave_memory_beyond_the_kept_few(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(web_runs, "KEPT_FINISHED_LOGS", 3)
+    runs = WebRuns(Catalog.from_env({}), tmp_path / "checkpoints.sqlite")
+    try:
+        logs = {}
+        for n in range(10):
+            log = logs[f"t{n}"] = RunLog()
+            runs._live[f"t{n}"] = log
+        running = runs._live["t9"]
+        for n in range(9):  # t9 is still running
+            logs[f"t{n}"].finish()
+            runs._retire(f"t{n}", logs[f"t{n}"])
+        assert sorted(runs._live) == ["t6", "t7", "t8", "t9"]
+        assert runs.live("t9") is running
+    finally:
+        runs.close()
+
+
+def test_free_memory_is_given_back_once_the_last_request_in_flight_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    released: list[int] = []
+    monkeypatch.setattr(memory, "RELEASE", lambda: released.append(1))
+    gate = asyncio.Event()
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await gate.wait()
+
+    trimmed = IdleTrim(app, min_interval_s=0.0)
+
+    async def main() -> tuple[int, int]:
+        calls = [asyncio.create_task(trimmed({"type": "http"}, None, None)) for _ in range(3)]
+        await asyncio.sleep(0.05)
+        during = len(released)
+        gate.set()
+        await asyncio.gather(*calls)
+        return during, len(released)
+
+    during, after = asyncio.run(main())
+    assert during == 0 and after == 1 and trimmed.trims == 1
+    assert memory.release_free_memory() is True
