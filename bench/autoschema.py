@@ -48,6 +48,7 @@ from bench.grounding_eval.measurement import MeasureSettings, measure_graph
 from bench.grounding_eval.probe import ToolkitProbe
 from bench.grounding_eval.report import merged
 from name_index import synthetic_names, with_typos
+from saga_kgqa.app.sources import open_source_toolbox
 from saga_kgqa.benchmarks.datasets import BenchmarkGraph, discover_graphs
 from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.kg.guard.sparql_terms import string_literal
@@ -335,7 +336,7 @@ def _bridge(graph: BenchmarkGraph, work: Path) -> tuple[float, float]:
         },
         default_source="whole",
     )
-    with SourceSet(catalog, survey_dir=work / "bridge-cache") as sources:
+    with SourceSet(catalog, survey_dir=work / "bridge-cache", toolboxes=open_source_toolbox) as sources:
         started = time.perf_counter()
         result = bridge_sources(sources, "products", "suppliers")
         seconds = time.perf_counter() - started

@@ -38,9 +38,9 @@ import resource, sys
 from pathlib import Path
 from saga_kgqa.sources import Catalog
 from saga_kgqa.sources.federation import join_sources
-from saga_kgqa.sources.session import SourceSet
+from saga_kgqa.app.sources import source_set
 catalog = Catalog.load(Path(sys.argv[1]))
-with SourceSet(catalog, survey_dir=Path(sys.argv[2])) as sources:
+with source_set(catalog, survey_dir=Path(sys.argv[2]), release=True) as sources:
     joined = join_sources(sources, sys.argv[3])
 print(joined.row_count, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """

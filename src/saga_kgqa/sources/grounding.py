@@ -5,7 +5,7 @@ a pydantic result whose ``text`` is the capped observation for a model. Where a 
 overlaps an existing tool it *is* that tool on the named source: search and lookup are the
 default view of the source's one toolbox (:meth:`~saga_kgqa.sources.session.OpenSource.toolbox`)
 searching its persistent name index, and execute is :func:`~saga_kgqa.tools.execute.tool.execute`
-with the source's schema index (declared, else surveyed); there is no second copy of them.
+with that toolbox's schema index (the one rule, as the run's re-run of the answer); there is no second copy of them.
 """
 
 from __future__ import annotations
@@ -78,23 +78,30 @@ def execute_on_source(
     settings: ExecuteSettings | None = None,
     rematch: bool = True,
 ) -> ExecuteOutcome:
-    """The execute tool on a named source: guard, pre-execution type check with its schema, then run.
+    """The execute tool on a named source: guard, pre-execution type check with its toolbox's schema, then run.
+
+    The type check reads the schema index of the source's one toolbox (the one schema rule), the
+    index the run's re-run and answer checks of the attempt use
+    (:func:`saga_kgqa.graph.source_tools.attempt_tools`), never the survey's.
 
     An empty answer to a query with pasted ``VALUES`` keys is tried again with the keys in the
     form this source stores them (:mod:`saga_kgqa.sources.pasted_keys`) unless ``rematch`` is off.
 
     Raises:
         UnknownName: No source has that name (a bad query is an outcome, never raised).
+        ConfigurationError: The source was opened outside the composition root (it has no toolbox).
+        BackendError: The graph failed while the toolbox's schema index was built.
     """
     opened = sources.get(source)
-    outcome = execute(sparql, graph=opened.graph, schema=opened.schema(), theta=theta, settings=settings)
+    schema = opened.toolbox().schema
+    outcome = execute(sparql, graph=opened.graph, schema=schema, theta=theta, settings=settings)
     if outcome.status == "empty" and rematch:
         # Keys pasted in another source's form: bound again in the form this source stores them (42.3).
         again = rematch_pasted(
             sparql,
             outcome,
             graph=opened.graph,
-            schema=opened.schema(),
+            schema=schema,
             theta=theta,
             settings=settings or ExecuteSettings(),
             prefixes=opened.prefixes,

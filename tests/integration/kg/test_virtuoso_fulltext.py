@@ -14,6 +14,7 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
+from saga_kgqa.app.sources import open_source_toolbox
 from saga_kgqa.config.catalog import Catalog
 from saga_kgqa.config.settings import example_graph_path
 from saga_kgqa.kg.remote.endpoint_gate import forget_gate
@@ -63,7 +64,7 @@ def sources(indexed: VirtuosoServer, plain: VirtuosoServer, tmp_path: Path) -> I
         },
         base=tmp_path,
     )
-    with SourceSet(catalog, survey_dir=tmp_path / "cache") as opened:
+    with SourceSet(catalog, survey_dir=tmp_path / "cache", toolboxes=open_source_toolbox) as opened:
         yield opened
     forget_gate(indexed.url)
     forget_gate(plain.url)

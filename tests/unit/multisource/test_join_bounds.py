@@ -5,6 +5,7 @@ from __future__ import annotations
 import tracemalloc
 from pathlib import Path
 
+from saga_kgqa.app.sources import open_source_toolbox
 from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.sources.federation import join_sources
 from saga_kgqa.sources.session import SourceSet
@@ -24,7 +25,7 @@ def _sources(tmp_path: Path, left: str, right: str) -> SourceSet:
         },
         default_source="a",
     )
-    return SourceSet(catalog, survey_dir=tmp_path / "cache")
+    return SourceSet(catalog, survey_dir=tmp_path / "cache", toolboxes=open_source_toolbox)
 
 
 def test_one_shared_key_of_a_thousand_rows_each_is_cut_at_the_row_cap(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from saga_kgqa.app.sources import open_source_toolbox
 from saga_kgqa.config.catalog import Catalog, SourceRecord
 from saga_kgqa.errors import ToolInputError
 from saga_kgqa.kg.guard.sparql_terms import string_literal
@@ -30,7 +31,7 @@ def split(tmp_path: Path) -> Iterator[tuple[SourceSet, BridgeFixture]]:
         },
         default_source="whole",
     )
-    with SourceSet(catalog, survey_dir=tmp_path / "cache") as sources:
+    with SourceSet(catalog, survey_dir=tmp_path / "cache", toolboxes=open_source_toolbox) as sources:
         yield sources, fixture
 
 
@@ -91,7 +92,7 @@ def test_two_step_plan_reproduces_the_single_graph_answer(split: tuple[SourceSet
     assert {r["n"].value for r in joined.result.rows} == {r["n"].value for r in whole.result.rows} == {"Alice Adler"}
 
 
-def test_surveyed_schema_blocks_a_type_inconsistent_query(split: tuple[SourceSet, BridgeFixture]) -> None:
+def test_the_sources_schema_blocks_a_type_inconsistent_query(split: tuple[SourceSet, BridgeFixture]) -> None:
     sources, _fixture = split
     # lab:worksAt is used only by scientists: asking it of a protein is a type conflict.
     outcome = execute_on_source(sources, "whole", f"SELECT ?i WHERE {{ ?p a <{L}Protein> ; <{L}worksAt> ?i }}")
