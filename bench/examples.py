@@ -98,7 +98,7 @@ def main() -> None:
     parser.add_argument(
         "--runtime-dev", action="store_true", help="the embedding ranking with each packaged model (train folds)"
     )
-    args = shrink(parser.parse_args(), limit=2)
+    args = shrink(parser.parse_args(), limit=2, runtime="minilm")  # smoke: the lighter packaged model
     # rdflib warns about every Spider4SPARQL IRI with an escaped '#' and keeps the backslash ("…/singer\\#age"),
     # alike in every query: IRI comparisons and local names (the part after '#') are unaffected.
     logging.getLogger("rdflib").setLevel(logging.ERROR)

@@ -83,6 +83,7 @@ def main() -> None:
         cost_entities=300,
         cost_questions=1,
         wikidata_questions=3,
+        models="minilm",
     )
     console = Console(width=200, markup=False, highlight=False)
     models: list[EmbeddingRuntime] = [m for m in args.models.split(",") if m in ("minilm", "e5")]  # type: ignore[misc]
