@@ -45,7 +45,7 @@ from saga_kgqa.schema import SchemaIndex, build_dialect_index
 from saga_kgqa.schema.wikidata_offline import build_wikidata_offline_index
 from saga_kgqa.tools.context import ToolCaps
 from saga_kgqa.tools.lookup.hiding import HideSettings
-from smoke import cap, first
+from smoke import cap, first, reuse, reuse_store
 from tests.support.grounding import tool_view
 
 
@@ -59,17 +59,27 @@ def run_wikidata(args: argparse.Namespace) -> None:
     store = args.store
     if store is None:
         store = scratch / "store"
-        report = build_wikidata_store(args.data_dir, store, per_source=cap(2000))
+        report = reuse_store(
+            f"wikidata store {args.data_dir}",
+            store,
+            lambda d: build_wikidata_store(args.data_dir, d, per_source=cap(2000)),
+        )
         console.print(f"built the offline store: {report.triples} triples ({time.perf_counter() - started:.0f} s)")
     # The same measurements without KGTK's P279 hierarchy, in store and index: the rule must hold up there too.
     bare = scratch / "store-no-p279"
-    report = build_wikidata_store(args.data_dir, bare, hierarchy=False, per_source=cap(2000))
+    report = reuse_store(
+        f"wikidata store no-p279 {args.data_dir}",
+        bare,
+        lambda d: build_wikidata_store(args.data_dir, d, hierarchy=False, per_source=cap(2000)),
+    )
     console.print(f"built the store without P279: {report.triples} triples ({time.perf_counter() - started:.0f} s)")
     sample = codex_test_sample(args.data_dir, size=args.codex_sample, seed=args.seed)
     # --support: lookup's threshold of an observed domain member (a sweep of it says what reconciliation keeps).
     caps = ToolCaps() if args.support is None else ToolCaps(hide=HideSettings(support=args.support))
     try:
-        schema = build_dialect_index("wikidata", data_dir=args.data_dir)
+        schema = reuse(
+            f"wikidata index {args.data_dir}", lambda: build_dialect_index("wikidata", data_dir=args.data_dir)
+        )
         with KnowledgeGraph(EmbeddedStore(store, profile=get_profile("wikidata"))) as graph:
             kit = tool_view(graph, schema, dialect=WIKIDATA_DIALECT, caps=caps)
             # The paper's entries (label, id, description, domain, range) with value counts and no samples.
@@ -82,7 +92,10 @@ def run_wikidata(args: argparse.Namespace) -> None:
             gold = measure_gold(graph, schema, first(wikidata_gold(args.data_dir), 5))
             gold_kept = measure_gold_retention(kit, graph, first(wikidata_gold(args.data_dir), 5))
         console.print(f"Wikidata gold queries: {gold.queries} ({time.perf_counter() - started:.0f} s)")
-        bare_schema = build_wikidata_offline_index(args.data_dir, hierarchy=False)
+        bare_schema = reuse(
+            f"wikidata index no-p279 {args.data_dir}",
+            lambda: build_wikidata_offline_index(args.data_dir, hierarchy=False),
+        )
         with KnowledgeGraph(EmbeddedStore(bare, profile=get_profile("wikidata"))) as graph:
             kit = tool_view(graph, bare_schema, dialect=WIKIDATA_DIALECT, caps=caps)
             bare_codex = measure_codex(kit, graph, bare_schema, sample, args.seed)

@@ -56,7 +56,7 @@ from saga_kgqa.tools.patterns.embeddings import CachedEmbeddings, EmbeddingRunti
 from saga_kgqa.tools.patterns.enrichment import EnrichSettings, enrich, render_patterns
 from saga_kgqa.tools.patterns.ranking import BM25Ranking, DegreeRanking, EmbeddingRanking, RandomRanking, Ranking
 from saga_kgqa.tools.patterns.retrieval import retrieve_many, retrieve_patterns
-from smoke import cap, first, shrink
+from smoke import cap, first, reuse, reuse_store, shrink
 
 TOP_N = 20
 
@@ -181,11 +181,17 @@ def _measure_wikidata(args: argparse.Namespace, rankings: list[Ranking], console
     if store is None:
         scratch = Path(tempfile.mkdtemp(prefix="saga-bench-patterns-wd-"))
         store = scratch / "store"
-        report = build_wikidata_store(args.data_dir, store, per_source=cap(2000))
+        report = reuse_store(
+            f"wikidata store {args.data_dir}",
+            store,
+            lambda d: build_wikidata_store(args.data_dir, d, per_source=cap(2000)),
+        )
         console.print(f"built the offline Wikidata store: {report.triples} triples")
     tally = RecallTally()
     try:
-        schema = build_dialect_index("wikidata", data_dir=args.data_dir)
+        schema = reuse(
+            f"wikidata index {args.data_dir}", lambda: build_dialect_index("wikidata", data_dir=args.data_dir)
+        )
         with KnowledgeGraph(EmbeddedStore(store, profile=get_profile("wikidata"))) as kg:
             codex = CodexNeighbourhoods.read(args.data_dir)
             sample = select_questions(

@@ -34,7 +34,7 @@ from saga_kgqa.kg.embedded.store import EmbeddedStore
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.kg.opening import open_backend
 from saga_kgqa.schema import SchemaIndex, build_dialect_index, build_schema_index
-from smoke import cap
+from smoke import cap, reuse, reuse_store
 
 
 def main() -> None:
@@ -67,9 +67,15 @@ def main() -> None:
         store = args.wikidata_store
         if store is None:
             store = scratch / "store"
-            report = build_wikidata_store(args.data_dir, store, per_source=cap(2000))
+            report = reuse_store(
+                f"wikidata store {args.data_dir}",
+                store,
+                lambda d: build_wikidata_store(args.data_dir, d, per_source=cap(2000)),
+            )
             print(f"built the offline Wikidata store: {report.triples} triples ({time.perf_counter() - started:.0f} s)")
-        wikidata_schema = build_dialect_index("wikidata", data_dir=args.data_dir)
+        wikidata_schema = reuse(
+            f"wikidata index {args.data_dir}", lambda: build_dialect_index("wikidata", data_dir=args.data_dir)
+        )
         with KnowledgeGraph(EmbeddedStore(store, profile=get_profile("wikidata"))) as graph:
             spinach = measure_spinach(graph, wikidata_schema, args.data_dir, details=args.details)
             ablations = _ablations(graph, wikidata_schema, args.data_dir) if args.ablations else []

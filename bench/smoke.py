@@ -12,14 +12,24 @@ directories (a new temporary one, or what the command names), never into the rep
 from __future__ import annotations
 
 import argparse
+import fcntl
+import hashlib
 import os
+import pickle
+import shutil
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from itertools import islice
+from pathlib import Path
 from typing import TypeVar
 
 #: The environment variable that turns the smoke mode on (any value but empty or ``0``).
 SMOKE_ENV = "SAGA_BENCH_SMOKE"
+#: A directory where smoke runs keep what is a pure function of the shared data (a trial Wikidata store, the
+#: offline schema index), built once and reused by every bench of a session (the documented-commands test sets
+#: it to a scratch folder of its own); unset, every run builds its own.
+CACHE_ENV = "SAGA_BENCH_SMOKE_CACHE"
 
 T = TypeVar("T")
 
@@ -62,3 +72,58 @@ def size(full: int, tiny: int) -> int:
 def cap(tiny: int) -> int | None:
     """``None`` (no cap), or ``tiny`` in smoke mode (e.g. the triples per source of a trial Wikidata store)."""
     return tiny if smoke() else None
+
+
+def _cache_dir() -> Path | None:
+    folder = os.environ.get(CACHE_ENV, "")
+    return Path(folder) if smoke() and folder else None
+
+
+@contextmanager
+def _entry(key: str) -> Iterator[Path]:
+    """The cache entry for ``key`` (a path without suffix), held under an exclusive lock across processes."""
+    folder = _cache_dir()
+    assert folder is not None
+    folder.mkdir(parents=True, exist_ok=True)
+    name = hashlib.sha256(key.encode()).hexdigest()[:24]
+    with (folder / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # a second process waits for the first one's build, then reuses it
+        yield folder / name
+
+
+def reuse(key: str, build: Callable[[], T]) -> T:
+    """``build()``; in smoke mode with ``SAGA_BENCH_SMOKE_CACHE`` set, built once per ``key`` and unpickled after.
+
+    Only for values that are a pure function of what ``key`` names (the data directory and the options).
+    """
+    if _cache_dir() is None:
+        return build()
+    with _entry(key) as entry:
+        saved = entry.with_suffix(".pickle")
+        if saved.exists():
+            value: T = pickle.loads(saved.read_bytes())
+            return value
+        value = build()
+        saved.with_suffix(".tmp").write_bytes(pickle.dumps(value))
+        saved.with_suffix(".tmp").replace(saved)
+        return value
+
+
+def reuse_store(key: str, store_dir: Path, build: Callable[[Path], T]) -> T:
+    """``build(store_dir)``; in a cached smoke session (see :func:`reuse`) a copy of the store built once per ``key``.
+
+    The store is built into the cache the first time and copied into ``store_dir`` (a new directory) each time, so a
+    bench owns its copy as if it had built it; what ``build`` returned the first time is returned again.
+    """
+    if _cache_dir() is None:
+        return build(store_dir)
+    with _entry(key) as entry:
+        saved = entry.with_suffix(".pickle")
+        if not saved.exists():
+            shutil.rmtree(entry, ignore_errors=True)  # a build cut short earlier
+            report = build(entry)
+            saved.with_suffix(".tmp").write_bytes(pickle.dumps(report))
+            saved.with_suffix(".tmp").replace(saved)
+        shutil.copytree(entry, store_dir)
+        value: T = pickle.loads(saved.read_bytes())
+        return value
