@@ -408,7 +408,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.clients is not None:
         args.levels = f"1,{args.clients}"
-    shrink(args, levels="1,2", requests=1, mcp_calls=min(args.mcp_calls, 20), mcp_sessions=2, mcp_concurrency=2)
+    # Smoke: one level of 2 clients (after the one request every face gets first), so one text2sparql server.
+    shrink(args, levels="2", requests=1, mcp_calls=min(args.mcp_calls, 20), mcp_sessions=2, mcp_concurrency=2)
     args.data_dir = args.data_dir.resolve()  # written into a catalog elsewhere: a relative path would not hold
     report: dict[str, Any] = {"faces": [], "cpus": os.cpu_count(), "load_average": os.getloadavg()}
     with (
