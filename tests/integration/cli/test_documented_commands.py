@@ -17,8 +17,10 @@ in the background, as a walkthrough does). An HTML comment on the line before a 
   its reason (``pytest -rs``);
 * ``<!-- docs-test: bench (why) -->``: benchmarks of minutes to hours; the block runs as written with
   ``SAGA_BENCH_SMOKE=1`` (``bench/smoke.py``: tiny sizes, same code path), and every bench it names must
-  print its ``RESULT`` line. The bench blocks run after all others, two at a time (each with its own state
-  folders; they share only ``SAGA_BENCH_SMOKE_CACHE``, where the trial Wikidata store and index are built once);
+  print its ``RESULT`` line. The bench blocks start with the first block's test and run in the background,
+  two at a time, while the other blocks run one by one (each bench block with its own state folders; they share
+  only ``SAGA_BENCH_SMOKE_CACHE``, where the trial Wikidata store and index are built once); their tests, last,
+  wait for them;
 * ``<!-- docs-test: server URL -->``: it starts a server; it passes when the URL answers (any HTTP status),
   then the server is stopped;
 * ``<!-- docs-test: python beside COMMAND until URL -->`` on a ```python block: COMMAND starts first (as a
@@ -319,7 +321,8 @@ def run_block(block: Block, cwd: Path, env: dict[str, str], seconds: float) -> s
 
 
 @pytest.mark.parametrize("block", [b for b in ALL if not b.skipped_as and not b.bench], ids=lambda b: b.id)
-def test_a_documented_block_runs_as_written(block: Block, clone: Path) -> None:
+def test_a_documented_block_runs_as_written(block: Block, clone: Path, bench_runs: dict[str, BenchRun]) -> None:
+    del bench_runs  # started here, so the bench blocks run while these blocks do
     env = environment(clone, block)
     if block.mark.startswith("server "):
         url = block.mark.split()[1]
@@ -352,6 +355,8 @@ def test_a_documented_block_runs_as_written(block: Block, clone: Path) -> None:
 
 
 BENCH_BLOCKS = [b for b in ALL if not b.skipped_as and b.bench]
+#: A bench block's run, done or under way: what it printed and its wall time.
+BenchRun = Future[tuple[subprocess.CompletedProcess[str], float]]
 
 
 def run_bench_block(block: Block, clone: Path) -> tuple[subprocess.CompletedProcess[str], float]:
@@ -363,13 +368,11 @@ def run_bench_block(block: Block, clone: Path) -> tuple[subprocess.CompletedProc
 
 
 @pytest.fixture(scope="module")
-def bench_runs(
-    request: pytest.FixtureRequest, clone: Path
-) -> Iterator[dict[str, Future[tuple[subprocess.CompletedProcess[str], float]]]]:
-    """Every selected bench block, started when the first one's test asks, ``BENCH_WORKERS`` at a time.
+def bench_runs(request: pytest.FixtureRequest, clone: Path) -> Iterator[dict[str, BenchRun]]:
+    """Every selected bench block, started when the first block's test asks, ``BENCH_WORKERS`` at a time.
 
-    The bench blocks' tests come after every other block's (a separate test function), so no block that starts
-    a server on a fixed port or waits for one runs beside them; each waits for its own block's run.
+    They run in the background beside the other blocks (benches take free loopback ports, never the fixed ones
+    the documented servers use, and write only to scratch folders); each bench block's test waits for its run.
     """
     chosen = {
         item.callspec.params["block"].id
@@ -385,12 +388,10 @@ def bench_runs(
 
 @pytest.mark.timeout(BENCH_SECONDS + 60)  # its block ran beside another, begun at the first bench block's test
 @pytest.mark.parametrize("block", BENCH_BLOCKS, ids=lambda b: b.id)
-def test_a_documented_bench_runs_as_written(
-    block: Block, bench_runs: dict[str, Future[tuple[subprocess.CompletedProcess[str], float]]]
-) -> None:
+def test_a_documented_bench_runs_as_written(block: Block, bench_runs: dict[str, BenchRun]) -> None:
     benches = bench_scripts(block)
     run, seconds = bench_runs[block.id].result()
-    print(f"{block.id}: {seconds:.1f} s wall (beside another bench block), {len(benches)} bench(es) in smoke mode")
+    print(f"{block.id}: {seconds:.1f} s wall (beside other blocks), {len(benches)} bench(es) in smoke mode")
     shown = f"{block.id} exited {run.returncode}:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
     assert run.returncode == 0, shown
     assert not _EMPTY.search(run.stdout), f"an example returned no rows: {shown}"
