@@ -85,3 +85,30 @@ def test_a_failing_child_is_a_typed_error(store: Path, tmp_path: Path) -> None:
 def test_the_writer_indexes_on_two_threads_within_its_budget() -> None:
     assert writer_threads(256 * 1024 * 1024) == 2
     assert writer_threads(20 * 1024 * 1024) == 1  # tantivy needs 15 MiB per thread
+
+
+def test_the_query_read_yields_what_the_quad_index_yields_in_its_order(tmp_path: Path) -> None:
+    # The reader asks a one-pattern SELECT over the union of the graphs (cheaper than quads_for_pattern);
+    # a resume point counts triples, so it must give the same triples, duplicates across graphs included,
+    # in the same order.
+    lines = []
+    for n in range(3000):
+        graph = ("", f" <{EX}g1>", f" <{EX}g2>")[n % 3]
+        lines.append(f'<{EX}e{n}> <{LABEL}> "entity {n}"{graph} .')
+        lines.append(f'<{EX}e{n % 50}> <{LABEL}> "shared {n % 50}" <{EX}g{n // 50 % 2}> .')
+    (tmp_path / "g.nq").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    build_store(tmp_path / "store", [tmp_path / "g.nq"])
+    import pyoxigraph as ox
+
+    from saga_kgqa.kg.embedded import names_main
+
+    store = ox.Store.read_only(str(tmp_path / "store"))
+    expected = [
+        (q.subject.value, q.object.value, position)
+        for position, q in enumerate(store.quads_for_pattern(None, ox.NamedNode(LABEL), None, None))
+    ]
+    read = [(iri, text, position) for iri, text, _, _, position in names_main.iter_names(store, ox, 0, 0, 400, [LABEL])]
+    assert read == expected
+    assert len(read) == 3100  # each shared name is in two graphs: a row in each
+    skipped = [row[4] for row in names_main.iter_names(store, ox, 0, 1234, 400, [LABEL])]
+    assert skipped[0] == 1234

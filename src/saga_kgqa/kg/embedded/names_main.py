@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 #: Rows per frame: large enough that framing costs nothing per name, small enough to overlap early.
 BATCH = 4096
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
+#: Characters an IRI in a SPARQL query cannot hold (nor escape in a way every reader agrees on).
+_UNQUOTABLE = frozenset('<>"{}|^`\\ \t\n\r')
 
 
 def write_frame(fd: int, value: "Any") -> None:
@@ -46,11 +48,9 @@ def iter_names(
     """Every name of ``predicates`` in ``store`` from ``(first_predicate, skip)`` on, as the frames' rows."""
     named, literal = ox.NamedNode, ox.Literal
     for index in range(first_predicate, len(predicates)):
-        quads = store.quads_for_pattern(None, named(predicates[index]), None, None)
-        for position, quad in enumerate(quads):
+        for position, (subject, obj) in enumerate(_pairs(store, ox, predicates[index])):
             if index == first_predicate and position < skip:
                 continue
-            subject, obj = quad.subject, quad.object
             if type(subject) is not named or type(obj) is not literal:
                 continue
             language = obj.language
@@ -60,6 +60,28 @@ def iter_names(
             if len(text) > max_chars:
                 continue  # a description, not a name
             yield subject.value, text, language.lower() if language else "", index, position
+
+
+def _pairs(store: "Any", ox: "Any", predicate: str) -> "Iterator[tuple[Any, Any]]":
+    """The (subject, object) of every triple of ``predicate``, in every graph, in the store's index order.
+
+    A one-pattern SELECT over the union of the graphs yields what ``quads_for_pattern(None, p, None, None)``
+    does, in the same order (a resume point counts the same triples), for about a fifth less CPU: it decodes
+    neither the predicate nor the graph and builds no quad (issue 39: 2.3 against 2.8 s for 300,000 labels
+    at 3M triples). A predicate IRI the query syntax cannot hold (a lenient load keeps unchecked IRIs) is
+    read with ``quads_for_pattern``.
+    """
+    if not _UNQUOTABLE.intersection(predicate):
+        try:
+            solutions = store.query(f"SELECT ?s ?o WHERE {{ ?s <{predicate}> ?o }}", use_default_graph_as_union=True)
+        except SyntaxError:
+            pass
+        else:
+            for solution in solutions:
+                yield solution[0], solution[1]
+            return
+    for quad in store.quads_for_pattern(None, ox.NamedNode(predicate), None, None):
+        yield quad.subject, quad.object
 
 
 def stream(store_dir: str, first_predicate: int, skip: int, max_chars: int, predicates: "list[str]", fd: int) -> int:
