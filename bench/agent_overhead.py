@@ -65,6 +65,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # scale_graph
 import yaml  # noqa: E402
 from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
 from langgraph.graph import END, START, StateGraph  # noqa: E402
+from langgraph.types import Durability  # noqa: E402
 
 import scale_graph  # noqa: E402
 from saga_kgqa.app.graphs import build_graph  # noqa: E402
@@ -75,7 +76,7 @@ from saga_kgqa.graph.builder import run_config  # noqa: E402
 from saga_kgqa.graph.tool_nodes import ToolNodes  # noqa: E402
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph  # noqa: E402
 from saga_kgqa.kg.opening import open_backend  # noqa: E402
-from saga_kgqa.runs.stream import stream_run  # noqa: E402
+from saga_kgqa.runs.stream import RUN_DURABILITY, stream_run  # noqa: E402
 from saga_kgqa.state.checkpointing import checkpoint_serde  # noqa: E402
 from saga_kgqa.tools.toolbox import SagaToolbox, ToolView  # noqa: E402
 from smoke import shrink  # noqa: E402
@@ -217,8 +218,10 @@ class Runner:
         )
 
 
-def run_question(runner: Runner, script: list[ScriptItem], question: str, thread: str) -> list[Step]:
-    """Run one question; its steps (one per tool action, finalize in the last)."""
+def run_question(
+    runner: Runner, script: list[ScriptItem], question: str, thread: str, durability: Durability = RUN_DURABILITY
+) -> list[Step]:
+    """Run one question with checkpoints written as ``durability`` says; its steps (one per tool action)."""
     runner.model.script = list(script)
     runner.model.prompts = []
     graph = runner.graph
@@ -227,8 +230,8 @@ def run_question(runner: Runner, script: list[ScriptItem], question: str, thread
     tools_before, models_before, actions_before = len(CLOCK.tool), len(CLOCK.model), len(CLOCK.actions)
     cpu_started = time.process_time()
     started = time.perf_counter()
-    # As `saga ask`, the MCP and web runs drive it: streamed updates, every step checkpointed before the next.
-    stream_run(graph, {"question": question}, config, context, [], durability="sync")  # type: ignore[arg-type]
+    # As `saga ask`, the MCP and web runs drive it: streamed updates, every step checkpointed.
+    stream_run(graph, {"question": question}, config, context, [], durability=durability)  # type: ignore[arg-type]
     ended = time.perf_counter()
     cpu_ended = time.process_time()
     status = graph.get_state(config).values.get("status")  # type: ignore[arg-type]
@@ -302,21 +305,43 @@ def big_cases(entities: int, limit: int) -> list[tuple[str, list[ScriptItem]]]:
     return cases
 
 
-def measure(name: str, toolbox: SagaToolbox, cases: list[tuple[str, list[ScriptItem]]]) -> dict[str, Any]:
-    """Every case once as a warm-up, then once measured; figures of the steps, and a profiled pass's top costs."""
+def measure(
+    name: str, toolbox: SagaToolbox, cases: list[tuple[str, list[ScriptItem]]], durabilities: list[Durability]
+) -> dict[str, Any]:
+    """Every case as a warm-up, then measured under each durability in turn; figures per durability.
+
+    The durabilities take turns question by question (the first one first on even questions, the
+    others first on odd ones), so a load peak falls on both. The first durability's figures are the
+    store's own; the others' are under ``by_durability``. A profiled pass of the first durability
+    names the top costs.
+    """
     runner = Runner(toolbox)
-    for n, (question, script) in enumerate(cases[:2]):
-        run_question(runner, list(script), question, f"{name}-warm-{n}")
-    steps: list[Step] = []
+    for durability in durabilities:
+        for n, (question, script) in enumerate(cases[:2]):
+            run_question(runner, list(script), question, f"{name}-warm-{durability}-{n}", durability)
+    steps: dict[str, list[Step]] = {durability: [] for durability in durabilities}
     for n, (question, script) in enumerate(cases):
-        steps.extend(run_question(runner, list(script), question, f"{name}-{n}"))
+        turn = n % len(durabilities)
+        for durability in [*durabilities[turn:], *durabilities[:turn]]:
+            steps[durability].extend(
+                run_question(runner, list(script), question, f"{name}-{durability}-{n}", durability)
+            )
     profiler = cProfile.Profile()
     CLOCK.profiler = profiler
     profiler.enable()
     for n, (question, script) in enumerate(cases[:5]):
-        run_question(runner, list(script), question, f"{name}-profiled-{n}")
+        run_question(runner, list(script), question, f"{name}-profiled-{n}", durabilities[0])
     profiler.disable()
     CLOCK.profiler = None
+    report: dict[str, Any] = {"store": name, "questions": len(cases), "durability": durabilities[0]}
+    report.update(_figures(steps[durabilities[0]]))
+    report["by_durability"] = {durability: _figures(steps[durability]) for durability in durabilities[1:]}
+    report["top_costs"] = _top_costs(profiler, 8)
+    return report
+
+
+def _figures(steps: list[Step]) -> dict[str, Any]:
+    """Percentiles of the steps' overhead, CPU overhead, tool and model time and their ratio, overall and per action."""
     ratios = [s.overhead / s.tool for s in steps if s.tool > 0]
     per_action = {
         action: {
@@ -330,8 +355,6 @@ def measure(name: str, toolbox: SagaToolbox, cases: list[tuple[str, list[ScriptI
         for group in [[s for s in steps if s.action == action]]
     }
     return {
-        "store": name,
-        "questions": len(cases),
         "steps": len(steps),
         "overhead_ms": _percentiles([s.overhead * 1000 for s in steps]),
         "overhead_cpu_ms": _percentiles([s.overhead_cpu * 1000 for s in steps]),
@@ -340,7 +363,6 @@ def measure(name: str, toolbox: SagaToolbox, cases: list[tuple[str, list[ScriptI
         "overhead_ratio": _percentiles(ratios),
         "overhead_share_of_run": round(sum(s.overhead for s in steps) / sum(s.wall for s in steps), 3),
         "per_action": per_action,
-        "top_costs": _top_costs(profiler, 8),
     }
 
 
@@ -349,11 +371,11 @@ class _FloorState(TypedDict, total=False):
     log: Annotated[list[str], operator.add]
 
 
-def langgraph_floor(runs: int = 200) -> dict[str, float]:
+def langgraph_floor(durability: Durability, runs: int = 200) -> dict[str, float]:
     """LangGraph's own time per tool step: two nodes that do nothing, four steps a run, checkpointed like a run.
 
     The controller node counts the steps, the tool node appends to a list channel (as tools append to the
-    history); ``stream_mode="updates"``, ``durability="sync"``, an in-memory saver with saga's serde.
+    history); ``stream_mode="updates"``, the run's ``durability``, an in-memory saver with saga's serde.
     """
 
     def controller(state: _FloorState) -> dict[str, Any]:
@@ -376,7 +398,7 @@ def langgraph_floor(runs: int = 200) -> dict[str, float]:
     for n in range(runs + 20):
         config: Any = {"configurable": {"thread_id": f"floor-{n}"}}
         cpu_started, started = time.process_time(), time.perf_counter()
-        for _ in graph.stream({"steps": 0}, config, stream_mode="updates", durability="sync"):
+        for _ in graph.stream({"steps": 0}, config, stream_mode="updates", durability=durability):
             pass
         if n >= 20:  # after a warm-up
             cpu.append((time.process_time() - cpu_started) / 4 * 1000)
@@ -440,7 +462,18 @@ def main() -> None:
     )
     parser.add_argument("--scratch", type=Path, default=None, help="where the generated store goes (default: /tmp)")
     parser.add_argument("--no-big", action="store_true", help="CK25 only")
+    parser.add_argument(
+        "--durability",
+        default=RUN_DURABILITY,
+        help=f"when checkpoints are written (sync, async; default {RUN_DURABILITY}, as the faces run); "
+        "several, comma-separated, take turns question by question and the first is the RESULT's",
+    )
     args = shrink(parser.parse_args(), questions=2, big_triples="0.003M")
+    durabilities: list[Durability] = []
+    for mode in args.durability.split(","):
+        if mode not in ("sync", "async"):
+            parser.error(f"--durability takes sync or async (comma-separated), not {mode!r}")
+        durabilities.append(mode)
     os.environ.setdefault("LANGSMITH_TRACING", "false")
     _instrument()
     reports = []
@@ -448,7 +481,7 @@ def main() -> None:
         [args.data_dir / "text2sparql_ck25" / "prod-inst.ttl", args.data_dir / "text2sparql_ck25" / "prod-vocab.ttl"]
     )
     try:
-        reports.append(measure("ck25", ck25, ck25_cases(args.data_dir, args.questions)))
+        reports.append(measure("ck25", ck25, ck25_cases(args.data_dir, args.questions), durabilities))
     finally:
         ck25.graph.close()
     print(json.dumps(reports[-1]), flush=True)
@@ -460,7 +493,7 @@ def main() -> None:
             os.environ.setdefault("SAGA_SURVEY_DIR", str(scratch / "cache"))
             big = _toolbox([store])
             try:
-                reports.append(measure("big", big, big_cases(entities, args.questions)))
+                reports.append(measure("big", big, big_cases(entities, args.questions), durabilities))
             finally:
                 big.graph.close()
             print(json.dumps(reports[-1]), flush=True)
@@ -470,16 +503,23 @@ def main() -> None:
     figures = " ".join(
         f"{r['store']}_overhead_ratio_p90={r['overhead_ratio']['p90']:.3f} "
         f"{r['store']}_overhead_ratio_p50={r['overhead_ratio']['p50']:.3f} "
+        f"{r['store']}_overhead_p50_ms={r['overhead_ms']['p50']:.1f} "
         f"{r['store']}_overhead_p90_ms={r['overhead_ms']['p90']:.1f} "
         f"{r['store']}_tool_p50_ms={r['tool_ms']['p50']:.1f} "
         f"{r['store']}_overhead_cpu_p50_ms={r['overhead_cpu_ms']['p50']:.1f} "
         f"{r['store']}_overhead_cpu_p90_ms={r['overhead_cpu_ms']['p90']:.1f}"
+        + "".join(
+            f" {r['store']}_{mode}_overhead_ratio_p90={f['overhead_ratio']['p90']:.3f}"
+            f" {r['store']}_{mode}_overhead_p50_ms={f['overhead_ms']['p50']:.1f}"
+            f" {r['store']}_{mode}_overhead_cpu_p50_ms={f['overhead_cpu_ms']['p50']:.1f}"
+            for mode, f in r["by_durability"].items()
+        )
         for r in reports
     )
-    floor = langgraph_floor()
+    floor = langgraph_floor(durabilities[0])
     print(json.dumps({"langgraph_floor_per_step": floor}), flush=True)
     print(
-        f"RESULT {figures} langgraph_floor_cpu_ms={floor['cpu_ms_p50']:.2f} "
+        f"RESULT durability={durabilities[0]} {figures} langgraph_floor_cpu_ms={floor['cpu_ms_p50']:.2f} "
         f"langgraph_floor_wall_ms={floor['wall_ms_p50']:.2f} load_average={os.getloadavg()[0]:.1f}"
     )
 

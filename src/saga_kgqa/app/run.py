@@ -40,7 +40,7 @@ from saga_kgqa.models import ConfiguredModelFactory
 from saga_kgqa.runs.answer_view import TermView, answer_views
 from saga_kgqa.runs.clarification import pending_clarification
 from saga_kgqa.runs.persistence import CheckpointStore, CheckpointTarget, RunIdentity, default_checkpoint_path
-from saga_kgqa.runs.stream import RunObserver, stream_run
+from saga_kgqa.runs.stream import RUN_DURABILITY, RunObserver, stream_run
 from saga_kgqa.sources.session import SourceSet
 from saga_kgqa.state.checkpointing import checkpoint_serde
 from saga_kgqa.state.graph_state import InputState, require_question
@@ -138,7 +138,7 @@ class Run:
         observers: Sequence[RunObserver],
         *,
         stop: Callable[[], bool] = _never,
-        durability: Durability | None = "sync",
+        durability: Durability | None = RUN_DURABILITY,
     ) -> bool:
         """Run (``inputs``) or resume (``None``, or a ``Command``) the thread, handing each node's delta on.
 

@@ -49,7 +49,7 @@ class EvidenceNode:
             view.graph,
             sparql,
             answer,
-            prefixes=view.prefixes,
+            prefixes=view.prefix_index,
             label_predicates=tuple(view.context.vocabulary.label_predicates),
             settings=settings,
         )

@@ -8,6 +8,8 @@ tokens. A reply the graph cannot use never raises: it becomes an action with a
 from __future__ import annotations
 
 import re
+import threading
+import weakref
 from typing import Any
 
 from langchain_core.messages import AIMessage, ToolMessage
@@ -41,6 +43,7 @@ from saga_kgqa.state import Action, AnswerType, add_token_usage, answer_type_pri
 from saga_kgqa.state.graph_state import SagaState, require_question
 from saga_kgqa.state.records import AnswerKind
 from saga_kgqa.text_safety import graph_text
+from saga_kgqa.tools.toolbox import ToolView
 
 _SCALAR_KINDS: dict[str, AnswerKind] = {
     "boolean": "boolean",
@@ -61,6 +64,20 @@ class ModelNodes:
     def __init__(self, dependencies: GraphDependencies) -> None:
         """Keep the factories."""
         self.dependencies = dependencies
+        # The answer-type prompt's classes depend only on a view's schema and prefixes, which a view keeps
+        # for its life: read once per view (about 1 ms of a run's CPU), not once per run.
+        self._classes: weakref.WeakKeyDictionary[ToolView, tuple[str, ...]] = weakref.WeakKeyDictionary()
+        self._classes_lock = threading.Lock()
+
+    def _class_lines(self, view: ToolView) -> list[str]:
+        """The answer-type prompt's class lines for ``view`` (computed on a view's first run)."""
+        with self._classes_lock:
+            found = self._classes.get(view)
+        if found is None:
+            found = tuple(answer_type_class_lines(view.schema, view.prefix_index))
+            with self._classes_lock:
+                self._classes[view] = found
+        return list(found)
 
     def predict_answer_type(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
         """Predict the expected answer type (Appendix F.1) and seed Θ's answer prior with it.
@@ -78,8 +95,7 @@ class ModelNodes:
         model = self.dependencies.model_factory(context, "answer_type")
         classes: list[str] = []
         if context.dialect == "generic":
-            view = self.dependencies.tools(context)
-            classes = answer_type_class_lines(view.schema, view.prefixes)
+            classes = self._class_lines(self.dependencies.tools(context))
         reply, usage = invoke_model(model, answer_type_messages(state.get("question", ""), context, classes))
         answer_type = self._answer_type(json_object(message_text(reply)), context)
         delta: dict[str, Any] = {"answer_type": answer_type, "llm_calls": 1, "token_usage": usage}
@@ -110,7 +126,7 @@ class ModelNodes:
             # Graceful end well before LangGraph's recursion limit: finalize takes over.
             return {"pending_action": None, "stop_reason": "max_steps"}
         step = taken + 1
-        prefixes = self.dependencies.tools(context).prefixes
+        prefixes = self.dependencies.tools(context).prefix_index
         mode = source_mode(self.dependencies, context)
         # The step being chosen counts as spent: "steps left" is what remains after it.
         sources_text = source_prompt_lines(mode, steps_left=context.max_steps - step)

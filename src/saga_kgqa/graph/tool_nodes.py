@@ -112,7 +112,7 @@ class ToolNodes:
         except (ToolInputError, BackendError) as exc:
             return _failed(action, step, exc)
         theta_delta = result.type_delta if context.persistent_type_state else TypeState()
-        entries = discovered_types(state.get("theta"), theta_delta, step, tools.prefixes)
+        entries = discovered_types(state.get("theta"), theta_delta, step, tools.prefix_index)
         if result.needs_prune_fallback and context.prune_fallback:
             request = prune_request(result, action, step)
             if request is not None:
@@ -149,7 +149,7 @@ class ToolNodes:
         )
         outcome: Outcome = result.status
         entries = [knowledge(step, outcome, execute_summary(result))]
-        entries += discovered_types(state.get("theta"), theta_delta, step, tools.prefixes)
+        entries += discovered_types(state.get("theta"), theta_delta, step, tools.prefix_index)
         delta = finish_action(action, step, result.text, outcome, entries, theta_delta)
         delta["attempts"] = [attempt]
         return delta

@@ -19,6 +19,9 @@ from saga_kgqa.config.context import SagaContext
 from saga_kgqa.graph.builder import SagaGraph
 from saga_kgqa.state.graph_state import InputState
 
+#: When a face's run writes its checkpoints (``Run.stream``'s default; ``bench/agent_overhead.py`` measures it).
+RUN_DURABILITY: Durability = "sync"
+
 
 class RunObserver(Protocol):
     """Sees every node's delta of a run, in order."""

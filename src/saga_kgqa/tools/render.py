@@ -9,7 +9,7 @@ neither fake structure nor flood the context.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from saga_kgqa.kg.core.result import QueryResult, Term
 from saga_kgqa.text_safety import graph_text, quoted, stored_literal
@@ -36,24 +36,65 @@ def compact_iri(iri: str, prefixes: Mapping[str, str]) -> str:
     The result is always valid SPARQL: a prefixed name whose local part needs no
     escaping, or the full IRI in angle brackets. The IRI is *not* made model-safe here;
     callers pass the result through :func:`graph_text` (or use :func:`iri_text`).
+    A :class:`PrefixIndex` gives the same result without a pass over every prefix.
 
     Args:
         iri: The full IRI.
         prefixes: Prefix name to namespace IRI.
     """
+    if isinstance(prefixes, PrefixIndex):
+        return prefixes.compact(iri)
     best = ""
-    best_namespace = ""
+    best_length = 0
     for name, namespace in prefixes.items():
-        if (
-            namespace
-            and len(namespace) > len(best_namespace)
-            and iri.startswith(namespace)
-            and _PREFIX_NAME.fullmatch(name)
-        ):
-            local = iri[len(namespace) :]
+        length = len(namespace)
+        if length > best_length and iri.startswith(namespace) and _PREFIX_NAME.fullmatch(name):
+            local = iri[length:]
             if _LOCAL_NAME.fullmatch(local) and not local.endswith("."):
-                best, best_namespace = f"{name}:{local}", namespace
+                best, best_length = f"{name}:{local}", length
     return best or f"<{iri}>"
+
+
+class PrefixIndex(Mapping[str, str]):
+    """Prefixes read once for many IRIs: :func:`compact_iri` over it looks up namespaces by length.
+
+    Code that shortens many IRIs with one mapping (an answer's evidence, the answer-type
+    prompt's classes) builds one; it is a read-only mapping, so it goes wherever the prefixes
+    went. The result is :func:`compact_iri`'s over the plain mapping: the longest namespace that
+    leaves a valid local name, the first usable prefix name of a namespace.
+    """
+
+    __slots__ = ("_lengths", "_names", "_prefixes")
+
+    def __init__(self, prefixes: Mapping[str, str]) -> None:
+        """Copy ``prefixes`` and index its usable namespaces."""
+        self._prefixes = dict(prefixes)
+        names: dict[str, str] = {}
+        for name, namespace in self._prefixes.items():
+            if namespace and namespace not in names and _PREFIX_NAME.fullmatch(name):
+                names[namespace] = name
+        self._names = names
+        self._lengths = sorted({len(namespace) for namespace in names}, reverse=True)
+
+    def compact(self, iri: str) -> str:
+        """The compact id of ``iri`` (see :func:`compact_iri`)."""
+        names = self._names
+        for length in self._lengths:
+            name = names.get(iri[:length])
+            if name is not None:
+                local = iri[length:]
+                if _LOCAL_NAME.fullmatch(local) and not local.endswith("."):
+                    return f"{name}:{local}"
+        return f"<{iri}>"
+
+    def __getitem__(self, key: str) -> str:
+        return self._prefixes[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._prefixes)
+
+    def __len__(self) -> int:
+        return len(self._prefixes)
 
 
 def iri_text(iri: str, prefixes: Mapping[str, str], cap: int = 120) -> str:

@@ -9,6 +9,7 @@ and their name indexes are built once per distinct setting and reused.
 
 from __future__ import annotations
 
+import functools
 import threading
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Unpack
@@ -21,6 +22,7 @@ from saga_kgqa.schema import CompatibilityMode, SchemaIndex
 from saga_kgqa.state import TypeState
 from saga_kgqa.tools.context import ToolboxOptions, ToolCaps, ToolContext, ToolOptions, checked_options
 from saga_kgqa.tools.lookup.tool import lookup_entity
+from saga_kgqa.tools.render import PrefixIndex
 from saga_kgqa.tools.results import LookupResult, PropertyExamplesResult, SearchResult
 from saga_kgqa.tools.search.tool import property_examples, search_names
 
@@ -66,6 +68,11 @@ class ToolView:
     def prefixes(self) -> dict[str, str]:
         """Prefixes of the compact ids the tools show (and accept in arguments)."""
         return dict(self.context.prefixes)
+
+    @functools.cached_property
+    def prefix_index(self) -> PrefixIndex:
+        """The same prefixes indexed once for the view's life: the controller's prompts shorten IRIs with it."""
+        return PrefixIndex(self.context.prefixes)
 
     def search(self, text: str) -> SearchResult:
         """Find entities, classes and properties whose label, alias or name matches ``text``.

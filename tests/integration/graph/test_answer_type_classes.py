@@ -49,3 +49,25 @@ def test_the_agent_sends_the_class_list_in_its_answer_type_call(toolbox: SagaToo
     prompt = model.prompt_text(0)
     assert "Classes of this graph, most used first" in prompt
     assert "- ex:Astronaut" in prompt
+
+
+def test_the_class_list_is_read_once_per_view_and_sent_the_same_to_every_run(
+    toolbox: SagaToolbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from saga_kgqa.graph import llm_nodes
+
+    reads: list[int] = []
+    original = llm_nodes.answer_type_class_lines
+
+    def counted(*args: object, **kwargs: object) -> list[str]:
+        reads.append(1)
+        return original(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(llm_nodes, "answer_type_class_lines", counted)
+    model = ScriptedChatModel([answer_type("astronaut", "ex:Astronaut"), tool_call("stop")] * 2)
+    graph = build_graph(model_factory=model_factory(model), toolbox_factory=lambda _context: toolbox)
+    for question in ("Who commanded Apollo 13?", "Who flew Apollo 8?"):
+        graph.invoke({"question": question}, {"recursion_limit": 50}, context=SagaContext())
+    first, second = model.prompt_text(0), model.prompt_text(2)
+    classes = [line for line in first.splitlines() if line.startswith("- ex:")]
+    assert reads == [1] and classes and classes == [line for line in second.splitlines() if line.startswith("- ex:")]

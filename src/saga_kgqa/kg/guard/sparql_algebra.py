@@ -46,10 +46,14 @@ logging.getLogger("rdflib.term").addFilter(_EscapedIriWarningFilter())
 
 
 class _DictPrologue(Prologue):
-    """A prologue that maps every prefix independently, as SPARQL does."""
+    """A prologue that maps every prefix independently, as SPARQL does.
 
-    def __init__(self) -> None:
-        super().__init__()
+    It never builds rdflib's namespace manager (a graph with rdflib's default prefixes bound, about
+    0.25 ms of every parse): its own dictionary resolves every prefixed name, and nothing reads
+    the manager of this prologue (it resolves names in :func:`parse_algebra` and is then dropped).
+    """
+
+    def __init__(self) -> None:  # no super().__init__(): see the class doc
         self.base = ""
         self._namespaces: dict[str, str] = {}
 
