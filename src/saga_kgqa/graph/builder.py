@@ -1,6 +1,7 @@
 """Build the SAGA controller graph: answer type → controller → tools → controller … → finalize.
 
-Wiring (every node returns a delta; routers are pure)::
+Wiring (every node returns a delta; routers are pure; a node followed by a router returns its delta with
+the router's choice, :func:`routed`)::
 
     START → predict_answer_type → controller ─┬→ search ───────────┐
                                               ├→ lookup ─┬─────────┤
@@ -20,14 +21,15 @@ by ``langgraph dev``, embedded as a subgraph, or compiled with a checkpointer by
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, TypedDict
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, TypedDict, TypeVar, get_args
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import RetryPolicy
+from langgraph.runtime import Runtime
+from langgraph.types import Command, RetryPolicy
 
 from saga_kgqa.config.context import SagaContext
 from saga_kgqa.graph.answer_check_node import AnswerCheckNode
@@ -37,7 +39,14 @@ from saga_kgqa.graph.finalize import FinalizeNode
 from saga_kgqa.graph.llm_nodes import ModelNodes
 from saga_kgqa.graph.model_calls import EnvironmentModelFactory, ModelFactory, transient_provider_error
 from saga_kgqa.graph.prompting import prompt_names
-from saga_kgqa.graph.routing import route_action, route_after_check, route_after_lookup
+from saga_kgqa.graph.routing import (
+    ActionRoute,
+    CheckRoute,
+    LookupRoute,
+    route_action,
+    route_after_check,
+    route_after_lookup,
+)
 from saga_kgqa.graph.source_tools import SourceToolNodes
 from saga_kgqa.graph.tool_nodes import ToolNodes
 from saga_kgqa.graph.tracing import AGENT_TAG, RUN_NAME_CHARS, traced_tool_node
@@ -49,6 +58,38 @@ SUPERSTEPS_PER_STEP = 3
 SUPERSTEP_MARGIN = 7
 
 SagaGraph = CompiledStateGraph[SagaState, SagaContext, InputState, OutputState]
+RouteT = TypeVar("RouteT", bound=str)
+
+
+class NodeFunction(Protocol):
+    """A node of the SAGA graph: a delta from the state."""
+
+    def __call__(self, state: SagaState, runtime: Runtime[SagaContext]) -> dict[str, Any]:
+        """Run the node."""
+
+
+class RoutedNode(Protocol):
+    """A node that says which node runs next (:func:`routed`)."""
+
+    def __call__(self, state: SagaState, runtime: Runtime[SagaContext]) -> Command[Any]:
+        """Run the node and its router."""
+
+
+def routed(node: NodeFunction, router: Callable[[Mapping[str, Any]], RouteT]) -> RoutedNode:
+    """``node`` followed by ``router``: the node's delta, and the node the router picks from the state after it.
+
+    The same choice a conditional edge makes, without its read: LangGraph hands an edge's router a
+    copy of every channel with the node's writes applied (about 0.2 ms a step on this graph). The
+    routers read only channels the last writer overwrites (``pending_action``, ``stop_reason``,
+    ``prune_request``), so the state after the delta is the state with the delta's keys replaced.
+    """
+
+    def run(state: SagaState, runtime: Runtime[SagaContext]) -> Command[Any]:
+        delta = node(state, runtime)
+        return Command(update=delta, goto=router({**state, **delta}))
+
+    run.__name__ = getattr(node, "__name__", "node")
+    return run
 
 
 class GraphOptions(TypedDict, total=False):
@@ -114,11 +155,20 @@ def build_graph(
     # One model call predicts the expected answer type (skipped when the prior is off).
     builder.add_node("predict_answer_type", models.predict_answer_type, retry_policy=model_retry)
     # The controller picks one action per step, or ends the loop when the budget is spent.
-    builder.add_node("controller", models.controller, retry_policy=model_retry)
+    builder.add_node(
+        "controller",
+        routed(models.controller, route_action),
+        retry_policy=model_retry,
+        destinations=get_args(ActionRoute),
+    )
     # Tool nodes: blocking store I/O in sync functions.
     # Each tool call is also its own traced run, "tool:<name>", with the argument as metadata.
     builder.add_node("search", traced_tool_node("search", tools.search))
-    builder.add_node("lookup", traced_tool_node("lookup", tools.lookup))
+    builder.add_node(
+        "lookup",
+        routed(traced_tool_node("lookup", tools.lookup), route_after_lookup),
+        destinations=get_args(LookupRoute),
+    )
     builder.add_node("examples", traced_tool_node("examples", tools.examples))
     # Worked question-query pairs (offered only when an examples file is configured).
     builder.add_node("worked_examples", traced_tool_node("worked_examples", tools.worked_examples))
@@ -142,16 +192,15 @@ def build_graph(
     # Unknown tools, bad arguments and repeated actions are answered without running anything.
     builder.add_node("refuse_action", tools.refuse_action)
     # The final query runs once more without its exploratory LIMIT.
-    builder.add_node("check_answer", AnswerCheckNode(dependencies))
+    builder.add_node(
+        "check_answer", routed(AnswerCheckNode(dependencies), route_after_check), destinations=get_args(CheckRoute)
+    )
     builder.add_node("finalize", FinalizeNode(dependencies))
     # The triples behind each answer row (read after the answer is fixed; it never changes it).
     builder.add_node("evidence", EvidenceNode(dependencies))
 
     builder.add_edge(START, "predict_answer_type")
     builder.add_edge("predict_answer_type", "controller")
-    builder.add_conditional_edges("controller", route_action)
-    builder.add_conditional_edges("lookup", route_after_lookup)
-    builder.add_conditional_edges("check_answer", route_after_check)
     for node in (
         "search",
         "patterns",

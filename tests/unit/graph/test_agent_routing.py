@@ -129,3 +129,25 @@ def test_after_the_answer_checks_a_standing_stop_finalizes_and_a_cleared_one_con
     assert route_after_check({"stop_reason": "stop"}) == "finalize"
     assert route_after_check({"stop_reason": ""}) == "controller"
     assert route_after_check({"stop_reason": "max_steps"}) == "finalize"
+
+
+def test_a_routed_node_returns_its_delta_and_the_routers_choice_on_the_state_after_it() -> None:
+    from saga_kgqa.graph.builder import routed
+
+    def stopping(_state: Any, _runtime: Any) -> dict[str, Any]:
+        return {"pending_action": _action("stop"), "stop_reason": "stop", "steps": 1}
+
+    def looking(_state: Any, _runtime: Any) -> dict[str, Any]:
+        return {"pending_action": _action("lookup"), "steps": 1}
+
+    earlier = {"pending_action": _action("search"), "steps": 3}
+    command = routed(stopping, route_action)(earlier, None)  # type: ignore[arg-type]
+    assert command.goto == "check_answer" and command.update == stopping(None, None)
+    assert routed(looking, route_action)(earlier, None).goto == "lookup"  # type: ignore[arg-type]
+    # A key the delta leaves alone is read from the state: a stop reason written before still ends the loop.
+    assert routed(looking, route_action)({**earlier, "stop_reason": "max_steps"}, None).goto == "finalize"  # type: ignore[arg-type]
+    prune = PruneRequest(step=1, argument="e", entity="e", head="h", lines=(("p", "- p"),))
+    assert routed(lambda _s, _r: {"prune_request": prune}, route_after_lookup)({}, None).goto == "prune_fallback"  # type: ignore[arg-type]
+    assert routed(lambda _s, _r: {"prune_request": None}, route_after_lookup)({"prune_request": prune}, None).goto == (  # type: ignore[arg-type]
+        "controller"
+    )
