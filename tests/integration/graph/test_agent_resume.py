@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langgraph.types import Durability
 
 from saga_kgqa.app.graphs import build_graph
 from saga_kgqa.config.context import SagaContext
@@ -68,20 +69,21 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> CheckpointTarget
     return server.new_database()
 
 
+@pytest.mark.parametrize("durability", ["sync", "async"])
 def test_resume_after_a_tool_failure_does_not_repeat_the_model_call(
-    ck25: SagaToolbox, database: CheckpointTarget
+    ck25: SagaToolbox, database: CheckpointTarget, durability: Durability
 ) -> None:
     model = ScriptedChatModel([answer_type("person"), tool_call("lookup", entity=HOCH), tool_call("stop")])
     toolbox = FlakyToolbox(ck25)
     context = SagaContext()
-    config: Any = run_config(context, thread_id="resume-1")
+    config: Any = run_config(context, thread_id=f"resume-{durability}")
 
     first = CheckpointStore(database, serde=checkpoint_serde())
     graph = build_graph(
         model_factory=model_factory(model), toolbox_factory=lambda _c: toolbox, checkpointer=first.saver
     )
     with pytest.raises(InjectedFailure):
-        graph.invoke({"question": "Who is Heinrich Hoch?"}, config, context=context, durability="sync")
+        graph.invoke({"question": "Who is Heinrich Hoch?"}, config, context=context, durability=durability)
     assert model.calls == 2  # the answer type and the controller's lookup decision
     snapshot = graph.get_state(config)
     assert snapshot.next == ("lookup",)
@@ -93,7 +95,7 @@ def test_resume_after_a_tool_failure_does_not_repeat_the_model_call(
     resumed = build_graph(
         model_factory=model_factory(model), toolbox_factory=lambda _c: toolbox, checkpointer=second.saver
     )
-    output = resumed.invoke(None, config, context=context, durability="sync")
+    output = resumed.invoke(None, config, context=context, durability=durability)
     assert model.calls == 3  # only the final "stop" decision was new
     assert toolbox.failures == [HOCH]
     state = resumed.get_state(config).values
