@@ -43,9 +43,12 @@ META_FILE = "saga-fulltext.json"
 IDENTIFIER_SOURCE = "identifier"
 #: 3: each name's language tag is stored (``lang``), names of every language are indexed.
 #: 4: an IRI's local-name forms are in its first name's document (``local``), not a document of their own.
-FORMAT_VERSION = 4
+#: 5: ``iri``, ``source`` and ``lang`` are stored only (bytes), not indexed: no query reads them as terms.
+FORMAT_VERSION = 5
 #: Formats this code searches: a version 3 index keeps one ``iri`` document per local name, found by ``ident``.
-_READABLE = frozenset({3, FORMAT_VERSION})
+_READABLE = frozenset({3, 4, FORMAT_VERSION})
+#: Formats that keep an IRI's local-name forms in ``local``.
+_WITH_LOCAL = frozenset({4, FORMAT_VERSION})
 
 _SCORES: dict[MatchKind, float] = {"exact": 1.0, "prefix": 0.9, "words": 0.8, "substring": 0.7, "fuzzy": 0.6}
 _WORD = re.compile(r"\w+")
@@ -57,17 +60,20 @@ def _schema() -> tantivy.Schema:
     # Index options: what the queries below read and nothing more (at 10M triples, positions on every field
     # took a sixth of the build's indexing time). Raw fields are matched as whole terms: document ids only.
     # ``name`` is matched word by word (term, prefix, fuzzy queries): frequencies, for BM25. ``stem`` keeps
-    # positions: the query parser turns a word its tokenizer splits ("x_1") into a phrase.
+    # positions: the query parser turns a word its tokenizer splits ("x_1") into a phrase. What a hit shows
+    # but no query matches (the IRI, the name's predicate, its language tag) is stored and not indexed (format
+    # 5): an indexed IRI cost about 2 µs a label (a unique term each), the three about 2 µs a document of
+    # the 10M bench graph's 2M (issue 39).
     builder = tantivy.SchemaBuilder()
-    builder.add_text_field("iri", stored=True, tokenizer_name="raw", index_option="basic")
+    builder.add_bytes_field("iri", stored=True, indexed=False)
     builder.add_text_field("name", stored=True, tokenizer_name="default", index_option="freq")
     # The same name stemmed, so "switches" finds "Switch".
     builder.add_text_field("stem", stored=False, tokenizer_name="en_stem")
     builder.add_text_field("exact", stored=False, tokenizer_name="raw", index_option="basic")
     builder.add_text_field("ident", stored=False, tokenizer_name="raw", index_option="basic")
-    builder.add_text_field("source", stored=True, tokenizer_name="raw", index_option="basic")
+    builder.add_bytes_field("source", stored=True, indexed=False)
     # The name's language tag ("" untagged): search ranks the question's language first.
-    builder.add_text_field("lang", stored=True, tokenizer_name="raw", index_option="basic")
+    builder.add_bytes_field("lang", stored=True, indexed=False)
     # The identifier forms of the IRI's local name, on its first name's document (format 4).
     builder.add_text_field("local", stored=False, tokenizer_name="raw", index_option="basic")
     return builder.build()
@@ -88,7 +94,7 @@ class FullTextIndex:
         # Text attributes rank after names, identifiers after both, at the same match tier.
         secondary = [str(s) for s in meta.get("secondary", []) or []]  # type: ignore[attr-defined]
         self._kinds = {**dict.fromkeys(secondary, 1), IDENTIFIER_SOURCE: 2, "iri": 2}
-        self._local = meta.get("format_version") == FORMAT_VERSION
+        self._local = meta.get("format_version") in _WITH_LOCAL
 
     def __len__(self) -> int:
         return int(self._searcher.num_docs)
@@ -195,13 +201,13 @@ class FullTextIndex:
         query_forms = set(identifier_forms(text))
         for score, address in hits:
             doc = self._searcher.doc(address)
-            resource = str(doc.get_first("iri"))
+            resource = _stored(doc, "iri")
             if resource in reject or (accept is not None and resource not in accept):
                 continue
-            source = str(doc.get_first("source"))
+            source = _stored(doc, "source")
             name = local_name(resource) if source == "iri" else str(doc.get_first("name"))
             kind = _kind(query_text, words, name, query_forms, source)
-            tag = str(doc.get_first("lang") or "")
+            tag = _stored(doc, "lang")
             bonus = min(score, 90.0) / 1000
             matches = [NameMatch(resource, name, source, kind, round(_SCORES[kind] + bonus, 4), tag)]
             own = local_name(resource) if self._local else ""
@@ -264,7 +270,7 @@ def add_fields(
     # list about a microsecond (issue 39: the documents were a fifth of the build's CPU at 10M triples).
     document = tantivy.Document()
     add = document.add_text
-    add("iri", resource)
+    document.add_bytes("iri", resource.encode())
     add("name", text)
     add("stem", text)
     add("exact", normalise(text))
@@ -274,8 +280,8 @@ def add_fields(
     if first:
         for form in identifier_forms(local_name(resource)):
             add("local", form)
-    add("source", IDENTIFIER_SOURCE if ident else source)
-    add("lang", language)
+    document.add_bytes("source", (IDENTIFIER_SOURCE if ident else source).encode())
+    document.add_bytes("lang", language.encode())
     writer.add_document(document)
     return 1
 
@@ -305,6 +311,14 @@ def write_meta(
             "compounds": [list(pair) for pair in detected.compounds],
         }
     write_private(path / META_FILE, json.dumps(meta, indent=1))
+
+
+def _stored(doc: tantivy.Document, field: str) -> str:
+    """A stored field's text: bytes in format 5, text before ("" when absent)."""
+    value = doc.get_first(field)
+    if isinstance(value, bytes):
+        return value.decode()
+    return "" if value is None else str(value)
 
 
 def _edits(word: str) -> int:
