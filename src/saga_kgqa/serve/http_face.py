@@ -9,19 +9,27 @@ import sys
 import uvicorn
 
 from saga_kgqa.errors import ConfigurationError
-from saga_kgqa.serve.memory import IdleTrim
+from saga_kgqa.serve.memory import IdleTrim, WorkerThreads
 from saga_kgqa.serve.perimeter import ASGIApp, Perimeter
 
 
-def serve_face(app: ASGIApp, perimeter: Perimeter, bind: str, port: int, *, path: str = "/") -> None:
+def serve_face(
+    app: ASGIApp, perimeter: Perimeter, bind: str, port: int, *, path: str = "/", worker_threads: int | None = None
+) -> None:
     """Serve ``app`` behind ``perimeter`` on ``bind:port``, saying who may connect on stderr first.
+
+    With ``worker_threads``, the event loop's default worker-thread pool holds that many at once
+    (:class:`~saga_kgqa.serve.memory.WorkerThreads`); else anyio's default (40).
 
     Raises:
         ConfigurationError: The port cannot be had (in use, privileged, or the address is not this machine's).
     """
     sock = listening_socket(bind, port)  # a busy port is one line (exit 2) before anything is said
     sys.stderr.write(perimeter.notice() + "\n")
-    serve_http(IdleTrim(perimeter.wrap(app)), bind, sock, path=path)
+    served: ASGIApp = IdleTrim(perimeter.wrap(app))
+    if worker_threads is not None:
+        served = WorkerThreads(served, worker_threads)
+    serve_http(served, bind, sock, path=path)
 
 
 def listening_socket(bind: str, port: int) -> socket.socket:

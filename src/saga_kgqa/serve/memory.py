@@ -1,16 +1,22 @@
-"""Give freed memory back to the system once a served face falls idle.
+"""A served face's memory after a burst: free pages given back when idle, worker threads bounded.
 
 CPython and the C libraries under it free memory into glibc's heaps, which keep it: after a burst
 of concurrent requests a server's resident memory stayed near its peak although the objects were
 gone (bench/serve_load.py). :class:`IdleTrim` wraps a face's ASGI app and, when its last request in
 flight ends, asks glibc to return free pages (``malloc_trim``), in a worker thread and at most once
 per :data:`MIN_INTERVAL_S`. Elsewhere than glibc it does nothing.
+
+What cannot be given back is what the burst's peak spread over CPython's 1 MiB arenas (a few
+objects that outlive the burst keep a whole arena). So the peak itself is kept low:
+:class:`WorkerThreads` bounds the event loop's default worker-thread pool (anyio's is 40), which
+the MCP tools run their work in; calls beyond it wait for a thread instead of all running at once.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -21,6 +27,16 @@ from saga_kgqa.serve.perimeter import ASGIApp, Receive, Scope, Send
 
 #: Seconds between two trims at most (a trim of a few hundred MB takes milliseconds).
 MIN_INTERVAL_S = 2.0
+
+
+def worker_threads(cpus: int | None = None) -> int:
+    """Worker threads a face runs blocking work in at once: four per core, at least 8, at most anyio's 40.
+
+    Work that holds the GIL (parsing, ranking, formatting) gains nothing from more threads than
+    cores; more only buy waiting on remote endpoints at once. At 64 concurrent MCP sessions, 40
+    threads left the server about 7 MB larger after the load than 8 (bench/serve_load.py, docs/faults.md AH17).
+    """
+    return max(8, min(40, 4 * (cpus or os.cpu_count() or 1)))
 
 
 def _malloc_trim() -> Callable[[], object] | None:
@@ -79,3 +95,26 @@ class IdleTrim:
                     self.trims += 1
             if due:
                 await anyio.to_thread.run_sync(release_free_memory)
+
+
+class WorkerThreads:
+    """ASGI middleware: the event loop's default worker-thread pool holds ``threads`` at once.
+
+    Set when the app first runs in its loop (the lifespan's start-up, or the first request), since
+    anyio keeps one default pool per event loop. Work beyond it queues; nothing is refused.
+    """
+
+    def __init__(self, app: ASGIApp, threads: int) -> None:
+        """Wrap ``app``; ``threads`` must be at least 1."""
+        if threads < 1:
+            raise ValueError("a worker-thread pool needs at least one thread")
+        self.app = app
+        self.threads = threads
+        self._set = False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Bound the loop's default pool (once), then serve the call."""
+        if not self._set:
+            anyio.to_thread.current_default_thread_limiter().total_tokens = self.threads
+            self._set = True
+        await self.app(scope, receive, send)

@@ -42,6 +42,9 @@ async def surface(client: Client) -> None:
     assert client.server_info is not None, client.protocol_version
     assert client.server_info.name == "saga-kgqa" and client.server_info.version == saga_kgqa.__version__
     caps = client.server_capabilities
+    # tools/list is made once per protocol version and shared: a second listing says the same.
+    listed = [(await client.list_tools()).model_dump(mode="json", by_alias=True) for _ in range(2)]
+    assert listed[0] == listed[1] and listed[0]["tools"]
     assert caps.tools is not None and caps.resources is not None and caps.prompts is not None
     assert caps.completions is not None and caps.logging is None
     # Resources: the catalog and each source's schema summary, with content.

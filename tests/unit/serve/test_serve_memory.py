@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
+import anyio.to_thread
 import pytest
 
 from saga_kgqa.config.catalog import Catalog
 from saga_kgqa.serve import memory
-from saga_kgqa.serve.memory import IdleTrim
+from saga_kgqa.serve.memory import IdleTrim, WorkerThreads, worker_threads
 from saga_kgqa.serve.sessions import SessionStore
 from saga_kgqa.serve.web import runs as web_runs
 from saga_kgqa.serve.web.runs import RunLog, WebRuns
@@ -68,3 +70,38 @@ def test_free_memory_is_given_back_once_the_last_request_in_flight_ends(monkeypa
     during, after = asyncio.run(main())
     assert during == 0 and after == 1 and trimmed.trims == 1
     assert memory.release_free_memory() is True
+
+
+def test_the_worker_thread_pool_is_bounded_and_work_beyond_it_queues() -> None:
+    running, most = 0, 0
+    lock = threading.Lock()
+    free = threading.Event()
+
+    def work() -> None:
+        nonlocal running, most
+        with lock:
+            running += 1
+            most = max(most, running)
+        free.wait(5)
+        with lock:
+            running -= 1
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await anyio.to_thread.run_sync(work)
+
+    bounded = WorkerThreads(app, 3)
+
+    async def main() -> tuple[int, float]:
+        calls = [asyncio.create_task(bounded({"type": "http"}, None, None)) for _ in range(10)]
+        await asyncio.sleep(0.3)  # every call has asked for a thread by now
+        free.set()
+        await asyncio.gather(*calls)  # queued, never refused: all ten ran
+        return most, anyio.to_thread.current_default_thread_limiter().total_tokens
+
+    assert asyncio.run(main()) == (3, 3)
+    with pytest.raises(ValueError):
+        WorkerThreads(app, 0)
+
+
+def test_worker_threads_grow_with_cores_between_8_and_anyio_s_40() -> None:
+    assert [worker_threads(n) for n in (1, 2, 4, 6, 16)] == [8, 8, 16, 24, 40]

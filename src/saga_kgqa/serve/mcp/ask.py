@@ -91,6 +91,9 @@ def ask_tools(host: ToolHost) -> list[ToolSpec]:
         Field(description="A run_id an earlier ask returned: resume that run from its checkpoint.", max_length=64),
     ]
     runs = AskRuns(catalog, host.checkpoints)
+    # The runs' own worker threads (the gate admits host.gate.runs at once): a run holds its thread for
+    # minutes, and must not take one of the bounded pool the quick tools share (serve/memory.py).
+    run_threads = anyio.CapacityLimiter(max(1, host.gate.runs))
     active: set[str] = set()
     lock = threading.Lock()
 
@@ -160,7 +163,7 @@ def ask_tools(host: ToolHost) -> list[ToolSpec]:
                     launched = True
                     try:
                         # Abandoned on cancel: the request ends now; the worker stops at its next step.
-                        result = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+                        result = await anyio.to_thread.run_sync(work, abandon_on_cancel=True, limiter=run_threads)
                     finally:
                         stop.set()
                         group.cancel_scope.cancel()

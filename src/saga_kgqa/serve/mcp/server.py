@@ -30,6 +30,7 @@ from saga_kgqa.serve.mcp.saga_tools import saga_tools
 from saga_kgqa.serve.mcp.session_cap import SessionCap
 from saga_kgqa.serve.mcp.source_tools import source_tools
 from saga_kgqa.serve.mcp.tooling import ToolHost, ToolSpec
+from saga_kgqa.serve.memory import worker_threads
 from saga_kgqa.serve.perimeter import Perimeter, RunSlots
 
 #: Server name reported at initialization (and in ``server.json``).
@@ -151,4 +152,6 @@ def serve(
     # wraps the app; every POST is one JSON-RPC call (a tool call holds its request until it answers).
     perimeter = Perimeter.for_bind(bind, is_run=lambda method, _path: method == "POST", slots=RunSlots.from_env(64, 32))
     app = http_app(server, limits, bind=bind, on_session_end=on_session_end)
-    serve_face(app, perimeter, bind, port, path="/mcp")
+    # The tools' blocking work shares a bounded pool (kg_ask runs have their own, see serve/mcp/ask.py):
+    # 64 sessions calling at once no longer run 40 threads' worth of work side by side.
+    serve_face(app, perimeter, bind, port, path="/mcp", worker_threads=worker_threads())
