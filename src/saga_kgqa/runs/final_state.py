@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from langgraph.types import StateSnapshot
+
 from saga_kgqa.state.records import Answer
 
 
@@ -32,3 +34,13 @@ def steps_taken(values: Mapping[str, Any]) -> int:
     """The controller steps the run took (resumed parts included): the count ``saga ask`` shows."""
     steps = values.get("steps")
     return steps if isinstance(steps, int) and steps >= 0 else 0
+
+
+def run_finished(snapshot: StateSnapshot) -> bool:
+    """Whether the thread has nothing left to run (or never started): what "already finished" means on every face.
+
+    ``snapshot.next`` alone is not it: it leaves out a step whose writes were saved while the checkpoint
+    after them was not (a process killed in between), yet LangGraph resumes that step from its writes;
+    such a step is still among ``snapshot.tasks``.
+    """
+    return not snapshot.next and not snapshot.tasks

@@ -23,9 +23,9 @@ from saga_kgqa.state.graph_state import InputState
 #: ``sync``: each step waits for its checkpoint. ``async`` (LangGraph's default) writes it while the next
 #: step runs and saves 0.1-0.3 ms of CPU and a thread hand-off a step, but a process killed outright
 #: then often leaves a step's writes saved without the checkpoint after them (killed as the next model
-#: call started, 4 kills in 8 in a test): LangGraph resumes that, yet ``state.next`` is empty there, which
-#: the faces read as a finished run ("has already finished"). Under ``sync`` that state needs a kill in
-#: the moment between a step's writes and its checkpoint.
+#: call started, 4 kills in 8 in a test). LangGraph resumes that state and the faces now do too
+#: (``runs.final_state.run_finished``, faults E8), but the saved state then lags the steps shown; under
+#: ``sync`` it needs a kill in the moment between a step's writes and its checkpoint.
 RUN_DURABILITY: Durability = "sync"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -189,6 +190,40 @@ def test_killed_run_resumes_without_repeating_completed_steps(runner: CliRunner,
     assert len(mock.requests) == 5
     assert len([r for r in mock.requests if "tools" not in r]) == 1
     assert [a["sparql"] for a in result["attempts"]] == [SPARQL]
+
+
+def _drop_last_checkpoint(db: Path, thread_id: str) -> None:
+    """Leave ``thread_id`` as a kill between a step's saved writes and its next checkpoint leaves it."""
+    with sqlite3.connect(db) as connection:
+        (last,) = connection.execute(
+            "SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' "
+            "ORDER BY checkpoint_id DESC LIMIT 1",
+            (thread_id,),
+        ).fetchone()
+        connection.execute("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id = ?", (thread_id, last))
+        connection.execute("DELETE FROM writes WHERE thread_id = ? AND checkpoint_id = ?", (thread_id, last))
+
+
+def test_run_cut_after_a_steps_writes_resumes_instead_of_reading_as_finished(runner: CliRunner, tmp_path: Path) -> None:
+    """faults.md E8: the last step's writes are saved, the checkpoint after them is not (``state.next`` is empty).
+
+    ``--resume`` finishes the run from the saved writes (no model call repeated), never "already finished"
+    with the state before them.
+    """
+    db = tmp_path / "checkpoints.sqlite"
+    with serve_openai_mock([ANSWER_TYPE, SEARCH, EXECUTE, STOP]) as mock:
+        model = ["--base-url", mock.base_url, "--model", "m1", "--checkpoint-db", str(db)]
+        first = runner.invoke(app, ["ask", QUESTION, "--thread", "cut", "--json", *model])
+        assert first.exit_code == 0, first.output
+        complete = json.loads(first.stdout)
+        _drop_last_checkpoint(db, "cut")
+        resumed = runner.invoke(app, ["ask", "--resume", "cut", "--json", *model])
+    assert resumed.exit_code == 0, resumed.output
+    assert "already finished" not in resumed.stderr
+    result = json.loads(resumed.stdout)
+    assert result["outcome"]["status"] == complete["outcome"]["status"] == "answered"
+    assert result["answer"] == complete["answer"]
+    assert len(mock.requests) == 4
 
 
 def test_resume_on_a_moved_model_server_warns_and_keeps_the_step_numbers(runner: CliRunner, tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ from saga_kgqa.errors import SagaError
 from saga_kgqa.graph.clarify import Clarification
 from saga_kgqa.runs.answer_view import TermView
 from saga_kgqa.runs.clarification import clarification_values, resume_with
+from saga_kgqa.runs.final_state import run_finished
 from saga_kgqa.runs.stream import RunObserver
 from saga_kgqa.runs.trajectory import TrajectoryWriter
 from saga_kgqa.state.graph_state import InputState
@@ -73,7 +74,7 @@ def follow_run(run: Run, request: AskRequest) -> AskResult:
     """
     thread_id, question = str(run.thread_id), str(run.question)
     waiting = run.pending()
-    if run.inputs is None and not run.state().next:
+    if run.inputs is None and run_finished(run.state()):
         stderr.print(f"thread {thread_id} has already finished; showing its result", style="dim")
     else:
         resume = resume_with(waiting, request.choice) if waiting is not None and request.choice else None

@@ -24,6 +24,7 @@ from saga_kgqa.errors import ConfigurationError, SagaError
 from saga_kgqa.graph.builder import question_run_config, recursion_limit
 from saga_kgqa.runs.answer_view import answer_views, views_json
 from saga_kgqa.runs.clarification import pending_clarification, resume_with
+from saga_kgqa.runs.final_state import run_finished
 from saga_kgqa.runs.persistence import CheckpointStore, CheckpointTarget, RunIdentity, ThreadRecord
 from saga_kgqa.serve.perimeter import RunSlots
 from saga_kgqa.serve.web.events import Event, EventMaker, Labeller, clarify_event, events_from_state, progress_event
@@ -141,7 +142,7 @@ class WebRuns:
         source = record.identity.graph.removeprefix("source ")
         context = SagaContext(source=source)
         snapshot = self.agent.state(_config(thread_id, record.question, source, None, context))
-        if not snapshot.next:
+        if run_finished(snapshot):
             raise ConfigurationError("this run has finished; ask the question again to start a new run")
         if choice is not None and pending_clarification(snapshot) is None:
             raise ConfigurationError("this run waits on no choice")
