@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 
 from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.schema.cache_dir import default_survey_dir
 from saga_kgqa.schema.model import SchemaIndex
 from saga_kgqa.schema.vocab import SchemaVocabulary
 
@@ -30,8 +31,6 @@ def schema_path(endpoint_id: str, vocabulary: SchemaVocabulary, settings: dict[s
     """Where the schema index of this content, vocabulary and settings is kept (``None``: not cacheable)."""
     if not endpoint_id.startswith(CONTENT_KEYED):
         return None
-    from saga_kgqa.schema.survey_cache import default_survey_dir
-
     material = json.dumps(
         [CACHE_VERSION, endpoint_id, dataclasses.asdict(vocabulary), settings], sort_keys=True, default=str
     )

@@ -31,12 +31,14 @@ from pydantic import ValidationError
 from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.kg.knowledge_graph import KnowledgeGraph
 from saga_kgqa.private_files import UnsafeCacheDir, private_root, read_private, write_private
+
+# Re-exported: callers and tests name the cache directory from here, as before it moved out.
+from saga_kgqa.schema.cache_dir import SURVEY_DIR_ENV as SURVEY_DIR_ENV
+from saga_kgqa.schema.cache_dir import default_survey_dir as default_survey_dir
 from saga_kgqa.schema.survey import survey_source
 from saga_kgqa.schema.survey_model import SURVEY_FORMAT_VERSION, SourceSurvey, SurveyLimits
 from saga_kgqa.schema.vocab import SchemaVocabulary
 
-#: Environment variable naming the directory of cached surveys.
-SURVEY_DIR_ENV = "SAGA_SURVEY_DIR"
 #: Environment variable setting a survey's overall time budget in seconds (``SurveyLimits.total_s``).
 SURVEY_SECONDS_ENV = "SAGA_SURVEY_SECONDS"
 
@@ -49,15 +51,6 @@ _memory_lock = Lock()
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 #: Identities of embedded stores that name their content, not their place.
 CONTENT_KEYED = "embedded:files:"
-
-
-def default_survey_dir() -> Path:
-    """``$SAGA_SURVEY_DIR``, else ``surveys`` under ``$XDG_CACHE_HOME/saga-kgqa`` (``~/.cache``)."""
-    explicit = os.environ.get(SURVEY_DIR_ENV, "").strip()
-    if explicit:
-        return Path(explicit)
-    cache_home = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
-    return Path(cache_home) / "saga-kgqa" / "surveys"
 
 
 def default_limits() -> SurveyLimits:

@@ -26,6 +26,7 @@ from saga_kgqa.errors import ConfigurationError, QueryTimeout
 from saga_kgqa.kg.guard.sparql_terms import iri
 from saga_kgqa.private_files import UnsafeCacheDir, entry_key, is_own_entry, mark_entry, private_root
 from saga_kgqa.schema import SchemaIndex
+from saga_kgqa.schema.cache_dir import default_survey_dir
 from saga_kgqa.tools.graph_reads import Reads
 from saga_kgqa.tools.search.background_index import pending_build, pending_note
 from saga_kgqa.tools.search.label_index import LabelIndex, NameEntry, NameIndex, read_names, schema_entries
@@ -48,8 +49,6 @@ def names_dir(identity: str) -> Path | None:
     """Where the persistent name index of an index identity lives (``None``: no stable identity)."""
     if not identity.startswith(_CONTENT_KEYED):
         return None
-    from saga_kgqa.schema.survey_cache import default_survey_dir  # beside the surveys, loaded when needed
-
     digest = hashlib.sha256(identity.encode()).hexdigest()[:24]
     return default_survey_dir() / "names" / digest
 
