@@ -9,6 +9,7 @@ import sys
 import uvicorn
 
 from saga_kgqa.errors import ConfigurationError
+from saga_kgqa.kg.guard.sparql_grammar import expect_many_parses
 from saga_kgqa.serve.memory import IdleTrim, WorkerThreads
 from saga_kgqa.serve.perimeter import ASGIApp, Perimeter
 
@@ -26,6 +27,7 @@ def serve_face(
     """
     sock = listening_socket(bind, port)  # a busy port is one line (exit 2) before anything is said
     sys.stderr.write(perimeter.notice() + "\n")
+    expect_many_parses()  # the guard's faster grammar is built at the first query, not mid-burst at the 48th
     served: ASGIApp = IdleTrim(perimeter.wrap(app))
     if worker_threads is not None:
         served = WorkerThreads(served, worker_threads)

@@ -103,3 +103,22 @@ def test_public_parses_give_the_same_trees_on_the_fast_grammar_comments_and_all(
         [sys.executable, "-c", _PUBLIC], cwd=_ROOT, capture_output=True, text=True, timeout=120, check=True
     )
     assert done.stdout.split() == ["True", "True"]
+
+
+_SERVER = """
+from saga_kgqa.kg.core.profiles import get_profile
+from saga_kgqa.kg.guard import sparql_grammar
+from saga_kgqa.kg.guard.query_guard import QueryGuard
+sparql_grammar.expect_many_parses()
+print(sparql_grammar.private_copies_built())
+QueryGuard(get_profile("embedded")).check("PREFIX ex: <http://example.org/> SELECT ?s WHERE { ?s ex:p ?o } LIMIT 4")
+print(sparql_grammar.private_copies_built(), sparql_grammar.fast_grammar())
+"""
+
+
+def test_a_server_builds_the_private_copy_at_its_first_parse() -> None:
+    # issue 38: built at the 48th parse, mid-burst, the copy's long-lived objects pinned the burst's heap.
+    done = subprocess.run(
+        [sys.executable, "-c", _SERVER], cwd=_ROOT, capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.split() == ["0", "1", "True"]

@@ -22,6 +22,10 @@ text it parsed. A ``#`` the tokenizer failed to blank makes the copy fail (the q
 is rejected) and the shared grammar read it as the comment the store reads too; text it
 blanked by mistake is not sent either.
 
+A server expects many parses (:func:`expect_many_parses`): it builds the copy at its first parse,
+while it serves its first request, instead of at the 48th. Built mid-burst, its 3.5 MB of
+long-lived grammar objects landed among the burst's short-lived ones (issue 38, docs/faults.md AH17).
+
 If the private copy cannot be built (a future rdflib reorganised its parser), parsing
 keeps rdflib's public ``parseQuery``, which is slower but equivalent here.
 
@@ -123,6 +127,8 @@ class _Grammars:
         self.fast = False
         self.copies_built = 0
         self.parses = 0
+        #: The parse that reaches this count builds the copy (:data:`FAST_AFTER`; 1 in a server).
+        self.fast_after = FAST_AFTER
         #: None: not settled yet (parses take turns); True: settled (no lock); False: could not be, turns forever.
         self.settled: bool | None = None
         self._turns = threading.Lock()
@@ -159,9 +165,9 @@ class _Grammars:
         return bool(self.settled)
 
     def counted(self) -> None:
-        """Count one parse; the one that reaches :data:`FAST_AFTER` builds the private copy."""
+        """Count one parse; the one that reaches :attr:`fast_after` builds the private copy."""
         self.parses += 1  # a lost increment under a race only delays the build by a parse
-        if self.parses >= FAST_AFTER and not self._build_tried:
+        if self.parses >= self.fast_after and not self._build_tried:
             self.build()
 
     def build(self) -> bool:
@@ -228,6 +234,11 @@ def build_fast_grammar() -> bool:
         Whether the private copy is in use.
     """
     return _grammars.build()
+
+
+def expect_many_parses() -> None:
+    """This process will parse many queries (a server): build the private copy at its first parse."""
+    _grammars.fast_after = 1
 
 
 @contextlib.contextmanager
