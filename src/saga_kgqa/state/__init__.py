@@ -2,37 +2,36 @@
 
 from typing import TYPE_CHECKING, Any
 
-from saga_kgqa.state.records import (
-    Action,
-    Answer,
-    AnswerType,
-    KnowledgeEntry,
-    Outcome,
-    PriorTurn,
-    PruneRequest,
-    QueryAttempt,
-    RunStatus,
-    Step,
-    TokenUsage,
-    ToolName,
-    TraceSummary,
-    add_token_usage,
-)
-from saga_kgqa.state.type_state import (
-    ANSWER_KEY,
-    TypeEvidence,
-    TypeProvenance,
-    TypeState,
-    answer_type_prior,
-    declared_types,
-    merge_type_state,
-    trace_types,
-    type_state_of,
-    variable_key,
-)
-
 if TYPE_CHECKING:
+    from saga_kgqa.state.records import (
+        Action,
+        Answer,
+        AnswerType,
+        KnowledgeEntry,
+        Outcome,
+        PriorTurn,
+        PruneRequest,
+        QueryAttempt,
+        RunStatus,
+        Step,
+        TokenUsage,
+        ToolName,
+        TraceSummary,
+        add_token_usage,
+    )
     from saga_kgqa.state.type_patterns import extract_type_patterns, type_patterns_in
+    from saga_kgqa.state.type_state import (
+        ANSWER_KEY,
+        TypeEvidence,
+        TypeProvenance,
+        TypeState,
+        answer_type_prior,
+        declared_types,
+        merge_type_state,
+        trace_types,
+        type_state_of,
+        variable_key,
+    )
 
 __all__ = [
     "ANSWER_KEY",
@@ -64,11 +63,56 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    # type_patterns parses SPARQL with rdflib (~0.3 s to import): loaded on first use, so a
-    # command that only reads the graph (saga lookup) never pays for it.
-    if name in {"extract_type_patterns", "type_patterns_in"}:
-        from saga_kgqa.state import type_patterns
+#: Every name is imported from its module on first use. type_patterns parses SPARQL with rdflib
+#: (~0.3 s to import), so a command that only reads the graph (saga lookup) never pays for it; the
+#: run records (pydantic models) are left out the same way, so a tool that only needs the type state
+#: does not build them at import (issue 39: ~10 ms of ``saga search``'s start).
+_LAZY = {
+    **dict.fromkeys(
+        (
+            "Action",
+            "Answer",
+            "AnswerType",
+            "KnowledgeEntry",
+            "Outcome",
+            "PriorTurn",
+            "PruneRequest",
+            "QueryAttempt",
+            "RunStatus",
+            "Step",
+            "TokenUsage",
+            "ToolName",
+            "TraceSummary",
+            "add_token_usage",
+        ),
+        "saga_kgqa.state.records",
+    ),
+    **dict.fromkeys(
+        (
+            "ANSWER_KEY",
+            "TypeEvidence",
+            "TypeProvenance",
+            "TypeState",
+            "answer_type_prior",
+            "declared_types",
+            "merge_type_state",
+            "trace_types",
+            "type_state_of",
+            "variable_key",
+        ),
+        "saga_kgqa.state.type_state",
+    ),
+    **dict.fromkeys(("extract_type_patterns", "type_patterns_in"), "saga_kgqa.state.type_patterns"),
+}
 
-        return getattr(type_patterns, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def __getattr__(name: str) -> Any:
+    """Import a name's module on first use (PEP 562)."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later look-ups find it without calling here again
+    return value
