@@ -23,20 +23,29 @@ from collections.abc import Callable
 
 import anyio.to_thread
 
-from saga_kgqa.serve.perimeter import ASGIApp, Receive, Scope, Send
+from saga_kgqa.serve.perimeter import ASGIApp, Receive, Scope, Send, positive_setting
 
 #: Seconds between two trims at most (a trim of a few hundred MB takes milliseconds).
 MIN_INTERVAL_S = 2.0
 
 
+#: The operator's number of worker threads for a face's blocking work (unset: :func:`worker_threads`'s rule).
+WORKER_THREADS_ENV = "SAGA_WORKER_THREADS"
+
+
 def worker_threads(cpus: int | None = None) -> int:
-    """Worker threads a face runs blocking work in at once: four per core, at least 8, at most anyio's 40.
+    """Worker threads a face runs blocking work in at once: ``$SAGA_WORKER_THREADS``, else four per core, 8 to 40.
 
     Work that holds the GIL (parsing, ranking, formatting) gains nothing from more threads than
     cores; more only buy waiting on remote endpoints at once. At 64 concurrent MCP sessions, 40
     threads left the server about 7 MB larger after the load than 8 (bench/serve_load.py, docs/faults.md AH17).
+    The operator of a server whose clients wait on slow remote endpoints sets more: with 8, eight
+    calls waiting on their endpoints' deadlines make every other call wait for a thread.
+
+    Raises:
+        ConfigurationError: ``$SAGA_WORKER_THREADS`` is not a positive whole number.
     """
-    return max(8, min(40, 4 * (cpus or os.cpu_count() or 1)))
+    return positive_setting(WORKER_THREADS_ENV, max(8, min(40, 4 * (cpus or os.cpu_count() or 1))))
 
 
 def _malloc_trim() -> Callable[[], object] | None:

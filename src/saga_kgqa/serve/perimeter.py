@@ -164,10 +164,17 @@ class RunSlots:
         Raises:
             ConfigurationError: A cap that is not a positive whole number.
         """
-        return cls(total=_positive(MAX_RUNS_ENV, total), per_client=_positive(MAX_CLIENT_RUNS_ENV, per_client))
+        return cls(
+            total=positive_setting(MAX_RUNS_ENV, total), per_client=positive_setting(MAX_CLIENT_RUNS_ENV, per_client)
+        )
 
 
-def _positive(name: str, default: int) -> int:
+def positive_setting(name: str, default: int) -> int:
+    """The operator's ``$name`` as a positive whole number, else ``default``.
+
+    Raises:
+        ConfigurationError: The variable is set to anything but a positive whole number.
+    """
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default

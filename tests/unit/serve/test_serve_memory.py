@@ -12,8 +12,9 @@ import anyio.to_thread
 import pytest
 
 from saga_kgqa.config.catalog import Catalog
+from saga_kgqa.errors import ConfigurationError
 from saga_kgqa.serve import memory
-from saga_kgqa.serve.memory import IdleTrim, WorkerThreads, worker_threads
+from saga_kgqa.serve.memory import WORKER_THREADS_ENV, IdleTrim, WorkerThreads, worker_threads
 from saga_kgqa.serve.sessions import SessionStore
 from saga_kgqa.serve.web import runs as web_runs
 from saga_kgqa.serve.web.runs import RunLog, WebRuns
@@ -103,5 +104,17 @@ def test_the_worker_thread_pool_is_bounded_and_work_beyond_it_queues() -> None:
         WorkerThreads(app, 0)
 
 
-def test_worker_threads_grow_with_cores_between_8_and_anyio_s_40() -> None:
+def test_worker_threads_grow_with_cores_between_8_and_anyio_s_40(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(WORKER_THREADS_ENV, raising=False)
     assert [worker_threads(n) for n in (1, 2, 4, 6, 16)] == [8, 8, 16, 24, 40]
+
+
+def test_the_operator_sets_the_worker_threads_and_a_bad_value_is_a_typed_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(WORKER_THREADS_ENV, "64")
+    assert worker_threads(2) == 64
+    for bad in ("0", "-3", "many"):
+        monkeypatch.setenv(WORKER_THREADS_ENV, bad)
+        with pytest.raises(ConfigurationError, match=WORKER_THREADS_ENV):
+            worker_threads(2)
