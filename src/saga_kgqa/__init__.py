@@ -13,8 +13,9 @@ command that starts through it) stays cheap:
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from saga_kgqa.lazy_names import lazy_names
 
 __version__ = "0.1.0"
 
@@ -36,11 +37,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(home), name)
+__getattr__ = lazy_names(__name__, _HOMES, globals())
 
 
 __all__ = [

@@ -1,6 +1,8 @@
 """The schema index: property domains and ranges, the class hierarchy and type compatibility."""
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from saga_kgqa.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from saga_kgqa.schema.build import build_schema_index
@@ -53,16 +55,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Import a name's module on first use (PEP 562)."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later look-ups find it without calling here again
-    return value
+__getattr__ = lazy_names(__name__, _LAZY, globals())
 
 
 __all__ = [

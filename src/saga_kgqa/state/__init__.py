@@ -1,6 +1,8 @@
 """Typed agent state: the type state Θ, the knowledge log, the action history and the graph schemas."""
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from saga_kgqa.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from saga_kgqa.state.records import (
@@ -106,13 +108,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Import a name's module on first use (PEP 562)."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later look-ups find it without calling here again
-    return value
+__getattr__ = lazy_names(__name__, _LAZY, globals())

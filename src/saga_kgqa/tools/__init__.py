@@ -11,8 +11,9 @@ must not pull the execute path and rdflib's SPARQL parser in with it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from saga_kgqa.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from saga_kgqa.tools.context import ToolCaps
@@ -74,8 +75,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
+__getattr__ = lazy_names(__name__, {name: f".{home}" for name, home in _HOMES.items()}, globals())
