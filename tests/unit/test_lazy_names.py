@@ -26,14 +26,15 @@ def test_a_name_loads_from_its_home_once_and_stays() -> None:
 
 
 def test_an_unknown_name_is_an_attribute_error_naming_the_package() -> None:
-    with pytest.raises(AttributeError, match="'saga_kgqa.tools' has no attribute 'nothing_here'"):
+    with pytest.raises(AttributeError, match=r"'saga_kgqa\.tools' has no attribute 'nothing_here'"):
         lazy_names("saga_kgqa.tools", {}, {})("nothing_here")
 
 
 def test_the_doors_import_nothing_heavy_until_a_name_is_asked_for() -> None:
     code = (
         "import sys, saga_kgqa, saga_kgqa.schema, saga_kgqa.state, saga_kgqa.tools\n"
-        "heavy = ('saga_kgqa.schema.build', 'saga_kgqa.state.records', 'saga_kgqa.tools.execute.tool', 'saga_kgqa.app.graphs')\n"
+        "heavy = ('saga_kgqa.schema.build', 'saga_kgqa.state.records',\n"
+        "         'saga_kgqa.tools.execute.tool', 'saga_kgqa.app.graphs')\n"
         "print(sorted(m for m in heavy if m in sys.modules))\n"
         "from saga_kgqa.schema import build_schema_index\n"
         "from saga_kgqa.tools import execute\n"
