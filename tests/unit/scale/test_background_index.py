@@ -110,13 +110,20 @@ def test_load_builds_the_schema_index_the_commands_open(tmp_path: Path) -> None:
 
 
 def _wait_gone(pid: int, seconds: float = 120) -> None:
+    # The builder is this process's child: once it exits it stays a zombie, which `kill(pid, 0)` still
+    # finds, until it is reaped; so reap it (the loop waited out all 120 s for it, the suite's slowest test).
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                return
+        except ChildProcessError:  # not our child (or reaped already): it is gone when kill finds nothing
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return
         time.sleep(0.2)
+    pytest.fail(f"the background builder {pid} still runs after {seconds} s")
 
 
 def test_one_background_builder_per_store(store: Path) -> None:
