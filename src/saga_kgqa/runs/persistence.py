@@ -122,9 +122,28 @@ def connect(path: Path, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -> sqlit
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, check_same_thread=False, timeout=busy_timeout_s, isolation_level=None)
     conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
-    conn.execute("PRAGMA journal_mode = WAL")
+    _use_wal(conn, busy_timeout_s)
     conn.execute(_THREADS_TABLE.format(time_type="REAL"))
     return conn
+
+
+def _use_wal(conn: sqlite3.Connection, busy_timeout_s: float) -> None:
+    """Switch to WAL, waiting for other connections as long as the busy timeout would.
+
+    The switch takes a lock that SQLite's busy handler does not wait for: a new file opened by several
+    threads or workers at once failed all but the first with "database is locked" (faults E7b).
+    """
+    deadline = time.monotonic() + busy_timeout_s
+    pause = 0.002
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY or time.monotonic() >= deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
 
 
 def _unusable(path: Path, exc: Exception) -> ConfigurationError:

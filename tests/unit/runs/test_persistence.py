@@ -169,6 +169,33 @@ def test_concurrent_writers_share_one_database_without_lock_errors(tmp_path: Pat
     assert state.values["seen"] == ["w3", "w3"]
 
 
+def test_concurrent_first_opens_of_a_new_database_never_find_it_locked(tmp_path: Path) -> None:
+    # Faults E7b: eight threads opening one new file at once. Switching it to WAL takes a lock that SQLite's busy
+    # timeout does not wait for, so a loser got "database is locked" as a ConfigurationError (about 1 round in 20
+    # with four threads), and a server's first requests could fail.
+    failures: list[str] = []
+
+    def opener(path: Path, start: threading.Barrier) -> None:
+        start.wait()
+        try:
+            with CheckpointStore(path) as store:
+                store.threads()
+        except Exception as exc:  # each failure is what the assertion lists
+            failures.append(repr(exc))
+
+    for round_ in range(40):
+        path = tmp_path / f"fresh-{round_}.sqlite"
+        start = threading.Barrier(8)
+        openers = [threading.Thread(target=opener, args=(path, start)) for _ in range(8)]
+        for thread in openers:
+            thread.start()
+        for thread in openers:
+            thread.join()
+        with CheckpointStore(path) as store:
+            assert store._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert failures == []
+
+
 def test_failed_run_resumes_from_a_new_connection_without_repeating_completed_nodes(target: CheckpointTarget) -> None:
     calls: list[str] = []
     fail = {"b": True}
