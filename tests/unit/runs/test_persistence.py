@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -191,8 +192,11 @@ def test_concurrent_first_opens_of_a_new_database_never_find_it_locked(tmp_path:
             thread.start()
         for thread in openers:
             thread.join()
-        with CheckpointStore(path) as store:
-            assert store._conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        plain = sqlite3.connect(path)  # not through connect(), which would switch it itself
+        try:
+            assert plain.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        finally:
+            plain.close()
     assert failures == []
 
 
