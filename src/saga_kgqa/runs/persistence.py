@@ -181,9 +181,9 @@ class CheckpointStore(Closing):
         self.saver: BaseCheckpointSaver[Any]
         if is_postgres_url(path):
             self.path = redacted(str(path))
-            self._postgres = PostgresCheckpoints(str(path), serde=serde)
+            tables = (_THREADS_TABLE.format(time_type="DOUBLE PRECISION"),)
+            self._postgres = PostgresCheckpoints(str(path), serde=serde, tables=tables)
             self._conn: Any = self._postgres.conn
-            self._conn.execute(_THREADS_TABLE.format(time_type="DOUBLE PRECISION"))
             self._duplicate: tuple[type[Exception], ...] = (self._postgres.unique_violation,)
             self.saver = self._postgres.saver
             return

@@ -8,7 +8,9 @@ resumes on another. Needs the ``postgres`` extra (``langgraph-checkpoint-postgre
 
 from __future__ import annotations
 
+import time
 import urllib.parse
+from collections.abc import Sequence
 from typing import Any
 
 from langgraph.checkpoint.serde.base import SerializerProtocol
@@ -19,6 +21,10 @@ from saga_kgqa.errors import ConfigurationError
 POOL_SIZE = 4
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+#: The advisory lock that makes creating the tables one opener at a time (a fixed key: the same in every process).
+SETUP_LOCK_KEY = 0x5A6A_C4EC
+#: Seconds an opener waits for another one to finish creating the tables.
+SETUP_WAIT_S = 120.0
 
 
 def is_postgres_url(target: object) -> bool:
@@ -39,11 +45,16 @@ def redacted(url: str) -> str:
 class PostgresCheckpoints:
     """A ``PostgresSaver`` on a pool and one autocommit connection for saga's own thread table."""
 
-    def __init__(self, url: str, *, serde: SerializerProtocol | None = None) -> None:
-        """Connect, and create LangGraph's tables when missing.
+    def __init__(self, url: str, *, serde: SerializerProtocol | None = None, tables: Sequence[str] = ()) -> None:
+        """Connect, and create LangGraph's tables (and ``tables``, statements) when missing.
+
+        Openers take turns while they create them (faults E7c): shard workers starting at once against a new
+        database each ran ``CREATE TABLE IF NOT EXISTS`` and LangGraph's migrations, and PostgreSQL lets two
+        such creations collide (a unique violation in its catalogue, or on the migration's number).
 
         Raises:
-            ConfigurationError: The ``postgres`` extra is missing or the database is unreachable.
+            ConfigurationError: The ``postgres`` extra is missing, the database is unreachable, or its tables
+                cannot be created.
         """
         try:
             import psycopg
@@ -68,7 +79,34 @@ class PostgresCheckpoints:
         except psycopg.OperationalError as exc:
             raise ConfigurationError(f"cannot open the checkpoint database {redacted(url)}: {exc}") from None
         self.saver = PostgresSaver(self.pool, serde=serde)
-        self.saver.setup()
+        self._take_setup_lock(url)
+        try:
+            self.saver.setup()
+            for statement in tables:
+                self.conn.execute(statement)
+            self.conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK_KEY,))
+        except psycopg.Error as exc:
+            self.close()  # the session's end releases the lock
+            raise ConfigurationError(f"cannot set up the checkpoint database {redacted(url)}: {exc}") from None
+
+    def _take_setup_lock(self, url: str) -> None:
+        """Take the setup lock, asking again and again rather than waiting inside a statement.
+
+        A statement waiting for the lock would hold a snapshot, and LangGraph's migrations build their
+        indexes ``CONCURRENTLY``, which waits for every snapshot: the holder would wait for the waiter.
+
+        Raises:
+            ConfigurationError: Another opener held it for :data:`SETUP_WAIT_S` seconds.
+        """
+        deadline = time.monotonic() + SETUP_WAIT_S
+        while not self.conn.execute("SELECT pg_try_advisory_lock(%s)", (SETUP_LOCK_KEY,)).fetchone()[0]:
+            if time.monotonic() >= deadline:
+                self.close()
+                raise ConfigurationError(
+                    f"cannot open the checkpoint database {redacted(url)}: another process has been creating "
+                    f"its tables for {SETUP_WAIT_S:.0f} s"
+                )
+            time.sleep(0.05)
 
     def close(self) -> None:
         """Close the pool and the registry connection."""

@@ -200,6 +200,30 @@ def test_concurrent_first_opens_of_a_new_database_never_find_it_locked(tmp_path:
     assert failures == []
 
 
+def test_concurrent_first_opens_of_a_new_postgres_database_all_succeed(postgres: PostgresServer) -> None:
+    # Faults E7c: shard workers starting at once against one new PostgreSQL database each create LangGraph's
+    # tables, run its migrations and create saga's thread table.
+    failures: list[str] = []
+
+    def opener(url: str, start: threading.Barrier) -> None:
+        start.wait()
+        try:
+            with CheckpointStore(url) as store:
+                store.threads()
+        except Exception as exc:  # each failure is what the assertion lists
+            failures.append(repr(exc))
+
+    for _ in range(5):
+        url = postgres.new_database()
+        start = threading.Barrier(6)
+        openers = [threading.Thread(target=opener, args=(url, start)) for _ in range(6)]
+        for thread in openers:
+            thread.start()
+        for thread in openers:
+            thread.join()
+    assert failures == []
+
+
 def test_failed_run_resumes_from_a_new_connection_without_repeating_completed_nodes(target: CheckpointTarget) -> None:
     calls: list[str] = []
     fail = {"b": True}
