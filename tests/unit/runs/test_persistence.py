@@ -170,28 +170,35 @@ def test_concurrent_writers_share_one_database_without_lock_errors(tmp_path: Pat
     assert state.values["seen"] == ["w3", "w3"]
 
 
+def _open_at_once(target: CheckpointTarget, openers: int) -> list[str]:
+    """Open ``target`` from ``openers`` threads released together; what each failure raised."""
+    failures: list[str] = []
+    start = threading.Barrier(openers)
+
+    def opener() -> None:
+        start.wait()
+        try:
+            with CheckpointStore(target) as store:
+                store.threads()
+        except Exception as exc:  # each failure is what the callers' assertions list
+            failures.append(repr(exc))
+
+    threads = [threading.Thread(target=opener) for _ in range(openers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return failures
+
+
 def test_concurrent_first_opens_of_a_new_database_never_find_it_locked(tmp_path: Path) -> None:
     # Faults E7b: eight threads opening one new file at once. Switching it to WAL takes a lock that SQLite's busy
     # timeout does not wait for, so a loser got "database is locked" as a ConfigurationError (about 1 round in 20
     # with four threads), and a server's first requests could fail.
     failures: list[str] = []
-
-    def opener(path: Path, start: threading.Barrier) -> None:
-        start.wait()
-        try:
-            with CheckpointStore(path) as store:
-                store.threads()
-        except Exception as exc:  # each failure is what the assertion lists
-            failures.append(repr(exc))
-
     for round_ in range(40):
         path = tmp_path / f"fresh-{round_}.sqlite"
-        start = threading.Barrier(8)
-        openers = [threading.Thread(target=opener, args=(path, start)) for _ in range(8)]
-        for thread in openers:
-            thread.start()
-        for thread in openers:
-            thread.join()
+        failures += _open_at_once(path, 8)
         plain = sqlite3.connect(path)  # not through connect(), which would switch it itself
         try:
             assert plain.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -203,24 +210,7 @@ def test_concurrent_first_opens_of_a_new_database_never_find_it_locked(tmp_path:
 def test_concurrent_first_opens_of_a_new_postgres_database_all_succeed(postgres: PostgresServer) -> None:
     # Faults E7c: shard workers starting at once against one new PostgreSQL database each create LangGraph's
     # tables, run its migrations and create saga's thread table.
-    failures: list[str] = []
-
-    def opener(url: str, start: threading.Barrier) -> None:
-        start.wait()
-        try:
-            with CheckpointStore(url) as store:
-                store.threads()
-        except Exception as exc:  # each failure is what the assertion lists
-            failures.append(repr(exc))
-
-    for _ in range(5):
-        url = postgres.new_database()
-        start = threading.Barrier(6)
-        openers = [threading.Thread(target=opener, args=(url, start)) for _ in range(6)]
-        for thread in openers:
-            thread.start()
-        for thread in openers:
-            thread.join()
+    failures = [failure for _ in range(5) for failure in _open_at_once(postgres.new_database(), 6)]
     assert failures == []
 
 
